@@ -1,0 +1,354 @@
+//! The board: two 9-bit masks, rules, the 9-character text form and a dense base-3 index.
+//!
+//! Cells are numbered 0..8 row-major; X moves first. A [`Board`] is plain data (`Copy`,
+//! 4 bytes) and every rule is a few bit operations or a table lookup, so the learners can
+//! play millions of games per second with it.
+
+use std::fmt;
+
+/// All nine cells set.
+pub const FULL: u16 = 0x1FF;
+
+/// The eight winning lines as cell masks.
+pub const LINES: [u16; 8] = [
+    0b000_000_111,
+    0b000_111_000,
+    0b111_000_000,
+    0b001_001_001,
+    0b010_010_010,
+    0b100_100_100,
+    0b100_010_001,
+    0b001_010_100,
+];
+
+/// `WINS[m]` is true when the cell mask `m` contains a whole line.
+static WINS: [bool; 512] = {
+    let mut t = [false; 512];
+    let mut m = 0;
+    while m < 512 {
+        let mut l = 0;
+        while l < 8 {
+            if m as u16 & LINES[l] == LINES[l] {
+                t[m] = true;
+            }
+            l += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// `BASE3[m]` is the sum of `3^i` over the cells `i` in the mask `m`.
+static BASE3: [u16; 512] = {
+    let mut t = [0u16; 512];
+    let mut m = 0;
+    while m < 512 {
+        let mut i = 0;
+        let mut p = 1u16;
+        let mut s = 0u16;
+        while i < 9 {
+            if m & (1 << i) != 0 {
+                s += p;
+            }
+            p *= 3;
+            i += 1;
+        }
+        t[m] = s;
+        m += 1;
+    }
+    t
+};
+
+/// Number of base-3 indices: `3^9`.
+pub const INDEX_SPACE: usize = 19683;
+
+/// True when the cell mask holds three in a row.
+#[inline(always)]
+pub fn is_win(mask: u16) -> bool {
+    WINS[(mask & FULL) as usize]
+}
+
+/// A player, and the mark it puts on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Player {
+    /// The first player.
+    X,
+    /// The second player.
+    O,
+}
+
+impl Player {
+    /// The other player.
+    pub fn other(self) -> Player {
+        match self {
+            Player::X => Player::O,
+            Player::O => Player::X,
+        }
+    }
+
+    /// `"x"` or `"o"`, the spelling used in specs and CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::X => "x",
+            Player::O => "o",
+        }
+    }
+}
+
+/// How a position stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// The game goes on.
+    Ongoing,
+    /// The given player has three in a row.
+    Won(Player),
+    /// The board is full and nobody has won.
+    Draw,
+}
+
+impl Status {
+    /// The reward of a finished game from `seat`'s view: win +1, loss -1, draw 0.
+    /// `None` while the game goes on.
+    pub fn reward(self, seat: Player) -> Option<f64> {
+        match self {
+            Status::Ongoing => None,
+            Status::Draw => Some(0.0),
+            Status::Won(p) if p == seat => Some(1.0),
+            Status::Won(_) => Some(-1.0),
+        }
+    }
+}
+
+/// A tic-tac-toe position: one bit mask per player (bit `i` = cell `i`).
+///
+/// ```
+/// use sweep::game::Board;
+/// let b: Board = "X.O......".parse().unwrap();
+/// assert_eq!(b.to_string(), "X.O......");
+/// assert_eq!(b.empty_cells(), 0b111_111_010);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Board {
+    x: u16,
+    o: u16,
+}
+
+impl Board {
+    /// The empty board.
+    pub const EMPTY: Board = Board { x: 0, o: 0 };
+
+    /// A board from its two masks. Panics if they overlap or use bits above cell 8.
+    pub fn from_masks(x: u16, o: u16) -> Board {
+        assert!(x & o == 0 && (x | o) & !FULL == 0, "bad masks {x:#b} {o:#b}");
+        Board { x, o }
+    }
+
+    /// X's cells.
+    #[inline(always)]
+    pub fn x(self) -> u16 {
+        self.x
+    }
+
+    /// O's cells.
+    #[inline(always)]
+    pub fn o(self) -> u16 {
+        self.o
+    }
+
+    /// The cells of `p`.
+    #[inline(always)]
+    pub fn mask(self, p: Player) -> u16 {
+        match p {
+            Player::X => self.x,
+            Player::O => self.o,
+        }
+    }
+
+    /// Number of marks on the board.
+    #[inline(always)]
+    pub fn pieces(self) -> u32 {
+        (self.x | self.o).count_ones()
+    }
+
+    /// The empty cells as a mask.
+    #[inline(always)]
+    pub fn empty_cells(self) -> u16 {
+        !(self.x | self.o) & FULL
+    }
+
+    /// Whose turn it is: X when both have as many marks.
+    #[inline(always)]
+    pub fn to_move(self) -> Player {
+        if self.x.count_ones() == self.o.count_ones() {
+            Player::X
+        } else {
+            Player::O
+        }
+    }
+
+    /// Win, draw or still going.
+    #[inline]
+    pub fn status(self) -> Status {
+        if is_win(self.x) {
+            Status::Won(Player::X)
+        } else if is_win(self.o) {
+            Status::Won(Player::O)
+        } else if self.x | self.o == FULL {
+            Status::Draw
+        } else {
+            Status::Ongoing
+        }
+    }
+
+    /// True when the game is over.
+    #[inline]
+    pub fn is_terminal(self) -> bool {
+        is_win(self.x) || is_win(self.o) || self.x | self.o == FULL
+    }
+
+    /// The legal moves as a mask (none when the game is over).
+    #[inline]
+    pub fn legal_moves(self) -> u16 {
+        if self.is_terminal() { 0 } else { self.empty_cells() }
+    }
+
+    /// The legal moves in cell order.
+    pub fn legal_cells(self) -> impl Iterator<Item = u8> {
+        cells(self.legal_moves())
+    }
+
+    /// The position after the side to move marks `cell`. Panics if the cell is taken.
+    #[inline(always)]
+    pub fn play(self, cell: u8) -> Board {
+        let bit = 1u16 << cell;
+        assert!(bit & (self.x | self.o) == 0 && cell < 9, "cell {cell} is not free");
+        match self.to_move() {
+            Player::X => Board { x: self.x | bit, o: self.o },
+            Player::O => Board { x: self.x, o: self.o | bit },
+        }
+    }
+
+    /// The dense base-3 index in `0..INDEX_SPACE`: cell `i` adds `3^i` for X, `2*3^i` for O.
+    #[inline(always)]
+    pub fn index(self) -> usize {
+        BASE3[self.x as usize] as usize + 2 * BASE3[self.o as usize] as usize
+    }
+
+    /// The board with X and O swapped (the view of the other side).
+    pub fn swapped(self) -> Board {
+        Board { x: self.o, o: self.x }
+    }
+}
+
+/// The cells of a mask in increasing order.
+pub fn cells(mask: u16) -> impl Iterator<Item = u8> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let c = m.trailing_zeros() as u8;
+            m &= m - 1;
+            Some(c)
+        }
+    })
+}
+
+impl fmt::Display for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for i in 0..9 {
+            let bit = 1 << i;
+            let c = if self.x & bit != 0 {
+                'X'
+            } else if self.o & bit != 0 {
+                'O'
+            } else {
+                '.'
+            };
+            write!(f, "{c}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a 9-character board did not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseBoardError {
+    /// Not exactly nine characters.
+    #[error("a board is 9 characters of X, O and '.', got {0} characters")]
+    Length(usize),
+    /// A character other than `X`, `O`, `.`.
+    #[error("cell {cell} is {found:?}; a cell is X, O or '.'")]
+    Char {
+        /// The cell.
+        cell: usize,
+        /// What stood there.
+        found: char,
+    },
+    /// The mark counts cannot arise in a game (X moves first).
+    #[error("X has {x} marks and O has {o}; X moves first, so X has as many as O or one more")]
+    Counts {
+        /// X's marks.
+        x: u32,
+        /// O's marks.
+        o: u32,
+    },
+}
+
+impl std::str::FromStr for Board {
+    type Err = ParseBoardError;
+
+    fn from_str(s: &str) -> Result<Board, ParseBoardError> {
+        let chars: Vec<char> = s.chars().collect();
+        if chars.len() != 9 {
+            return Err(ParseBoardError::Length(chars.len()));
+        }
+        let (mut x, mut o) = (0u16, 0u16);
+        for (i, ch) in chars.into_iter().enumerate() {
+            match ch {
+                'X' | 'x' => x |= 1 << i,
+                'O' | 'o' => o |= 1 << i,
+                '.' | '-' | ' ' => {}
+                found => return Err(ParseBoardError::Char { cell: i, found }),
+            }
+        }
+        let (xc, oc) = (x.count_ones(), o.count_ones());
+        if xc != oc && xc != oc + 1 {
+            return Err(ParseBoardError::Counts { x: xc, o: oc });
+        }
+        Ok(Board { x, o })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_on_small_cases() {
+        let b: Board = "XXXOO....".parse().unwrap();
+        assert_eq!(b.status(), Status::Won(Player::X));
+        assert_eq!(b.legal_moves(), 0);
+        let d: Board = "XOXXOOOXX".parse().unwrap();
+        assert_eq!(d.status(), Status::Draw);
+        let e = Board::EMPTY;
+        assert_eq!(e.to_move(), Player::X);
+        assert_eq!(e.play(4).to_move(), Player::O);
+        assert_eq!(e.play(4).play(0).to_string(), "O...X....");
+        assert_eq!(e.legal_cells().count(), 9);
+    }
+
+    #[test]
+    fn index_is_base3() {
+        let b: Board = "X.O......".parse().unwrap();
+        assert_eq!(b.index(), 1 + 2 * 9);
+        assert_eq!("OOOOOOOOO".parse::<Board>().is_err(), true);
+    }
+
+    #[test]
+    fn parse_errors() {
+        assert_eq!("X.".parse::<Board>(), Err(ParseBoardError::Length(2)));
+        assert!(matches!("X.Q......".parse::<Board>(), Err(ParseBoardError::Char { cell: 2, .. })));
+        assert!(matches!("XX.......".parse::<Board>(), Err(ParseBoardError::Counts { .. })));
+    }
+}

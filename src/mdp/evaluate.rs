@@ -1,0 +1,220 @@
+//! Exact evaluation of a deterministic policy, and sampled games to check it against.
+//!
+//! [`Evaluator::evaluate`] runs two passes over an [`AgentMdp`]: forward, in state order
+//! (topological), to find the states the policy reaches, asking the policy once for each;
+//! backward, to compute the expected return and the exact probabilities of winning,
+//! drawing and losing from the start. Only reached states are touched, so a policy that
+//! is expensive to query (an MCTS search per position) is queried as little as possible.
+
+use rand::Rng;
+
+use super::{AgentMdp, Opponent, Seat, TERMINAL, opponent_moves};
+use crate::game::{Board, Positions, Status};
+
+/// "No move": the policy has nothing for this position.
+pub const NO_MOVE: u8 = u8::MAX;
+
+/// The exact result of a policy against an opponent, from the start of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Evaluation {
+    /// Expected return (win +1, draw 0, loss -1).
+    pub value: f64,
+    /// Probability of winning.
+    pub p_win: f64,
+    /// Probability of a draw.
+    pub p_draw: f64,
+    /// Probability of losing.
+    pub p_loss: f64,
+    /// How many agent states the policy reaches.
+    pub states: usize,
+}
+
+/// A deterministic policy as a table: the cell to play in each position (by position id).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    moves: Vec<u8>,
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy::new()
+    }
+}
+
+impl Policy {
+    /// A policy with no moves yet.
+    pub fn new() -> Policy {
+        Policy { moves: vec![NO_MOVE; Positions::get().len()] }
+    }
+
+    /// Sets the move in a position (by position id).
+    pub fn set(&mut self, position: usize, cell: u8) {
+        self.moves[position] = cell;
+    }
+
+    /// The move in a board, if the policy has one.
+    pub fn get(&self, b: Board) -> Option<u8> {
+        let id = Positions::get().id(b)?;
+        match self.moves[id] {
+            NO_MOVE => None,
+            c => Some(c),
+        }
+    }
+
+    /// The move in a board, or the lowest legal cell when the policy has none.
+    pub fn get_or_first(&self, b: Board) -> u8 {
+        self.get(b).unwrap_or_else(|| b.legal_moves().trailing_zeros() as u8)
+    }
+}
+
+/// Reusable buffers for exact evaluation, so that repeated evaluations do not allocate.
+#[derive(Debug, Default, Clone)]
+pub struct Evaluator {
+    slot: Vec<u32>,
+    value: Vec<f64>,
+    win: Vec<f64>,
+    draw: Vec<f64>,
+}
+
+const UNREACHED: u32 = u32::MAX;
+
+impl Evaluator {
+    /// Empty buffers; they grow to the largest MDP evaluated.
+    pub fn new() -> Evaluator {
+        Evaluator::default()
+    }
+
+    /// Evaluates the policy `choose(state, board) -> cell` exactly on `mdp`.
+    ///
+    /// Panics if the policy returns an illegal cell: that is a bug in the policy.
+    pub fn evaluate(
+        &mut self,
+        mdp: &AgentMdp,
+        mut choose: impl FnMut(usize, Board) -> u8,
+    ) -> Evaluation {
+        let n = mdp.len();
+        self.slot.clear();
+        self.slot.resize(n, UNREACHED);
+        self.value.resize(n, 0.0);
+        self.win.resize(n, 0.0);
+        self.draw.resize(n, 0.0);
+        const REACHED: u32 = UNREACHED - 1;
+        for o in mdp.start() {
+            if o.next != TERMINAL {
+                self.slot[o.next as usize] = REACHED;
+            }
+        }
+        let mut states = 0;
+        for s in 0..n {
+            if self.slot[s] == UNREACHED {
+                continue;
+            }
+            states += 1;
+            let b = mdp.board(s);
+            let cell = choose(s, b);
+            let empty = b.empty_cells();
+            assert!(cell < 9 && empty & (1 << cell) != 0, "policy plays taken cell {cell} in {b}");
+            let rank = (empty & ((1u16 << cell) - 1)).count_ones() as usize;
+            let slot = mdp.actions(s).start + rank;
+            self.slot[s] = slot as u32;
+            for o in mdp.outcomes(slot) {
+                if o.next != TERMINAL {
+                    self.slot[o.next as usize] = REACHED;
+                }
+            }
+        }
+        for s in (0..n).rev() {
+            let slot = self.slot[s];
+            if slot == UNREACHED {
+                continue;
+            }
+            let outcomes = mdp.outcomes(slot as usize);
+            self.value[s] = AgentMdp::expect(outcomes, &self.value);
+            let (w, d) = self.probabilities(outcomes);
+            self.win[s] = w;
+            self.draw[s] = d;
+        }
+        let (p_win, p_draw) = self.probabilities(mdp.start());
+        let value = AgentMdp::expect(mdp.start(), &self.value);
+        Evaluation { value, p_win, p_draw, p_loss: (1.0 - p_win - p_draw).max(0.0), states }
+    }
+
+    fn probabilities(&self, outcomes: &[super::Outcome]) -> (f64, f64) {
+        let (mut w, mut d) = (0.0, 0.0);
+        for o in outcomes {
+            if o.next == TERMINAL {
+                if o.reward > 0.0 {
+                    w += o.prob;
+                } else if o.reward == 0.0 {
+                    d += o.prob;
+                }
+            } else {
+                w += o.prob * self.win[o.next as usize];
+                d += o.prob * self.draw[o.next as usize];
+            }
+        }
+        (w, d)
+    }
+}
+
+/// Counts of sampled games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameTally {
+    /// Games the agent won.
+    pub wins: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// Games the agent lost.
+    pub losses: u64,
+}
+
+impl GameTally {
+    /// Number of games.
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Mean return per game.
+    pub fn mean(&self) -> f64 {
+        (self.wins as f64 - self.losses as f64) / self.games() as f64
+    }
+}
+
+/// Plays `games` games by the rules of the game (not through the MDP), the agent in
+/// `seat` playing `choose(board)`, the opponent drawing from its support with `rng`.
+pub fn sample_games(
+    seat: Seat,
+    opponent: Opponent,
+    games: u64,
+    rng: &mut impl Rng,
+    mut choose: impl FnMut(Board) -> u8,
+) -> GameTally {
+    let pos = Positions::get();
+    let mut tally = GameTally::default();
+    for _ in 0..games {
+        let mut b = Board::EMPTY;
+        loop {
+            match b.status() {
+                Status::Ongoing => {}
+                s => {
+                    match s.reward(seat.player()) {
+                        Some(r) if r > 0.0 => tally.wins += 1,
+                        Some(r) if r < 0.0 => tally.losses += 1,
+                        _ => tally.draws += 1,
+                    }
+                    break;
+                }
+            }
+            let cell = if b.to_move() == seat.player() {
+                choose(b)
+            } else {
+                let id = pos.id(b).expect("reachable");
+                let moves = opponent_moves(opponent, id);
+                let k = rng.random_range(0..moves.count_ones());
+                crate::game::cells(moves).nth(k as usize).expect("k < count")
+            };
+            b = b.play(cell);
+        }
+    }
+    tally
+}
