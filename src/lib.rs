@@ -3,9 +3,16 @@
 //!
 //! The core ([`game`], [`mdp`], [`solvers`]) is pure: no files, no printing, no clock, no
 //! global random generator. Around it, [`spec`] turns a TOML spec into jobs, [`run`]
-//! executes them in parallel and [`report`] writes the result files.
+//! executes them in parallel, [`report`] writes the result files, [`bench`] measures this
+//! machine's speed, and [`cli`] is the command line.
 
+pub mod bench;
+pub mod cli;
+pub mod error;
 pub mod game;
-pub mod seed;
 pub mod mdp;
+pub mod report;
+pub mod run;
+pub mod seed;
 pub mod solvers;
+pub mod spec;

@@ -179,11 +179,7 @@ impl Board {
     /// Whose turn it is: X when both have as many marks.
     #[inline(always)]
     pub fn to_move(self) -> Player {
-        if self.x.count_ones() == self.o.count_ones() {
-            Player::X
-        } else {
-            Player::O
-        }
+        if self.x.count_ones() == self.o.count_ones() { Player::X } else { Player::O }
     }
 
     /// Win, draw or still going.
@@ -342,7 +338,7 @@ mod tests {
     fn index_is_base3() {
         let b: Board = "X.O......".parse().unwrap();
         assert_eq!(b.index(), 1 + 2 * 9);
-        assert_eq!("OOOOOOOOO".parse::<Board>().is_err(), true);
+        assert!("OOOOOOOOO".parse::<Board>().is_err());
     }
 
     #[test]

@@ -74,6 +74,7 @@ pub struct Evaluator {
     value: Vec<f64>,
     win: Vec<f64>,
     draw: Vec<f64>,
+    loss: Vec<f64>,
 }
 
 const UNREACHED: u32 = u32::MAX;
@@ -87,17 +88,14 @@ impl Evaluator {
     /// Evaluates the policy `choose(state, board) -> cell` exactly on `mdp`.
     ///
     /// Panics if the policy returns an illegal cell: that is a bug in the policy.
-    pub fn evaluate(
-        &mut self,
-        mdp: &AgentMdp,
-        mut choose: impl FnMut(usize, Board) -> u8,
-    ) -> Evaluation {
+    pub fn evaluate(&mut self, mdp: &AgentMdp, mut choose: impl FnMut(usize, Board) -> u8) -> Evaluation {
         let n = mdp.len();
         self.slot.clear();
         self.slot.resize(n, UNREACHED);
         self.value.resize(n, 0.0);
         self.win.resize(n, 0.0);
         self.draw.resize(n, 0.0);
+        self.loss.resize(n, 0.0);
         const REACHED: u32 = UNREACHED - 1;
         for o in mdp.start() {
             if o.next != TERMINAL {
@@ -130,30 +128,37 @@ impl Evaluator {
             }
             let outcomes = mdp.outcomes(slot as usize);
             self.value[s] = AgentMdp::expect(outcomes, &self.value);
-            let (w, d) = self.probabilities(outcomes);
+            let [w, d, l] = self.probabilities(outcomes);
             self.win[s] = w;
             self.draw[s] = d;
+            self.loss[s] = l;
         }
-        let (p_win, p_draw) = self.probabilities(mdp.start());
+        let [p_win, p_draw, p_loss] = self.probabilities(mdp.start());
         let value = AgentMdp::expect(mdp.start(), &self.value);
-        Evaluation { value, p_win, p_draw, p_loss: (1.0 - p_win - p_draw).max(0.0), states }
+        Evaluation { value, p_win, p_draw, p_loss, states }
     }
 
-    fn probabilities(&self, outcomes: &[super::Outcome]) -> (f64, f64) {
-        let (mut w, mut d) = (0.0, 0.0);
+    /// P(win), P(draw), P(loss) over a list of outcomes.
+    fn probabilities(&self, outcomes: &[super::Outcome]) -> [f64; 3] {
+        let mut p = [0.0; 3];
         for o in outcomes {
             if o.next == TERMINAL {
-                if o.reward > 0.0 {
-                    w += o.prob;
+                let k = if o.reward > 0.0 {
+                    0
                 } else if o.reward == 0.0 {
-                    d += o.prob;
-                }
+                    1
+                } else {
+                    2
+                };
+                p[k] += o.prob;
             } else {
-                w += o.prob * self.win[o.next as usize];
-                d += o.prob * self.draw[o.next as usize];
+                let n = o.next as usize;
+                p[0] += o.prob * self.win[n];
+                p[1] += o.prob * self.draw[n];
+                p[2] += o.prob * self.loss[n];
             }
         }
-        (w, d)
+        p
     }
 }
 

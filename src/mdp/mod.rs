@@ -13,7 +13,7 @@
 pub mod evaluate;
 mod opponent;
 
-pub use evaluate::{Evaluation, Evaluator, Policy};
+pub use evaluate::{Evaluation, Evaluator, GameTally, Policy, sample_games};
 pub use opponent::{Opponent, ParseNameError, Seat};
 
 use crate::game::{Board, Positions, Status};
@@ -222,12 +222,7 @@ pub fn opponent_moves(opponent: Opponent, p: usize) -> u16 {
 }
 
 /// What follows the agent's `cell` in position `p`: (probability, reward, next position).
-fn successors(
-    seat: Seat,
-    opponent: Opponent,
-    p: usize,
-    cell: u8,
-) -> impl Iterator<Item = (f64, f64, Option<u16>)> {
+fn successors(seat: Seat, opponent: Opponent, p: usize, cell: u8) -> impl Iterator<Item = (f64, f64, Option<u16>)> {
     let pos = Positions::get();
     let after = pos.child(p, cell) as usize;
     let (moves, done) = match pos.status(after).reward(seat.player()) {

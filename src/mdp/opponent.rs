@@ -84,6 +84,14 @@ named_enum!(
 );
 
 impl Seat {
+    /// The other seat.
+    pub fn other(self) -> Seat {
+        match self {
+            Seat::X => Seat::O,
+            Seat::O => Seat::X,
+        }
+    }
+
     /// The player in this seat.
     pub fn player(self) -> Player {
         match self {

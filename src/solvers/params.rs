@@ -57,6 +57,19 @@ impl TrainOpponent {
             TrainOpponent::SelfPlay => "self",
         }
     }
+
+    /// Every training opponent: the fixed ones, then self-play.
+    pub const ALL: [TrainOpponent; 4] = [
+        TrainOpponent::Fixed(Opponent::Random),
+        TrainOpponent::Fixed(Opponent::Minimax),
+        TrainOpponent::Fixed(Opponent::MinimaxUniform),
+        TrainOpponent::SelfPlay,
+    ];
+
+    /// The training opponent with this name.
+    pub fn from_name(s: &str) -> Option<TrainOpponent> {
+        TrainOpponent::ALL.into_iter().find(|o| o.name() == s)
+    }
 }
 
 /// Policy iteration and value iteration.
@@ -133,6 +146,14 @@ impl OpponentModel {
             OpponentModel::Random => "random",
         }
     }
+
+    /// Every model.
+    pub const ALL: [OpponentModel; 2] = [OpponentModel::Adversarial, OpponentModel::Random];
+
+    /// The model with this name.
+    pub fn from_name(s: &str) -> Option<OpponentModel> {
+        OpponentModel::ALL.into_iter().find(|m| m.name() == s)
+    }
 }
 
 /// Which root move MCTS plays.
@@ -151,6 +172,14 @@ impl FinalMove {
             FinalMove::Visits => "visits",
             FinalMove::Value => "value",
         }
+    }
+
+    /// Every rule.
+    pub const ALL: [FinalMove; 2] = [FinalMove::Visits, FinalMove::Value];
+
+    /// The rule with this name.
+    pub fn from_name(s: &str) -> Option<FinalMove> {
+        FinalMove::ALL.into_iter().find(|m| m.name() == s)
     }
 }
 

@@ -61,11 +61,7 @@ impl Solution {
     }
 
     /// The value of each action of state `s`, as (cell, value).
-    pub fn action_values<'a>(
-        &'a self,
-        mdp: &'a AgentMdp,
-        s: usize,
-    ) -> impl Iterator<Item = (u8, f64)> + 'a {
+    pub fn action_values<'a>(&'a self, mdp: &'a AgentMdp, s: usize) -> impl Iterator<Item = (u8, f64)> + 'a {
         mdp.actions(s).map(|slot| (mdp.cell(slot), AgentMdp::expect(mdp.outcomes(slot), &self.values)))
     }
 
@@ -158,11 +154,9 @@ mod tests {
     fn traced_run_reproduces_the_seed_article() {
         let mdp = AgentMdp::build(Seat::X, Opponent::Random);
         let sol = solve_traced(&mdp);
-        let trace: Vec<(String, u32)> =
-            sol.rounds.iter().map(|r| (format!("{:.6}", r.value), r.changed)).collect();
+        let trace: Vec<(String, u32)> = sol.rounds.iter().map(|r| (format!("{:.6}", r.value), r.changed)).collect();
         let expected = [("0.604167", 1241), ("0.945312", 345), ("0.994792", 7), ("0.994792", 0)];
-        let expected: Vec<(String, u32)> =
-            expected.iter().map(|&(v, c)| (v.to_string(), c)).collect();
+        let expected: Vec<(String, u32)> = expected.iter().map(|&(v, c)| (v.to_string(), c)).collect();
         assert_eq!(trace, expected);
         let sweeps: Vec<u32> = sol.rounds.iter().map(|r| r.sweeps).collect();
         assert_eq!(sweeps, [6, 4, 2, 1]);

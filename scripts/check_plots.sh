@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Runs every plotting script on a results directory and checks each PNG it writes.
+#
+#   scripts/check_plots.sh RESULTS        RESULTS: a results directory or its results.csv
+#   scripts/check_plots.sh --self-test    the same on synthetic results made in a
+#                                         temporary directory, plus the unit tests
+#
+# Creates a virtual environment ($VENV, default .venv at the repository root, with
+# $PYTHON, default python3, which must be 3.11 or newer) if there is none, installs
+# scripts/requirements.txt into it when that file changed since the last install, runs
+# plot_curves.py, plot_heatmap.py and plot_mcts.py on RESULTS (the PNGs land next to the
+# results), and checks that every PNG exists and is a valid, non-trivial image
+# (tests/check_png.py). Safe to run again: it reuses the environment and rewrites the PNGs.
+#
+# Exit status: 0 all good, 1 a script or an image failed, 2 bad usage or no usable Python.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+venv=${VENV:-$root/.venv}
+python=${PYTHON:-python3}
+
+usage() {
+    sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+case ${1:-} in
+    -h | --help) usage; exit 0 ;;
+esac
+if [ $# -ne 1 ]; then
+    usage >&2
+    exit 2
+fi
+
+ensure_venv() {
+    if [ ! -x "$venv/bin/python" ]; then
+        if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+            echo "error: the plots need Python 3.11 or newer; '$python' is not (set PYTHON)" >&2
+            exit 2
+        fi
+        echo "creating a virtual environment in $venv"
+        "$python" -m venv "$venv"
+    fi
+    local stamp="$venv/.plot-requirements.txt"
+    if ! cmp -s "$here/requirements.txt" "$stamp" \
+        || ! "$venv/bin/python" -c 'import matplotlib, numpy, pandas' 2>/dev/null; then
+        echo "installing scripts/requirements.txt into $venv"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            -r "$here/requirements.txt"
+        cp "$here/requirements.txt" "$stamp"
+    fi
+}
+
+results=$1
+if [ "$results" != "--self-test" ] && [ ! -e "$results" ]; then
+    echo "error: no such results directory or file: $results" >&2
+    exit 2
+fi
+
+ensure_venv
+py="$venv/bin/python"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+if [ "$results" = "--self-test" ]; then
+    results="$tmp/fake-results"
+    "$py" "$here/tests/make_fake_results.py" "$results"
+    echo "== unit tests"
+    if ! (cd "$here" && "$py" -m unittest discover -s tests 2>&1); then
+        failed=$((failed + 1))
+    fi
+fi
+
+: >"$tmp/pngs"
+for script in plot_curves.py plot_heatmap.py plot_mcts.py; do
+    echo "== $script $results"
+    if "$py" "$here/$script" "$results" >"$tmp/out"; then
+        cat "$tmp/out"
+        if [ ! -s "$tmp/out" ]; then
+            echo "FAIL $script printed no PNG path"
+            failed=$((failed + 1))
+        fi
+        cat "$tmp/out" >>"$tmp/pngs"
+    else
+        echo "FAIL $script exited with status $?"
+        failed=$((failed + 1))
+    fi
+done
+
+echo "== checking the images"
+passed=0
+if [ -s "$tmp/pngs" ]; then
+    tr '\n' '\0' <"$tmp/pngs" | xargs -0 "$py" "$here/tests/check_png.py" >"$tmp/check" || true
+    cat "$tmp/check"
+    passed=$(grep -c '^ok ' "$tmp/check" || true)
+    failed=$((failed + $(grep -c '^FAIL ' "$tmp/check" || true)))
+    if [ "$((passed + $(grep -c '^FAIL ' "$tmp/check" || true)))" -ne "$(wc -l <"$tmp/pngs")" ]; then
+        echo "FAIL the image check did not report on every PNG"
+        failed=$((failed + 1))
+    fi
+fi
+echo "plots: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Heatmap of final regret over two parameters (default alpha × gamma) for the
+q-learning jobs of a results directory, one PNG per (seat, evaluation opponent).
+
+Every cell is annotated with its value. Each configuration's regret is first averaged
+over its replicates; the configurations that fall into one cell (they differ in other
+parameters that vary) are then combined by --aggregate (mean by default; min shows the
+best setting of the other parameters). Pin other parameters with --fix COL=VALUE; the
+title says which were fixed and which were aggregated. Failed jobs are skipped, and the
+count is printed.
+
+Writes heatmap_<solver>_<x>_<y>_<seat>_vs_<opponent>.png files into the results
+directory, or --out, and prints their paths.
+"""
+
+import plot_common as pc  # first: it checks the packages and selects the Agg backend
+import plot_style as ps
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+EXAMPLE = ("python3 scripts/plot_heatmap.py results/qlearning --x alpha --y gamma "
+           "--fix epsilon_decay=0.9995")
+SOLVER_NAMES = {"q-learning": "Q-learning", "mcts": "MCTS",
+                "policy-iteration": "Policy iteration", "value-iteration": "Value iteration"}
+AGGREGATES = ["mean", "median", "min", "max"]
+
+
+def parse_args():
+    p = pc.parser(__doc__, EXAMPLE)
+    p.add_argument("--x", default="alpha", metavar="COL", help="parameter on the x axis (default: alpha)")
+    p.add_argument("--y", default="gamma", metavar="COL", help="parameter on the y axis (default: gamma)")
+    pc.add_fix_option(p)
+    p.add_argument("--aggregate", choices=AGGREGATES, default="mean",
+                   help="how configurations that share a cell are combined, after the "
+                        "mean over replicates (default: mean)")
+    p.add_argument("--solver", default="q-learning", choices=pc.SOLVERS,
+                   help="whose rows to plot (default: q-learning; e.g. mcts with --x "
+                        "iterations --y uct_c)")
+    return p.parse_args()
+
+
+def check_axes(args, params):
+    for flag, col in (("--x", args.x), ("--y", args.y)):
+        if col in pc.PARAM_COLUMNS and col not in params:
+            raise pc.UsageError(f"{flag} {col}: not a parameter of {args.solver} (its rows "
+                                f"leave it empty); use one of {', '.join(params)}")
+        if col not in params:
+            raise pc.UsageError(f"{flag} {col}: not a parameter column; use one of "
+                                f"{', '.join(params)}")
+    if args.x == args.y:
+        raise pc.UsageError(f"--x and --y are both {args.x}; pick two different parameters")
+
+
+def cell_table(df, x, y, others, how):
+    """Per (x, y) cell: `how` over the configurations of the per-configuration means,
+    and how many runs and configurations went in."""
+    per_config = df.groupby([x, y] + others, sort=False)["regret"].agg(["mean", "count"])
+    per_config = per_config.reset_index()
+    cells = per_config.groupby([x, y], sort=False).agg(
+        value=("mean", how), runs=("count", "sum"), configs=("mean", "size"))
+    return cells.reset_index()
+
+
+def draw(cells, x, y, title, subtitle):
+    xs, ys = pc.sorted_values(cells[x]), pc.sorted_values(cells[y])
+    grid = np.full((len(ys), len(xs)), np.nan)
+    runs = np.zeros((len(ys), len(xs)), int)
+    for _, c in cells.iterrows():
+        grid[ys.index(c[y]), xs.index(c[x])] = c["value"]
+        runs[ys.index(c[y]), xs.index(c[x])] = c["runs"]
+    width = max(6.4, 2.6 + 1.05 * len(xs))
+    height = max(4.6, 2.2 + 0.62 * len(ys))
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    cmap = plt.get_cmap("YlOrRd").copy()
+    cmap.set_bad("0.85")
+    lo, hi = np.nanmin(grid), np.nanmax(grid)
+    if hi - lo < 1e-9:
+        lo, hi = lo - 0.01, hi + 0.01
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=lo, vmax=hi,
+                      origin="lower", aspect="auto")
+    uneven = len(set(runs[~np.isnan(grid)])) > 1
+    for i in range(len(ys)):
+        for j in range(len(xs)):
+            annotate(ax, i, j, grid[i, j], runs[i, j], uneven, image)
+    ax.set_xticks(range(len(xs)), [pc.show(v) for v in xs])
+    ax.set_yticks(range(len(ys)), [pc.show(v) for v in ys])
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    bar = fig.colorbar(image, ax=ax, shrink=0.9)
+    bar.set_label("final regret (expected return lost per game)")
+    fig.suptitle(title, fontsize=12, fontweight="bold")
+    ax.set_title(subtitle, fontsize=8.5, color="0.25")
+    return fig
+
+
+def annotate(ax, i, j, value, runs, uneven, image):
+    if np.isnan(value):
+        ax.text(j, i, "no runs", ha="center", va="center", fontsize=8, color="0.3")
+        return
+    r, g, b, _ = image.cmap(image.norm(value))
+    dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+    text = f"{value:.3f}" + (f"\n(n={runs})" if uneven else "")
+    ax.text(j, i, text, ha="center", va="center", fontsize=9,
+            color="white" if dark else "black")
+
+
+def describe(df, args, fixed, others, only, failed):
+    """The subtitle: what each cell is, what was fixed and what was aggregated."""
+    parts = []
+    agg = [f"{c} ({df[c].nunique()} values)" for c in others]  # each varies: >= 2 values
+    if agg:
+        parts.append(f"cell: {args.aggregate} over {', '.join(agg)} of the mean over "
+                     "replicates")
+    else:
+        parts.append("cell: mean over replicates")
+    parts.append(f"{df['job_id'].nunique()} runs in all")
+    if fixed:
+        parts.append("fixed: " + ", ".join(f"{k}={v}" for k, v in fixed.items()))
+    if only:
+        parts.append("all runs here: " + ", ".join(only))
+    if failed:
+        parts.append(f"{failed} failed job(s) skipped")
+    if df.groupby([args.x, args.y])["job_id"].nunique().nunique() > 1:
+        parts.append("n = runs in the cell")
+    return ps.caption(parts, width=90)
+
+
+def main():
+    args = parse_args()
+    directory, df, failed = pc.load_results(args.results, args.solver)
+    # seat is not an axis: each (seat, evaluation opponent) gets its own heatmap
+    params = [c for c in pc.PARAM_COLUMNS if c != "seat" and (df[c] != "").any()]
+    check_axes(args, params)
+    df, fixed = pc.parse_fix(args.fix, df, params)
+    out = pc.out_dir(args, directory)
+    name = SOLVER_NAMES[args.solver]
+    for seat, opp in ps.facets_of(df):
+        part = df[(df["seat"] == seat) & (df["eval_opponent"] == opp)]
+        # the other parameters that vary among this seat's and opponent's runs
+        others = [c for c in pc.varying(part, params) if c not in (args.x, args.y)]
+        # parameters that vary elsewhere but take one value here (self-play's seat o)
+        only = pc.constants(part, [c for c in pc.varying(df, params)
+                                   if c not in others and c not in (args.x, args.y)])
+        cells = cell_table(part, args.x, args.y, others, args.aggregate)
+        how = args.aggregate if others else "mean"
+        title = (f"{name}: {how} final regret over {args.x} × {args.y}\n"
+                 f"{ps.facet_title(seat, opp)}")
+        lost = pc.failed_jobs(failed, fixed, seat=seat, eval_opponent=opp)
+        fig = draw(cells, args.x, args.y, title, describe(part, args, fixed, others, only, lost))
+        file = f"heatmap_{args.solver}_{args.x}_{args.y}_{seat}_vs_{opp}"
+        for k, v in fixed.items():
+            file += "_" + f"{k}={v}"
+        ps.save(fig, out / f"{pc.slug(file)}.png")
+
+
+if __name__ == "__main__":
+    pc.main_wrapper(main)

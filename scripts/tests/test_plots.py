@@ -1,0 +1,275 @@
+"""Tests of the plotting scripts: the statistics, the helpers, and every script run end to
+end on synthetic results (make_fake_results.py), including the bad inputs that must end
+with exit status 2 and a clear message.
+
+Run from the scripts directory, with the packages of requirements.txt installed:
+  cd scripts && python3 -m unittest discover -s tests
+"""
+
+import contextlib
+import csv
+import importlib
+import io
+import math
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(SCRIPTS), str(SCRIPTS / "tests")]
+
+import pandas as pd  # noqa: E402
+
+import check_png  # noqa: E402
+import plot_common as pc  # noqa: E402
+import plot_curves  # noqa: E402
+import plot_style as ps  # noqa: E402
+
+# Two-sided 95% (p = 0.975) quantiles of Student's t from published tables.
+T_TABLE = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 9: 2.2622,
+           10: 2.2281, 19: 2.0930, 29: 2.0452, 30: 2.0423, 60: 2.0003, 120: 1.9799}
+
+
+def run(*args):
+    """Runs a script in a new interpreter."""
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                          cwd=SCRIPTS)
+
+
+class Done:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def call(script, *args):
+    """Runs a plot script's main() in this interpreter (faster than `run`), with the
+    same exit status and output."""
+    module = importlib.import_module(script.removesuffix(".py"))
+    out, err = io.StringIO(), io.StringIO()
+    argv, sys.argv = sys.argv, [script, *map(str, args)]
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            pc.main_wrapper(module.main)
+    except SystemExit as exit:
+        code = exit.code if isinstance(exit.code, int) else 1
+    finally:
+        sys.argv = argv
+    return Done(code, out.getvalue(), err.getvalue())
+
+
+class Statistics(unittest.TestCase):
+    def test_t_quantiles_match_the_table(self):
+        for dof, want in T_TABLE.items():
+            self.assertAlmostEqual(pc.t_quantile(0.975, dof), want, places=3, msg=f"dof={dof}")
+
+    def test_other_levels_and_the_normal_limit(self):
+        self.assertAlmostEqual(pc.t_quantile(0.95, 10), 1.8125, places=3)
+        self.assertAlmostEqual(pc.t_quantile(0.995, 5), 4.0321, places=3)
+        self.assertAlmostEqual(pc.t_quantile(0.975, 1_000_000), 1.95996, places=4)
+        self.assertAlmostEqual(pc.t_quantile(0.975, 9_999), pc.t_quantile(0.975, 10_001), places=3)
+
+    def test_cdf_is_symmetric_and_exact_for_small_dof(self):
+        # dof 1 is Cauchy: P(|T| <= 1) = 1/2; dof 2: P(|T| <= t) = t / sqrt(t^2 + 2)
+        self.assertAlmostEqual(pc._t_central(1.0, 1), 0.5, places=12)
+        self.assertAlmostEqual(pc._t_central(3.0, 2), 3 / math.sqrt(11), places=12)
+
+    def test_summarize_gives_a_t_interval_clipped_at_zero(self):
+        df = pd.DataFrame({"k": ["a"] * 3 + ["b"], "regret": [0.1, 0.2, 0.3, 0.5]})
+        s = pc.summarize(df, ["k"]).set_index("k")
+        half = 4.302652729911275 * 0.1 / math.sqrt(3)
+        self.assertAlmostEqual(s.loc["a", "mean"], 0.2)
+        self.assertAlmostEqual(s.loc["a", "hi"], 0.2 + half)
+        self.assertEqual(s.loc["a", "lo"], 0.0)  # 0.2 - 0.248 clipped: regret >= 0
+        self.assertEqual(s.loc["b", "n"], 1)
+        self.assertTrue(math.isnan(s.loc["b", "hi"]))
+
+
+class Helpers(unittest.TestCase):
+    def test_show_is_compact(self):
+        self.assertEqual(pc.show("1.0"), "1")
+        self.assertEqual(pc.show("0.9995"), "0.9995")
+        self.assertEqual(pc.show("1e-5"), "1e-05")
+        self.assertEqual(pc.show("adversarial"), "adversarial")
+
+    def test_sort_key_orders_numbers_numerically(self):
+        self.assertEqual(pc.sorted_values(["10", "9", "100", "x"]), ["9", "10", "100", "x"])
+
+    def test_log_axis_when_two_decades(self):
+        self.assertTrue(plot_curves.use_log(pd.Series([100, 1000, 10000]), "auto"))
+        self.assertFalse(plot_curves.use_log(pd.Series([5000, 25000, 50000]), "auto"))
+        self.assertTrue(plot_curves.use_log(pd.Series([5000, 50000]), "on"))
+        self.assertFalse(plot_curves.use_log(pd.Series([0, 10, 10000]), "off"))
+
+    def test_fix_matches_numbers_as_numbers(self):
+        df = pd.DataFrame({"gamma": ["0.9", "1.0", "1.0"]})
+        kept, fixed = pc.parse_fix(["gamma=1"], df, ["gamma"])
+        self.assertEqual(len(kept), 2)
+        self.assertEqual(fixed, {"gamma": "1"})
+
+
+class PngCheck(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp())
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def figure(self, name, draw, size=(6, 4)):
+        fig = ps.plt.figure(figsize=size)
+        draw(fig)
+        path = self.tmp / name
+        fig.savefig(path, dpi=100)
+        ps.plt.close(fig)
+        return path
+
+    def test_a_detailed_image_passes(self):
+        noise = [[(i * 7919 + j * 104729) % 251 for j in range(300)] for i in range(300)]
+        path = self.figure("ok.png", lambda f: f.add_subplot().imshow(noise))
+        self.assertIn("colours", check_png.check(path))
+
+    def test_blank_small_and_broken_files_fail(self):
+        blank = self.figure("blank.png", lambda f: None)
+        with self.assertRaises(check_png.Bad):
+            check_png.check(blank)
+        tiny = self.figure("tiny.png", lambda f: f.add_subplot().plot([1, 2]), size=(1.5, 1.5))
+        with self.assertRaisesRegex(check_png.Bad, "bytes|pixels"):
+            check_png.check(tiny)
+        text = self.tmp / "text.png"
+        text.write_bytes(b"not an image " * 2000)
+        with self.assertRaisesRegex(check_png.Bad, "signature"):
+            check_png.check(text)
+        noise = [[(i * 7919 + j * 104729) % 251 for j in range(300)] for i in range(300)]
+        whole = self.figure("whole.png", lambda f: f.add_subplot().imshow(noise)).read_bytes()
+        cut = self.tmp / "cut.png"
+        cut.write_bytes(whole[: len(whole) - 5000])
+        with self.assertRaisesRegex(check_png.Bad, "past the end|IEND"):
+            check_png.check(cut)
+        with self.assertRaisesRegex(check_png.Bad, "missing"):
+            check_png.check(self.tmp / "absent.png")
+
+
+class Scripts(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp())
+        cls.results = cls.tmp / "fake"
+        made = run("tests/make_fake_results.py", cls.results)
+        assert made.returncode == 0, made.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def plot(self, script, *args, results=None):
+        return call(script, results or self.results, *args)
+
+    def assert_pngs(self, done, count):
+        self.assertEqual(done.returncode, 0, done.stderr)
+        paths = done.stdout.split()
+        self.assertEqual(len(paths), count, done.stdout)
+        for path in paths:
+            check_png.check(path)  # raises check_png.Bad
+        return paths
+
+    def assert_usage_error(self, done, *words):
+        self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
+        self.assertIn("error:", done.stderr)
+        for w in words:
+            self.assertIn(w, done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+
+    def test_every_script_writes_valid_images(self):
+        self.assert_pngs(run("plot_curves.py", self.results), 1)
+        self.assert_pngs(run("plot_heatmap.py", self.results), 2)  # one per opponent
+        self.assert_pngs(run("plot_mcts.py", self.results), 1)
+
+    def test_failed_jobs_are_skipped_and_counted(self):
+        done = self.plot("plot_curves.py")
+        self.assertIn("skipped 2 row(s) of 1 failed q-learning job(s)", done.stderr)
+        self.assertIn("curve row(s) of jobs that failed", done.stderr)
+
+    def test_options_and_the_csv_path_form(self):
+        out = self.tmp / "out"
+        paths = self.assert_pngs(self.plot(
+            "plot_curves.py", "--eval-opponent", "minimax", "--log-x", "on",
+            "--fix", "gamma=0.99", "--out", out, results=self.results / "results.csv"), 1)
+        self.assertEqual(Path(paths[0]).parent, out)
+        self.assertIn("minimax", Path(paths[0]).name)
+        self.assert_pngs(self.plot("plot_heatmap.py", "--x", "epsilon_decay", "--y", "alpha",
+                                   "--aggregate", "min", "--out", out), 2)
+        self.assert_pngs(self.plot("plot_heatmap.py", "--solver", "mcts", "--x", "iterations",
+                                   "--y", "uct_c", "--fix", "opponent_model=random",
+                                   "--out", out), 2)
+        self.assert_pngs(self.plot("plot_mcts.py", "--fix", "uct_c=1.414", "--out", out), 1)
+
+    def test_help_shows_an_example(self):
+        for script in ("plot_curves.py", "plot_heatmap.py", "plot_mcts.py"):
+            done = call(script, "--help")
+            self.assertEqual(done.returncode, 0)
+            self.assertIn("example:", done.stdout)
+
+    def test_missing_directory(self):
+        for script in ("plot_curves.py", "plot_heatmap.py", "plot_mcts.py"):
+            self.assert_usage_error(call(script, self.tmp / "nowhere"), "no such results")
+
+    def test_directory_without_results_csv(self):
+        empty = self.tmp / "empty"
+        empty.mkdir(exist_ok=True)
+        self.assert_usage_error(call("plot_mcts.py", empty), "has no results.csv")
+
+    def test_no_rows_of_the_solver(self):
+        only_exact = self.filtered("exact", lambda r: r["solver"] == "policy-iteration")
+        self.assert_usage_error(call("plot_mcts.py", only_exact), "no mcts rows")
+        self.assert_usage_error(call("plot_curves.py", only_exact), "no q-learning rows")
+        self.assert_usage_error(call("plot_heatmap.py", only_exact), "no q-learning rows")
+
+    def test_all_rows_failed(self):
+        failed = self.filtered("failed", lambda r: r["status"] == "failed")
+        self.assert_usage_error(call("plot_mcts.py", failed), "failed; nothing to plot")
+
+    def test_missing_curves(self):
+        no_curves = self.filtered("nocurves", lambda r: True, curves=False)
+        self.assert_usage_error(call("plot_curves.py", no_curves), "has no curves.csv")
+
+    def test_bad_options(self):
+        self.assert_usage_error(self.plot("plot_heatmap.py", "--fix", "colour=red"),
+                                "not a parameter column")
+        self.assert_usage_error(self.plot("plot_heatmap.py", "--fix", "gamma=0.5"),
+                                "values present: 0.9, 0.99, 1")
+        self.assert_usage_error(self.plot("plot_heatmap.py", "--x", "iterations"),
+                                "--x iterations: not a parameter of q-learning")
+        self.assert_usage_error(self.plot("plot_heatmap.py", "--y", "alpha"), "both alpha")
+        self.assert_usage_error(self.plot("plot_curves.py", "--eval-opponent", "nobody"),
+                                "present: random, minimax")
+
+    def test_two_seats_make_a_grid_of_panels(self):
+        both = self.filtered("seats", lambda r: True, also_seat_o=True)
+        self.assert_pngs(call("plot_curves.py", both), 1)
+        self.assert_pngs(call("plot_heatmap.py", both), 4)
+
+    def filtered(self, name, keep, curves=True, also_seat_o=False):
+        """A copy of the fake results with the rows that `keep`; with `also_seat_o`, every
+        q-learning row and checkpoint doubled for seat o (as a self-play job would be)."""
+        out = self.tmp / name
+        out.mkdir(exist_ok=True)
+        for file in ("results.csv", "curves.csv") if curves else ("results.csv",):
+            with open(self.results / file, newline="") as f:
+                rows = list(csv.DictReader(f))
+            if file == "results.csv":
+                rows = [r for r in rows if keep(r)]
+            if also_seat_o:
+                rows += [dict(r, seat="o") for r in rows
+                         if r.get("solver", "q-learning") == "q-learning"]
+            with open(out / file, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["job_id"])
+                w.writeheader()
+                w.writerows(rows)
+        return out
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,127 @@
+//! Speed kernels of this machine, shared by `sweep bench` and `sweep plan`'s estimate.
+//!
+//! Each figure is the median of several timed repetitions after a warm-up, with min and
+//! max. The kernels are the real code paths: Q-learning training, one MCTS search, the
+//! exact solve and the exact evaluation.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::game::Board;
+use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
+use crate::solvers::mcts::Searcher;
+use crate::solvers::{MctsParams, QParams, ground_truth, policy_iteration, q_learning};
+
+/// Median, min and max of repeated measurements.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Figure {
+    /// The median.
+    pub median: f64,
+    /// The smallest.
+    pub min: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl Figure {
+    /// From samples (at least one).
+    pub fn of(mut samples: Vec<f64>) -> Figure {
+        samples.sort_by(f64::total_cmp);
+        let n = samples.len();
+        let median = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2.0 };
+        Figure { median, min: samples[0], max: samples[n - 1] }
+    }
+}
+
+/// Repeats `f` (which returns a rate or a time) `reps` times after one warm-up call.
+pub fn repeat(reps: usize, mut f: impl FnMut() -> f64) -> Figure {
+    f();
+    Figure::of((0..reps.max(1)).map(|_| f()).collect())
+}
+
+/// The seed article's Q-learning settings, X against random.
+pub fn seed_q_params(episodes: u64) -> QParams {
+    QParams { episodes, ..QParams::default() }
+}
+
+/// Q-learning training episodes per second over about `budget` of work.
+pub fn qlearning_rate(budget: Duration) -> f64 {
+    let mut episodes = 20_000u64;
+    let started = Instant::now();
+    let mut done = 0u64;
+    let mut seed = 0;
+    while started.elapsed() < budget || done == 0 {
+        q_learning::train(&seed_q_params(episodes), seed, &[], |_, _| {});
+        done += episodes;
+        seed += 1;
+        episodes = (episodes * 2).min(2_000_000);
+    }
+    done as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The mid-game position of the benchmarks: X on 4, O on 0, X on 2, O to move.
+pub fn midgame() -> Board {
+    Board::EMPTY.play(4).play(0).play(2)
+}
+
+/// MCTS iterations per second for 10,000-iteration searches from `board`.
+pub fn mcts_rate(board: Board, budget: Duration) -> f64 {
+    let params = MctsParams { iterations: 10_000, ..MctsParams::default() };
+    let mut searcher = Searcher::new();
+    let started = Instant::now();
+    let mut searches = 0u64;
+    while started.elapsed() < budget || searches == 0 {
+        searcher.choose(&params, searches, board);
+        searches += 1;
+    }
+    searches as f64 * 10_000.0 / started.elapsed().as_secs_f64()
+}
+
+/// Seconds to build the X-against-random MDP and solve it by policy iteration.
+pub fn solve_seconds() -> f64 {
+    let started = Instant::now();
+    let mdp = AgentMdp::build(Seat::X, Opponent::Random);
+    let sol = policy_iteration::solve(&mdp);
+    assert!(sol.value > 0.99);
+    started.elapsed().as_secs_f64()
+}
+
+/// Seconds for one exact evaluation of a table policy (the optimal one, X against random).
+pub fn evaluation_seconds(evaluator: &mut Evaluator) -> f64 {
+    let truth = ground_truth(Seat::X, Opponent::Random);
+    let policy = truth.solution.policy(&truth.mdp);
+    let started = Instant::now();
+    let reps = 200;
+    for _ in 0..reps {
+        let e = evaluator.evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
+        assert!(e.value > 0.99);
+    }
+    started.elapsed().as_secs_f64() / f64::from(reps)
+}
+
+/// The figures `sweep plan` needs, measured quickly (about half a second).
+#[derive(Clone, Copy, Debug)]
+pub struct Calibration {
+    /// Q-learning episodes per second.
+    pub q_per_s: f64,
+    /// MCTS iterations per second (mid-game and opening mixed).
+    pub mcts_per_s: f64,
+    /// Seconds per exact evaluation.
+    pub eval_s: f64,
+    /// Seconds per exact solve.
+    pub solve_s: f64,
+}
+
+impl Calibration {
+    /// Measures for about `budget` in all.
+    pub fn measure(budget: Duration) -> Calibration {
+        let quarter = budget / 4;
+        let q_per_s = qlearning_rate(quarter);
+        let mcts_per_s = (mcts_rate(Board::EMPTY, quarter) + mcts_rate(midgame(), quarter)) / 2.0;
+        let mut evaluator = Evaluator::new();
+        let eval_s = repeat(3, || evaluation_seconds(&mut evaluator)).median;
+        let solve_s = repeat(3, solve_seconds).median;
+        Calibration { q_per_s, mcts_per_s, eval_s, solve_s }
+    }
+}

@@ -1,0 +1,126 @@
+//! `sweep bench`: this machine's speed for each kernel, one core each, and the executor's
+//! parallel speedup on all cores.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::bench::{Figure, evaluation_seconds, mcts_rate, midgame, qlearning_rate, repeat, solve_seconds};
+use crate::error::{bad_input, exit};
+use crate::game::Board;
+use crate::mdp::{Evaluator, Opponent};
+use crate::run::job;
+use crate::solvers::{Params, QParams};
+use crate::spec::{EvaluationSpec, Job};
+
+/// Flags of `sweep bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Print one JSON object with a key per figure.
+    #[arg(long)]
+    json: bool,
+    /// Rough time budget in seconds for all figures.
+    #[arg(long, default_value_t = 20.0)]
+    seconds: f64,
+}
+
+/// The fixed small grid of the speedup figure: 8 Q-learning jobs.
+fn speedup_jobs(episodes: u64) -> Vec<Job> {
+    (0..8u32)
+        .map(|k| {
+            let params =
+                Params::QLearning(QParams { episodes, alpha: 0.1 + 0.05 * f64::from(k), ..QParams::default() });
+            Job {
+                index: k as usize,
+                solver: 0,
+                point: k as usize,
+                replicate: 0,
+                seed: crate::seed::job_seed(1, k),
+                id: format!("bench{k}"),
+                params,
+            }
+        })
+        .collect()
+}
+
+fn wall_seconds(jobs: &[Job], threads: usize) -> f64 {
+    let evaluation = EvaluationSpec { opponents: vec![Opponent::Random], games: 0, checkpoints: 10 };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    let started = Instant::now();
+    pool.install(|| {
+        use rayon::prelude::*;
+        jobs.par_iter().with_max_len(1).for_each(|j| {
+            let out = job::execute(j, &evaluation);
+            assert!(out.failure.is_none());
+        })
+    });
+    started.elapsed().as_secs_f64()
+}
+
+/// Runs `sweep bench`.
+pub fn bench(args: &BenchArgs) -> Result<i32> {
+    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+        return Err(bad_input(format!("--seconds {}: give a positive number of seconds", args.seconds)));
+    }
+    let slice = Duration::from_secs_f64(args.seconds / 30.0);
+    let reps = 5;
+    let say = |what: &str| {
+        if !args.json {
+            eprintln!("measuring {what} ...");
+        }
+    };
+    say("Q-learning episodes/s");
+    let q = repeat(reps, || qlearning_rate(slice));
+    say("MCTS iterations/s from the empty board");
+    let m0 = repeat(reps, || mcts_rate(Board::EMPTY, slice));
+    say("MCTS iterations/s from the mid-game position");
+    let m1 = repeat(reps, || mcts_rate(midgame(), slice));
+    say("exact solve");
+    let solve = repeat(reps, || solve_seconds() * 1e3);
+    say("exact evaluation");
+    let mut evaluator = Evaluator::new();
+    let eval = repeat(reps, || evaluation_seconds(&mut evaluator) * 1e6);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    say(&format!("executor speedup, 1 vs {threads} threads"));
+    let episodes = ((q.median * slice.as_secs_f64() * 2.0) as u64).clamp(10_000, 2_000_000);
+    let jobs = speedup_jobs(episodes);
+    let speedup = Figure::of(
+        (0..3)
+            .map(|_| {
+                let one = wall_seconds(&jobs, 1);
+                one / wall_seconds(&jobs, threads)
+            })
+            .collect(),
+    );
+    if args.json {
+        let obj = json!({
+            "qlearning_episodes_per_s": q,
+            "mcts_empty_iterations_per_s": m0,
+            "mcts_midgame_iterations_per_s": m1,
+            "solve_ms": solve,
+            "evaluate_us": eval,
+            "parallel_speedup": speedup,
+            "threads": threads,
+            "repetitions": reps,
+        });
+        println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
+        return Ok(exit::OK);
+    }
+    let row = |name: &str, f: &Figure, unit: &str, scale: f64| {
+        println!(
+            "{name:<44} {:>12.3} {unit:<12} (min {:.3}, max {:.3})",
+            f.median / scale,
+            f.min / scale,
+            f.max / scale
+        );
+    };
+    println!("one core each, median of {reps} after a warm-up:");
+    row("Q-learning training (x vs random, seed settings)", &q, "M episodes/s", 1e6);
+    row("MCTS, empty board, 10,000 iterations per move", &m0, "M iter/s", 1e6);
+    row("MCTS, mid-game (X4 O0 X2, O to move)", &m1, "M iter/s", 1e6);
+    row("exact solve (build MDP + policy iteration)", &solve, "ms", 1.0);
+    row("exact evaluation of one policy", &eval, "µs", 1.0);
+    row(&format!("executor speedup, 8 jobs, 1 -> {threads} threads"), &speedup, "x", 1.0);
+    Ok(exit::OK)
+}

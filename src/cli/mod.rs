@@ -1,0 +1,247 @@
+//! The command line: flags close to clap, then plain options that the engine takes.
+//!
+//! `sweep SPEC` is `sweep run SPEC`. Exit codes: 0 success, 1 a run failed or reproduced
+//! differently, 2 bad input, 130 interrupted.
+
+mod bench;
+mod merge;
+mod plan;
+mod play;
+mod reproduce;
+mod solve;
+mod summary;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::error::{BadInput, Interrupted, bad_input, exit};
+use crate::mdp::{Opponent, Seat};
+use crate::report::manifest::Shard;
+use crate::run::{Existing, RunOptions};
+
+/// Reinforcement-learning experiments on tic-tac-toe, scored against the exact optimum.
+#[derive(Parser, Debug)]
+#[command(name = "sweep", version, about, long_about = None, after_help = "Examples:\n  sweep experiments/qlearning.toml     run a spec (same as `sweep run`)\n  sweep plan experiments/mcts.toml      what a spec would run, and how long\n  sweep solve --seat o --opponent random\n  sweep summary results/qlearning")]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run every job of a spec in parallel and write results/<name>/ (the main job).
+    #[command(
+        after_help = "Examples:\n  sweep run experiments/qlearning.toml\n  sweep run experiments/mcts.toml --threads 2 --out /tmp/mcts\n  sweep run big.toml --shard 3/16        # shard 3 of 16 (0-based)\n  sweep run experiments/qlearning.toml --only 1a2b3c   # one job again"
+    )]
+    Run(RunArgs),
+    /// Show what a spec would run: jobs per solver, total work, estimated time. Writes nothing.
+    #[command(after_help = "Example:\n  sweep plan experiments/qlearning.toml")]
+    Plan {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// Threads the estimate assumes (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Solve a (seat, opponent) MDP exactly by policy and value iteration.
+    #[command(
+        after_help = "Examples:\n  sweep solve                       # X against a random opponent\n  sweep solve --seat o --opponent minimax --json\n  sweep solve --trace               # the policy-iteration rounds\n  sweep solve --values values.csv   # every state's value and optimal moves"
+    )]
+    Solve(solve::SolveArgs),
+    /// Re-run one job from a results directory and compare with the recorded row.
+    #[command(
+        after_help = "Examples:\n  sweep reproduce results/qlearning --job 3fa2\n  sweep reproduce results/qlearning/results.csv --job 3fa2c01d9e7b --policy-out policy.csv"
+    )]
+    Reproduce(reproduce::ReproduceArgs),
+    /// Combine the shards of a split sweep into DIR's results.
+    #[command(after_help = "Example:\n  sweep merge results/big     # reads results/big/shards/K-of-N/")]
+    Merge {
+        /// The results directory that holds shards/.
+        dir: PathBuf,
+    },
+    /// Rank configurations: mean regret over replicates with a 95% confidence interval.
+    #[command(
+        after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv"
+    )]
+    Summary(summary::SummaryArgs),
+    /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
+    #[command(
+        after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
+    )]
+    Play(play::PlayArgs),
+    /// Measure this machine's speed for each kernel (one core each) and the parallel speedup.
+    #[command(after_help = "Examples:\n  sweep bench\n  sweep bench --json --seconds 10")]
+    Bench(bench::BenchArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  sweep completions bash > ~/.local/share/bash-completion/completions/sweep\n  sweep completions zsh > ~/.zfunc/_sweep\n  sweep completions fish > ~/.config/fish/completions/sweep.fish"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct RunArgs {
+    /// The spec (TOML).
+    spec: PathBuf,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Results directory (default: results/<name>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Move an existing results directory of another spec aside and start again.
+    #[arg(long, conflicts_with = "extend")]
+    fresh: bool,
+    /// Keep the finished jobs of an existing directory whose spec only gained grid points or replicates.
+    #[arg(long)]
+    extend: bool,
+    /// Run only shard K of N (0-based), e.g. 3/16; default: from SLURM_ARRAY_TASK_ID/COUNT.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Run only these jobs (ids or unique prefixes, comma separated).
+    #[arg(long, value_delimiter = ',', value_name = "JOB_ID,..")]
+    only: Vec<String>,
+    /// Stop starting jobs at the first failure.
+    #[arg(long)]
+    fail_fast: bool,
+    /// Run even more than 100,000 jobs.
+    #[arg(long)]
+    yes: bool,
+    /// No progress bar and no summary.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Parses `K/N`.
+pub fn parse_shard(s: &str) -> Result<Shard> {
+    let bad =
+        || bad_input(format!("--shard {s:?}: expected K/N with 0 <= K < N, e.g. 0/4 for the first of four shards"));
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let (index, count): (u32, u32) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if count == 0 || index >= count {
+        return Err(bad());
+    }
+    Ok(Shard { index, count })
+}
+
+impl RunArgs {
+    fn options(self) -> Result<RunOptions> {
+        Ok(RunOptions {
+            spec: self.spec,
+            threads: self.threads,
+            out: self.out,
+            existing: if self.fresh {
+                Existing::Fresh
+            } else if self.extend {
+                Existing::Extend
+            } else {
+                Existing::Resume
+            },
+            shard: self.shard.as_deref().map(parse_shard).transpose()?,
+            only: self.only.into_iter().filter(|s| !s.is_empty()).collect(),
+            fail_fast: self.fail_fast,
+            yes: self.yes,
+            quiet: self.quiet,
+        })
+    }
+}
+
+const SUBCOMMANDS: [&str; 10] =
+    ["run", "plan", "solve", "reproduce", "merge", "summary", "completions", "help", "play", "bench"];
+
+/// `sweep SPEC ...` means `sweep run SPEC ...`.
+fn normalise(mut args: Vec<String>) -> Vec<String> {
+    if let Some(first) = args.get(1) {
+        if !first.starts_with('-') && !SUBCOMMANDS.contains(&first.as_str()) {
+            args.insert(1, "run".to_string());
+        }
+    }
+    args
+}
+
+/// Parses a seat name for clap.
+pub fn seat_arg(s: &str) -> Result<Seat, String> {
+    s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
+}
+
+/// Parses an opponent name for clap.
+pub fn opponent_arg(s: &str) -> Result<Opponent, String> {
+    s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
+}
+
+/// Runs the command line and returns the exit code.
+pub fn main() -> i32 {
+    let args = normalise(std::env::args().collect());
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::BAD_INPUT } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            if err.downcast_ref::<BadInput>().is_some() {
+                exit::BAD_INPUT
+            } else if err.downcast_ref::<Interrupted>().is_some() {
+                exit::INTERRUPTED
+            } else {
+                exit::FAILED
+            }
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<i32> {
+    match command {
+        Command::Run(args) => {
+            let report = crate::run::run(&args.options()?)?;
+            Ok(if report.failed > 0 { exit::FAILED } else { exit::OK })
+        }
+        Command::Plan { spec, threads } => plan::plan(&spec, threads),
+        Command::Solve(args) => solve::solve(&args),
+        Command::Reproduce(args) => reproduce::reproduce(&args),
+        Command::Merge { dir } => merge::merge(&dir),
+        Command::Summary(args) => summary::summary(&args),
+        Command::Play(args) => play::play(&args),
+        Command::Bench(args) => bench::bench(&args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "sweep", &mut std::io::stdout());
+            Ok(exit::OK)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn spec_alone_means_run() {
+        let a = normalise(vec!["sweep".into(), "x.toml".into()]);
+        assert_eq!(a, ["sweep", "run", "x.toml"]);
+        let b = normalise(vec!["sweep".into(), "solve".into()]);
+        assert_eq!(b, ["sweep", "solve"]);
+    }
+
+    #[test]
+    fn shards_parse() {
+        assert_eq!(parse_shard("3/4").unwrap(), Shard { index: 3, count: 4 });
+        for bad in ["4/4", "1", "a/b", "0/0", "-1/3"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+}

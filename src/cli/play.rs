@@ -1,0 +1,165 @@
+//! `sweep play`: a game in the terminal against the optimal policy, MCTS, or a policy file.
+//!
+//! The board is shown with cell numbers 0–8; bad input gets a message and a new prompt;
+//! end of input ends the game cleanly.
+
+use anyhow::{Context, Result};
+use std::io::{BufRead, Write};
+
+use crate::error::{bad_input, exit};
+use crate::game::{Board, Positions};
+use crate::mdp::{Opponent, Policy, Seat};
+use crate::solvers::mcts::Searcher;
+use crate::solvers::{MctsParams, ground_truth};
+
+/// Flags of `sweep play`.
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Who you play against: `optimal`, `mcts`, or a policy file (CSV board,action from `reproduce --policy-out`).
+    #[arg(long, default_value = "optimal")]
+    agent: String,
+    /// The seat YOU play: x (moves first) or o.
+    #[arg(long, default_value = "x", value_parser = super::seat_arg)]
+    seat: Seat,
+    /// MCTS iterations per move (with --agent mcts).
+    #[arg(long, default_value_t = 10_000)]
+    iterations: u32,
+    /// Seed of the MCTS searches (with --agent mcts).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+enum Agent {
+    Optimal,
+    Mcts(Searcher, MctsParams, u64),
+    File(Policy),
+}
+
+/// Reads a `board,action` policy file.
+pub fn read_policy(path: &std::path::Path) -> Result<Policy> {
+    let mut reader = csv::Reader::from_path(path).map_err(|e| bad_input(format!("--agent {}: {e}", path.display())))?;
+    let mut policy = Policy::new();
+    let pos = Positions::get();
+    for (i, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| bad_input(format!("{}: row {}: {e}", path.display(), i + 2)))?;
+        let bad = |what: String| bad_input(format!("{}: row {}: {what}", path.display(), i + 2));
+        let board: Board = rec.get(0).unwrap_or("").parse().map_err(|e| bad(format!("{e}")))?;
+        let cell: u8 = rec.get(1).unwrap_or("").trim().parse().map_err(|_| bad("the action is a cell 0-8".into()))?;
+        if cell > 8 || board.legal_moves() & (1 << cell) == 0 {
+            return Err(bad(format!("cell {cell} is not a legal move in {board}")));
+        }
+        let id = pos.id(board).ok_or_else(|| bad(format!("{board} cannot arise in a game")))?;
+        policy.set(id, cell);
+    }
+    Ok(policy)
+}
+
+fn show(board: Board) -> String {
+    let mut out = String::new();
+    for r in 0..3 {
+        let cells: Vec<String> = (0..3)
+            .map(|c| {
+                let i = 3 * r + c;
+                match (board.x() >> i & 1, board.o() >> i & 1) {
+                    (1, _) => "X".to_string(),
+                    (_, 1) => "O".to_string(),
+                    _ => i.to_string(),
+                }
+            })
+            .collect();
+        out.push_str(&format!(" {} \n", cells.join(" | ")));
+        if r < 2 {
+            out.push_str("---+---+---\n");
+        }
+    }
+    out
+}
+
+/// The optimal agent's move: a minimax-optimal move (it never loses), and among those the
+/// one worth most against a random opponent (so it exploits mistakes).
+fn optimal_move(board: Board, agent_seat: Seat) -> (u8, String) {
+    let pos = Positions::get();
+    let id = pos.id(board).expect("reachable");
+    let safe = pos.optimal_moves(id);
+    let truth = ground_truth(agent_seat, Opponent::Random);
+    let s = truth.mdp.state(board).expect("every position is reachable against random");
+    let (cell, value) = truth
+        .solution
+        .action_values(&truth.mdp, s)
+        .filter(|(c, _)| safe & (1 << c) != 0)
+        .fold((9u8, f64::NEG_INFINITY), |best, (c, v)| if v > best.1 + 1e-12 { (c, v) } else { best });
+    let game = pos.minimax(id) * if agent_seat == Seat::X { 1 } else { -1 };
+    let verdict = match game {
+        1 => "a forced win",
+        0 => "a draw with best play",
+        _ => "a loss with best play",
+    };
+    (cell, format!("value {value:+.4} against a random player; {verdict}"))
+}
+
+/// Runs `sweep play`, reading moves from `input`.
+pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<i32> {
+    let mut agent = match args.agent.as_str() {
+        "optimal" => Agent::Optimal,
+        "mcts" => Agent::Mcts(
+            Searcher::new(),
+            MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), ..MctsParams::default() },
+            args.seed,
+        ),
+        file => Agent::File(read_policy(std::path::Path::new(file))?),
+    };
+    let agent_seat = args.seat.other();
+    let mut board = Board::EMPTY;
+    writeln!(
+        out,
+        "You play {}; the agent ({}) plays {}. Type a cell number 0-8.",
+        args.seat.name().to_uppercase(),
+        args.agent,
+        agent_seat.name().to_uppercase()
+    )?;
+    loop {
+        if let Some(r) = board.status().reward(args.seat.player()) {
+            write!(out, "{}", show(board))?;
+            let verdict = if r > 0.0 {
+                "You win."
+            } else if r < 0.0 {
+                "The agent wins."
+            } else {
+                "Draw."
+            };
+            writeln!(out, "{verdict}")?;
+            return Ok(exit::OK);
+        }
+        if board.to_move() == agent_seat.player() {
+            let (cell, note) = match &mut agent {
+                Agent::Optimal => optimal_move(board, agent_seat),
+                Agent::Mcts(s, p, seed) => (s.choose(p, *seed, board), format!("{} iterations", p.iterations)),
+                Agent::File(p) => match p.get(board) {
+                    Some(c) => (c, "from the policy file".to_string()),
+                    None => (p.get_or_first(board), "not in the policy file: lowest free cell".to_string()),
+                },
+            };
+            writeln!(out, "agent plays {cell} ({note})")?;
+            board = board.play(cell);
+            continue;
+        }
+        write!(out, "{}your move: ", show(board))?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line).context("cannot read the terminal")? == 0 {
+            writeln!(out, "\nend of input: game abandoned")?;
+            return Ok(exit::OK);
+        }
+        match line.trim().parse::<u8>() {
+            Ok(c) if c < 9 && board.empty_cells() & (1 << c) != 0 => board = board.play(c),
+            Ok(c) if c < 9 => writeln!(out, "cell {c} is taken; choose a free cell")?,
+            _ => writeln!(out, "{:?} is not a cell; type a number from 0 to 8", line.trim())?,
+        }
+    }
+}
+
+/// Runs `sweep play` on the terminal.
+pub fn play(args: &PlayArgs) -> Result<i32> {
+    let stdin = std::io::stdin();
+    play_with(args, &mut stdin.lock(), &mut std::io::stdout())
+}

@@ -1,0 +1,130 @@
+//! `sweep reproduce`: re-run one job from its recorded seed and compare every column but the
+//! timings with the recorded rows.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::error::{bad_input, exit};
+use crate::mdp::{Evaluator, Opponent};
+use crate::report::files::{read, write_text_atomic};
+use crate::report::manifest::Manifest;
+use crate::report::{RESULT_COLUMNS, Record, TIMING_COLUMNS};
+use crate::run::job;
+use crate::solvers::ground_truth;
+use crate::spec;
+
+/// Flags of `sweep reproduce`.
+#[derive(clap::Args, Debug)]
+pub struct ReproduceArgs {
+    /// A results directory or its results.csv.
+    results: PathBuf,
+    /// The job id (a unique prefix is enough).
+    #[arg(long)]
+    job: String,
+    /// Also write the job's greedy policy as CSV `board,action` (states it reaches against random).
+    #[arg(long, value_name = "FILE")]
+    policy_out: Option<PathBuf>,
+}
+
+/// The directory of a RESULTS argument (a directory or its results.csv).
+pub fn results_dir(results: &Path) -> Result<PathBuf> {
+    if results.is_dir() {
+        return Ok(results.to_path_buf());
+    }
+    if results.file_name().is_some_and(|n| n == "results.csv") && results.is_file() {
+        return Ok(results.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf));
+    }
+    Err(bad_input(format!(
+        "{}: not a results directory or a results.csv (expected a directory written by `sweep run`)",
+        results.display()
+    )))
+}
+
+/// Reads a results directory's rows; any problem is bad input.
+pub fn read_results(dir: &Path) -> Result<Vec<Record>> {
+    read(&dir.join("results.csv"), &RESULT_COLUMNS).map_err(|e| bad_input(format!("{e:#}")))
+}
+
+/// Runs `sweep reproduce`.
+pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
+    let dir = results_dir(&args.results)?;
+    let manifest = Manifest::read(&dir).map_err(|e| bad_input(format!("{e:#}")))?;
+    let rows = read_results(&dir)?;
+    let mut ids: Vec<&str> =
+        rows.iter().map(|r| r[0].as_str()).filter(|id| id.starts_with(args.job.as_str())).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let id = match ids.as_slice() {
+        [one] => one.to_string(),
+        [] => return Err(bad_input(format!("no job in {} has an id starting with {:?}", dir.display(), args.job))),
+        many => {
+            return Err(bad_input(format!(
+                "{} jobs have ids starting with {:?} ({}); give more digits",
+                many.len(),
+                args.job,
+                many.iter().take(5).copied().collect::<Vec<_>>().join(", ")
+            )));
+        }
+    };
+    let sweep = spec::parse(&manifest.spec_text, &manifest.spec_file).map_err(|e| bad_input(e.to_string()))?;
+    let jobs = sweep.jobs();
+    let job = jobs
+        .iter()
+        .find(|j| j.id == id)
+        .ok_or_else(|| bad_input(format!("job {id} is in results.csv but not in the spec recorded in the manifest")))?;
+    let recorded: Vec<&Record> = rows.iter().filter(|r| r[0] == id).collect();
+    let out = job::execute(job, &sweep.evaluation);
+    let mut differ = 0;
+    println!("job {id} ({}, replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
+    if recorded.len() != out.rows.len() {
+        println!("recorded {} rows, reproduced {}", recorded.len(), out.rows.len());
+        differ += 1;
+    }
+    for (old, new) in recorded.iter().zip(&out.rows) {
+        println!("{:<14} {:<24} {:<24}", "column", "recorded", "reproduced");
+        for (c, name) in RESULT_COLUMNS.iter().enumerate() {
+            let timing = TIMING_COLUMNS.contains(name);
+            let same = old[c] == new[c];
+            if !same && !timing {
+                differ += 1;
+            }
+            let mark = if timing {
+                "  (timing)"
+            } else if same {
+                ""
+            } else {
+                "  DIFFERENT"
+            };
+            println!("{name:<14} {:<24} {:<24}{mark}", old[c], new[c]);
+        }
+        println!();
+    }
+    if let Some(path) = &args.policy_out {
+        write_policy(job, &sweep.evaluation, path)?;
+        println!("policy written to {}", path.display());
+    }
+    if differ == 0 {
+        println!("reproduced: every column but the timings is identical");
+        Ok(exit::OK)
+    } else {
+        println!("NOT reproduced: {differ} values differ");
+        Ok(exit::FAILED)
+    }
+}
+
+fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {
+    let policy = job::policy(job, evaluation);
+    let mut text = String::from("board,action\n");
+    let mut lines = Vec::new();
+    for seat in job.params.eval_seats() {
+        let truth = ground_truth(seat, Opponent::Random);
+        Evaluator::new().evaluate(&truth.mdp, |_, b| {
+            let c = policy.get_or_first(b);
+            lines.push(format!("{b},{c}\n"));
+            c
+        });
+    }
+    lines.into_iter().for_each(|l| text.push_str(&l));
+    write_text_atomic(path, &text).map_err(|e| bad_input(format!("--policy-out {}: {e:#}", path.display())))
+}

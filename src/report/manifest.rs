@@ -1,0 +1,147 @@
+//! `manifest.json`: what ran, with which tool and generator versions, when, and how far
+//! it got.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::files::write_text_atomic;
+
+/// The version of the `rand` crate this binary was built with (checked against Cargo.lock
+/// by a test).
+pub const RAND_VERSION: &str = "0.9.5";
+/// The version of the `rand_pcg` crate this binary was built with.
+pub const RAND_PCG_VERSION: &str = "0.9.0";
+/// The generator every stream uses.
+pub const GENERATOR: &str = "rand_pcg::Pcg64Mcg";
+
+/// One shard of a split sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 0-based shard number.
+    pub index: u32,
+    /// Number of shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// The folder name of this shard under `shards/`: `K-of-N`.
+    pub fn dir_name(&self) -> String {
+        format!("{}-of-{}", self.index, self.count)
+    }
+
+    /// Does this shard own the job at `index` (in spec order)?
+    pub fn owns(&self, index: usize) -> bool {
+        index as u64 % u64::from(self.count) == u64::from(self.index)
+    }
+}
+
+/// The contents of `manifest.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always `sweep`.
+    pub tool: String,
+    /// The tool's version.
+    pub tool_version: String,
+    /// The rand crate's version.
+    pub rand_version: String,
+    /// The rand_pcg crate's version.
+    pub rand_pcg_version: String,
+    /// The generator.
+    pub generator: String,
+    /// The spec file as given.
+    pub spec_file: String,
+    /// The spec's text, so a results directory can be re-run or merged on its own.
+    pub spec_text: String,
+    /// Hash of the resolved spec.
+    pub spec_hash: String,
+    /// The spec as resolved (every axis expanded).
+    pub spec: serde_json::Value,
+    /// The master seed.
+    pub master_seed: u64,
+    /// Worker threads.
+    pub threads: usize,
+    /// The shard, when the sweep was split.
+    pub shard: Option<Shard>,
+    /// When the run started (UTC, RFC 3339).
+    pub started: String,
+    /// When it ended, if it did.
+    pub ended: Option<String>,
+    /// Jobs in this run (this shard's, after `--only`).
+    pub jobs_total: u64,
+    /// Jobs with rows in the results, failed ones included.
+    pub jobs_done: u64,
+    /// Jobs that failed.
+    pub jobs_failed: u64,
+    /// True when every job has rows and the files are sorted.
+    pub complete: bool,
+}
+
+impl Manifest {
+    /// Reads `dir/manifest.json`.
+    pub fn read(dir: &Path) -> Result<Manifest> {
+        let path = dir.join("manifest.json");
+        let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not a sweep manifest", path.display()))
+    }
+
+    /// Writes `dir/manifest.json` atomically.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n";
+        write_text_atomic(&dir.join("manifest.json"), &text)
+    }
+}
+
+/// The time now as UTC RFC 3339 with seconds (`2026-11-29T19:15:00Z`).
+pub fn now_utc() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format_utc(secs)
+}
+
+/// Formats seconds since the Unix epoch as UTC RFC 3339.
+pub fn format_utc(secs: u64) -> String {
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(format_utc(1_795_979_700), "2026-11-29T19:15:00Z");
+    }
+
+    #[test]
+    fn recorded_versions_are_the_locked_ones() {
+        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+        for (name, version) in [("rand", RAND_VERSION), ("rand_pcg", RAND_PCG_VERSION)] {
+            let entry = format!("name = \"{name}\"\nversion = \"{version}\"");
+            assert!(lock.contains(&entry), "Cargo.lock does not lock {name} {version}");
+        }
+    }
+
+    #[test]
+    fn shards_partition_by_index() {
+        let shards: Vec<Shard> = (0..4).map(|index| Shard { index, count: 4 }).collect();
+        for i in 0..100 {
+            assert_eq!(shards.iter().filter(|s| s.owns(i)).count(), 1);
+        }
+        assert_eq!(shards[2].dir_name(), "2-of-4");
+    }
+}

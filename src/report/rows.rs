@@ -1,0 +1,112 @@
+//! Building rows: one `results.csv` row per (job, evaluated seat, evaluation opponent),
+//! one `curves.csv` row per (checkpoint, seat, evaluation opponent).
+
+use super::{CURVE_COLUMNS, RESULT_COLUMNS, Record, column};
+use crate::mdp::{Evaluation, GameTally, Opponent, Seat};
+use crate::solvers::Params;
+use crate::solvers::params::fmt_f64;
+
+/// A regret whose magnitude is below this is floating-point noise and is reported as 0.
+pub const REGRET_NOISE: f64 = 1e-12;
+
+/// Regret with the noise of different summation orders removed.
+pub fn regret(optimal: f64, value: f64) -> f64 {
+    let r = optimal - value;
+    if r.abs() < REGRET_NOISE { 0.0 } else { r }
+}
+
+/// What identifies a job in its rows.
+#[derive(Clone, Debug)]
+pub struct JobKey<'a> {
+    /// The job id.
+    pub id: &'a str,
+    /// The replicate number.
+    pub replicate: u32,
+    /// The job's seed.
+    pub seed: u64,
+    /// The grid point.
+    pub params: &'a Params,
+}
+
+/// The exact and sampled result of one evaluated policy.
+#[derive(Clone, Copy, Debug)]
+pub struct Scored {
+    /// The seat evaluated.
+    pub seat: Seat,
+    /// The evaluation opponent.
+    pub opponent: Opponent,
+    /// Exact evaluation.
+    pub eval: Evaluation,
+    /// The optimum of (seat, opponent).
+    pub optimal: f64,
+    /// Sampled games (zero games when none were asked for).
+    pub games: GameTally,
+}
+
+fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
+    let mut r = vec![String::new(); RESULT_COLUMNS.len()];
+    r[0] = job.id.to_string();
+    r[1] = job.params.kind().name().to_string();
+    r[2] = job.replicate.to_string();
+    r[3] = job.seed.to_string();
+    for (name, value) in job.params.columns() {
+        r[column(name)] = value;
+    }
+    r[column("seat")] = seat.name().to_string();
+    r[column("eval_opponent")] = opponent.name().to_string();
+    r
+}
+
+/// A successful row.
+pub fn result_row(job: &JobKey<'_>, s: &Scored, train_ms: f64, eval_ms: f64) -> Record {
+    let mut r = head(job, s.seat, s.opponent);
+    let e = &s.eval;
+    let fields: [(&str, String); 14] = [
+        ("value", fmt_f64(e.value)),
+        ("optimal_value", fmt_f64(s.optimal)),
+        ("regret", fmt_f64(regret(s.optimal, e.value))),
+        ("p_win", fmt_f64(e.p_win)),
+        ("p_draw", fmt_f64(e.p_draw)),
+        ("p_loss", fmt_f64(e.p_loss)),
+        ("games", s.games.games().to_string()),
+        ("wins", s.games.wins.to_string()),
+        ("draws", s.games.draws.to_string()),
+        ("losses", s.games.losses.to_string()),
+        ("states", e.states.to_string()),
+        ("status", "ok".to_string()),
+        ("train_ms", format!("{train_ms:.3}")),
+        ("eval_ms", format!("{eval_ms:.3}")),
+    ];
+    for (name, value) in fields {
+        r[column(name)] = value;
+    }
+    r
+}
+
+/// A failed row: parameters, status `failed` and the message; no metrics.
+pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: Opponent, error: &str) -> Record {
+    let mut r = head(job, seat, opponent);
+    r[column("status")] = "failed".to_string();
+    r[column("error")] = error.replace(['\n', '\r'], " ");
+    r
+}
+
+/// A learning-curve row.
+pub fn curve_row(job_id: &str, episode: u64, s: &Scored, epsilon: f64, alpha: f64) -> Record {
+    let e = &s.eval;
+    let r: Record = vec![
+        job_id.to_string(),
+        episode.to_string(),
+        s.seat.name().to_string(),
+        s.opponent.name().to_string(),
+        fmt_f64(e.value),
+        fmt_f64(regret(s.optimal, e.value)),
+        fmt_f64(e.p_win),
+        fmt_f64(e.p_draw),
+        fmt_f64(e.p_loss),
+        fmt_f64(epsilon),
+        fmt_f64(alpha),
+    ];
+    debug_assert_eq!(r.len(), CURVE_COLUMNS.len());
+    r
+}

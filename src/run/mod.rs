@@ -1,0 +1,505 @@
+//! The executor: runs a sweep's jobs in parallel on a rayon pool, appends each finished
+//! job's rows as it arrives, resumes, shards, and survives interruptions and failures.
+//!
+//! Flow: validate everything (spec, shard, `--only`, size) before touching the disk; take
+//! the directory lock; decide resume / `--fresh` / `--extend`; keep the finished jobs'
+//! rows; run the rest, most expensive first, with one writer (this thread) appending and
+//! flushing rows; at the end rewrite both files sorted by job in spec order (atomically)
+//! and complete the manifest.
+//!
+//! Invariants: results never depend on the thread count (each job is a pure function of its
+//! seed and there is no reduction across jobs); the writer is the only code that touches
+//! the files while jobs run.
+
+pub mod job;
+pub mod merge;
+mod progress;
+pub mod state;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::error::{Interrupted, bad_input};
+use crate::report::files::{Appender, read, write_atomic};
+use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, now_utc};
+use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, summary};
+use crate::solvers::Params;
+use crate::spec::{self, Job, Sweep};
+pub use state::Existing;
+
+/// More jobs than this need `--yes`.
+pub const HUGE: u64 = 100_000;
+
+/// How long running jobs may take to finish after an interruption before they are
+/// abandoned (they run again on resume).
+pub const GRACE: Duration = Duration::from_secs(10);
+
+/// Everything `sweep run` needs, parsed from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The spec file.
+    pub spec: PathBuf,
+    /// Worker threads (`None`: all cores).
+    pub threads: Option<usize>,
+    /// The results directory (`None`: `results/<name>`).
+    pub out: Option<PathBuf>,
+    /// What to do with an existing directory.
+    pub existing: Existing,
+    /// The shard to run.
+    pub shard: Option<Shard>,
+    /// Only these job ids (or unique prefixes).
+    pub only: Vec<String>,
+    /// Stop at the first failure.
+    pub fail_fast: bool,
+    /// Allow more than [`HUGE`] jobs.
+    pub yes: bool,
+    /// No progress bar, no summary.
+    pub quiet: bool,
+}
+
+/// What a finished run reports.
+#[derive(Debug)]
+pub struct RunReport {
+    /// The directory written.
+    pub dir: PathBuf,
+    /// Jobs run now.
+    pub ran: usize,
+    /// Jobs kept from before.
+    pub kept: usize,
+    /// Jobs that failed now.
+    pub failed: usize,
+}
+
+/// The shard from `SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT` and
+/// `SLURM_ARRAY_TASK_MIN`, when they are set.
+pub fn shard_from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>> {
+    let (Some(id), Some(count)) = (var("SLURM_ARRAY_TASK_ID"), var("SLURM_ARRAY_TASK_COUNT")) else {
+        return Ok(None);
+    };
+    let num = |name: &str, v: &str| {
+        v.trim().parse::<u32>().map_err(|_| bad_input(format!("{name}={v:?} is not a whole number")))
+    };
+    let id = num("SLURM_ARRAY_TASK_ID", &id)?;
+    let count = num("SLURM_ARRAY_TASK_COUNT", &count)?;
+    let min = match var("SLURM_ARRAY_TASK_MIN") {
+        Some(m) => num("SLURM_ARRAY_TASK_MIN", &m)?,
+        None => 0,
+    };
+    let index = id.checked_sub(min).filter(|&k| k < count).ok_or_else(|| {
+        bad_input(format!(
+            "SLURM_ARRAY_TASK_ID={id} with SLURM_ARRAY_TASK_MIN={min} and SLURM_ARRAY_TASK_COUNT={count} \
+             does not name a shard: the array must be contiguous, e.g. --array=0-{}",
+            count.saturating_sub(1)
+        ))
+    })?;
+    Ok(Some(Shard { index, count }))
+}
+
+/// Resolves `--only` prefixes to job ids.
+pub fn select_only(jobs: &[Job], only: &[String]) -> Result<HashSet<String>> {
+    let mut out = HashSet::new();
+    for prefix in only {
+        let matches: Vec<&Job> = jobs.iter().filter(|j| j.id.starts_with(prefix.as_str())).collect();
+        match matches.len() {
+            0 => {
+                return Err(bad_input(format!(
+                    "--only {prefix}: no job of this spec has an id starting with {prefix:?}"
+                )));
+            }
+            1 => {
+                out.insert(matches[0].id.clone());
+            }
+            n => {
+                return Err(bad_input(format!(
+                    "--only {prefix}: {n} jobs have ids starting with {prefix:?}; give more digits"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A rough relative cost of a job, to start the expensive ones first.
+pub fn cost(params: &Params, evaluation: &spec::EvaluationSpec) -> f64 {
+    let opponents = evaluation.opponents.len() as f64;
+    match params {
+        Params::PolicyIteration(_) | Params::ValueIteration(_) => 1e3,
+        Params::QLearning(q) => {
+            let seats = params.eval_seats().len() as f64;
+            q.episodes as f64 * seats + f64::from(evaluation.checkpoints) * opponents * seats * 3e3
+        }
+        Params::Mcts(m) => f64::from(m.iterations) * 40.0 * 300.0 * opponents,
+    }
+}
+
+/// Runs a sweep.
+pub fn run(opts: &RunOptions) -> Result<RunReport> {
+    let sweep = spec::load(&opts.spec).map_err(|e| bad_input(e.to_string()))?;
+    let threads = match opts.threads {
+        Some(0) => return Err(bad_input("--threads 0: give at least 1 thread (default: all cores)")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    if sweep.job_count() > HUGE && !opts.yes {
+        let per: Vec<String> = sweep.job_counts().iter().map(|(l, n)| format!("{l}: {n}")).collect();
+        return Err(bad_input(format!(
+            "{} has {} jobs ({}), more than {HUGE}; run `sweep plan` to see the cost, and add --yes to run it anyway",
+            opts.spec.display(),
+            sweep.job_count(),
+            per.join(", ")
+        )));
+    }
+    let all_jobs = sweep.jobs();
+    check_unique_ids(&all_jobs)?;
+    let shard = match opts.shard {
+        Some(s) => Some(s),
+        None => shard_from_env(|k| std::env::var(k).ok())?,
+    };
+    let only = select_only(&all_jobs, &opts.only)?;
+    let jobs: Vec<&Job> = all_jobs
+        .iter()
+        .filter(|j| shard.is_none_or(|s| s.owns(j.index)))
+        .filter(|j| only.is_empty() || only.contains(&j.id))
+        .collect();
+    let base = opts.out.clone().unwrap_or_else(|| Path::new("results").join(&sweep.name));
+    let dir = match shard {
+        Some(s) => base.join("shards").join(s.dir_name()),
+        None => base.clone(),
+    };
+    check_writable(&dir)?;
+    if let (Some(s), false) = (shard, opts.quiet) {
+        let from = if opts.shard.is_some() { "--shard" } else { "the Slurm array variables" };
+        eprintln!("shard {} of {} (0-based, from {from}): {} of {} jobs", s.index, s.count, jobs.len(), all_jobs.len());
+    }
+    if dir.join("manifest.json").exists() {
+        // Refuse at once if another sweep writes here, before moving anything aside.
+        drop(state::lock(&dir)?);
+    }
+    prepare(&dir, &sweep, opts.existing, &all_jobs)?;
+    let _lock = state::lock(&dir)?;
+    execute(opts, &sweep, &all_jobs, &jobs, &dir, threads, shard)
+}
+
+/// Job ids are 48-bit hashes: refuse the (astronomically rare) spec where two differ only
+/// by a hash collision, rather than mixing their rows.
+fn check_unique_ids(jobs: &[Job]) -> Result<()> {
+    let mut seen = HashSet::with_capacity(jobs.len());
+    for j in jobs {
+        if !seen.insert(j.id.as_str()) {
+            return Err(bad_input(format!(
+                "two jobs of this spec hash to the same id {}; change the master seed to separate them",
+                j.id
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a directory that cannot be created or written, before anything is written.
+fn check_writable(dir: &Path) -> Result<()> {
+    let mut probe = dir;
+    while !probe.exists() {
+        match probe.parent() {
+            Some(p) if !p.as_os_str().is_empty() => probe = p,
+            _ => return Ok(()),
+        }
+    }
+    let meta = std::fs::metadata(probe).with_context(|| format!("cannot read {}", probe.display()))?;
+    if !meta.is_dir() {
+        return Err(bad_input(format!("--out {}: {} is a file, not a directory", dir.display(), probe.display())));
+    }
+    if meta.permissions().readonly() || !writable(probe) {
+        return Err(bad_input(format!("--out {}: {} is not writable", dir.display(), probe.display())));
+    }
+    Ok(())
+}
+
+fn writable(dir: &Path) -> bool {
+    let probe = dir.join(format!(".sweep-write-test-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => std::fs::remove_file(&probe).is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// Handles an existing directory of another spec: refuse, move aside, or extend.
+fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job]) -> Result<()> {
+    let has_results = dir.join("results.csv").exists() || dir.join("manifest.json").exists();
+    if existing == Existing::Fresh {
+        if has_results {
+            let aside = state::move_aside(dir)?;
+            eprintln!("moved the old {} aside to {}", dir.display(), aside.display());
+        }
+        return Ok(());
+    }
+    let Some(old) = state::existing_manifest(dir)? else {
+        if dir.join("results.csv").exists() {
+            return Err(bad_input(format!(
+                "{} holds a results.csv but no manifest.json; use --fresh to move it aside or --out to write elsewhere",
+                dir.display()
+            )));
+        }
+        return Ok(());
+    };
+    if old.spec_hash == sweep.hash() {
+        return Ok(());
+    }
+    match existing {
+        Existing::Fresh => unreachable!("handled above"),
+        Existing::Extend => {
+            let ids: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+            let old_ids = state::existing_job_ids(dir)?;
+            let mut gone: Vec<&String> = old_ids.iter().filter(|id| !ids.contains(id.as_str())).collect();
+            gone.sort();
+            if gone.is_empty() {
+                return Ok(());
+            }
+            Err(bad_input(format!(
+                "--extend: {} finished jobs in {} are not in the new spec (e.g. {}); --extend only adds grid points \
+                 or replicates. Use --fresh to start again (the old directory is moved aside) or --out to write elsewhere",
+                gone.len(),
+                dir.display(),
+                gone.iter().take(5).map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            )))
+        }
+        Existing::Resume => {
+            let diff = state::spec_diff(&old.spec, &sweep.resolved(), 8);
+            Err(bad_input(format!(
+                "{} holds results of a different spec ({}, hash {}); what changed: {}. Use --fresh to move the old \
+                 results aside, --extend if you only added grid points or replicates, or --out DIR to write elsewhere",
+                dir.display(),
+                old.spec_file,
+                old.spec_hash,
+                if diff.is_empty() { "the spec text".to_string() } else { diff.join("; ") }
+            )))
+        }
+    }
+}
+
+/// The manifest for this run.
+fn manifest(opts: &RunOptions, sweep: &Sweep, threads: usize, shard: Option<Shard>, total: usize) -> Result<Manifest> {
+    let spec_text =
+        std::fs::read_to_string(&opts.spec).with_context(|| format!("cannot read {}", opts.spec.display()))?;
+    Ok(Manifest {
+        tool: "sweep".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        rand_version: RAND_VERSION.into(),
+        rand_pcg_version: RAND_PCG_VERSION.into(),
+        generator: GENERATOR.into(),
+        spec_file: opts.spec.display().to_string(),
+        spec_text,
+        spec_hash: sweep.hash(),
+        spec: sweep.resolved(),
+        master_seed: sweep.seed,
+        threads,
+        shard,
+        started: now_utc(),
+        ended: None,
+        jobs_total: total as u64,
+        jobs_done: 0,
+        jobs_failed: 0,
+        complete: false,
+    })
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static SIGNALS: AtomicUsize = AtomicUsize::new(0);
+
+fn install_signal_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
+                eprintln!("\nsecond interrupt: exiting now; rows already written are valid");
+                std::process::exit(crate::error::exit::INTERRUPTED);
+            }
+            STOP.store(true, Ordering::SeqCst);
+            eprintln!(
+                "\ninterrupted: starting no new jobs; waiting up to {} s for running ones (Ctrl-C again to exit now)",
+                GRACE.as_secs()
+            );
+        });
+    });
+}
+
+fn execute(
+    opts: &RunOptions,
+    sweep: &Sweep,
+    all_jobs: &[Job],
+    jobs: &[&Job],
+    dir: &Path,
+    threads: usize,
+    shard: Option<Shard>,
+) -> Result<RunReport> {
+    let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
+    let expected: HashMap<String, usize> = all_jobs.iter().map(|j| (j.id.clone(), rows_per_job(j))).collect();
+    let selected: HashSet<String> = jobs.iter().map(|j| j.id.clone()).collect();
+    let resumed = state::resume(dir, &expected, &selected)?;
+    let mut man = manifest(opts, sweep, threads, shard, jobs.len())?;
+    let mut pending: Vec<&Job> = jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();
+    let kept = jobs.len() - pending.len();
+    if !opts.quiet && (kept > 0 || resumed.repaired > 0) {
+        eprintln!(
+            "resuming in {}: {kept} jobs already done, {} to run{}",
+            dir.display(),
+            pending.len(),
+            if resumed.repaired > 0 {
+                format!(" (cut a partial last line of {} bytes)", resumed.repaired)
+            } else {
+                String::new()
+            }
+        );
+    }
+    pending.sort_by(|a, b| cost(&b.params, &sweep.evaluation).total_cmp(&cost(&a.params, &sweep.evaluation)));
+    man.write(dir)?;
+    let mut appender = Appender::open(dir)?;
+    install_signal_handler();
+    let bar = progress::Bar::new(jobs.len() as u64, kept as u64, opts.quiet);
+    let started = Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")?;
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<(&Job, job::JobOutput)>();
+    let (mut ran, mut failed) = (0usize, 0usize);
+    let mut write_error = None;
+    std::thread::scope(|scope| -> Result<()> {
+        let pending = &pending;
+        let next = &next;
+        let evaluation = &sweep.evaluation;
+        let fail_fast = opts.fail_fast;
+        scope.spawn(move || {
+            pool.scope(|s| {
+                for _ in 0..threads {
+                    let tx = tx.clone();
+                    s.spawn(move |_| {
+                        while !STOP.load(Ordering::SeqCst) {
+                            let i = next.fetch_add(1, Ordering::SeqCst);
+                            let Some(&job) = pending.get(i) else { break };
+                            let out = job::execute(job, evaluation);
+                            if fail_fast && out.failure.is_some() {
+                                STOP.store(true, Ordering::SeqCst);
+                            }
+                            if tx.send((job, out)).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+                drop(tx);
+            });
+        });
+        let mut deadline: Option<Instant> = None;
+        loop {
+            if SIGNALS.load(Ordering::SeqCst) > 0 && deadline.is_none() {
+                deadline = Some(Instant::now() + GRACE);
+            }
+            if deadline.is_some_and(|d| Instant::now() > d) {
+                bar.println("running jobs did not finish in time; they are abandoned and will run again on resume");
+                break;
+            }
+            let (job, out) = match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(x) => x,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
+            if let Err(e) = injected_write_fault(ran).and_then(|_| appender.append(&out.rows, &out.curves)) {
+                write_error = Some(e);
+                STOP.store(true, Ordering::SeqCst);
+                break;
+            }
+            ran += 1;
+            if let Some(msg) = &out.failure {
+                failed += 1;
+                bar.println(&format!("job {} ({}) failed: {msg}", job.id, job.params.kind().name()));
+                if opts.fail_fast {
+                    bar.println("--fail-fast: starting no new jobs");
+                    STOP.store(true, Ordering::SeqCst);
+                }
+            }
+            bar.job_done(failed);
+        }
+        if deadline.is_some() || write_error.is_some() {
+            // Abandon the jobs still running: their rows were never written.
+            finish_interrupted(&mut appender, &mut man, dir, kept + ran, resumed_failed(&resumed) + failed);
+            bar.finish();
+            if let Some(e) = write_error.take() {
+                eprintln!("error: {e:#}");
+                eprintln!("everything written before is intact; fix the problem and run the same command to resume");
+                std::process::exit(crate::error::exit::FAILED);
+            }
+            print_resume_hint(opts);
+            std::process::exit(crate::error::exit::INTERRUPTED);
+        }
+        Ok(())
+    })?;
+    bar.finish();
+    appender.sync()?;
+    if STOP.load(Ordering::SeqCst) && SIGNALS.load(Ordering::SeqCst) > 0 {
+        finish_interrupted(&mut appender, &mut man, dir, kept + ran, resumed_failed(&resumed) + failed);
+        print_resume_hint(opts);
+        return Err(Interrupted.into());
+    }
+    let order: HashMap<&str, usize> = all_jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
+    let rows = sort_file(&dir.join("results.csv"), &RESULT_COLUMNS, &order)?;
+    sort_file(&dir.join("curves.csv"), &CURVE_COLUMNS, &order)?;
+    let done: HashSet<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    man.jobs_done = jobs.iter().filter(|j| done.contains(j.id.as_str())).count() as u64;
+    let failed_ids: HashSet<&str> =
+        rows.iter().filter(|r| r[column("status")] != "ok").map(|r| r[0].as_str()).collect();
+    man.jobs_failed = jobs.iter().filter(|j| failed_ids.contains(j.id.as_str())).count() as u64;
+    man.complete = man.jobs_done == man.jobs_total && opts.only.is_empty();
+    man.ended = Some(now_utc());
+    man.write(dir)?;
+    if !opts.quiet {
+        summary::print_run_summary(sweep, &rows, dir, ran, kept, failed, started.elapsed());
+    }
+    Ok(RunReport { dir: dir.to_path_buf(), ran, kept, failed })
+}
+
+/// `SWEEP_FAULT=write:N` makes the writer fail after N jobs, as a full disk would.
+fn injected_write_fault(written: usize) -> Result<()> {
+    match std::env::var(job::FAULT_VAR)
+        .ok()
+        .and_then(|v| v.strip_prefix("write:").and_then(|n| n.parse::<usize>().ok()))
+    {
+        Some(n) if written >= n => {
+            Err(anyhow::anyhow!("cannot write results.csv: No space left on device (injected by {})", job::FAULT_VAR))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn resumed_failed(r: &state::Resumed) -> usize {
+    r.done.values().filter(|&&f| f).count()
+}
+
+fn finish_interrupted(appender: &mut Appender, man: &mut Manifest, dir: &Path, done: usize, failed: usize) {
+    let _ = appender.sync();
+    man.jobs_done = done as u64;
+    man.jobs_failed = failed as u64;
+    man.ended = Some(now_utc());
+    let _ = man.write(dir);
+}
+
+fn print_resume_hint(opts: &RunOptions) {
+    let mut cmd = format!("sweep run {}", opts.spec.display());
+    if let Some(out) = &opts.out {
+        cmd.push_str(&format!(" --out {}", out.display()));
+    }
+    if let Some(s) = opts.shard {
+        cmd.push_str(&format!(" --shard {}/{}", s.index, s.count));
+    }
+    eprintln!("stopped; finished jobs are saved. To resume, run the same command again: {cmd}");
+}
+
+/// Rewrites a CSV file sorted by job in spec order (stable within a job).
+fn sort_file(path: &Path, header: &[&str], order: &HashMap<&str, usize>) -> Result<Vec<crate::report::Record>> {
+    let mut rows = read(path, header)?;
+    rows.sort_by_key(|r| order.get(r[0].as_str()).copied().unwrap_or(usize::MAX));
+    write_atomic(path, header, rows.iter().cloned())?;
+    Ok(rows)
+}

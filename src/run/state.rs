@@ -1,0 +1,161 @@
+//! Preparing a results directory: the lock, what an existing directory holds, resume,
+//! `--fresh` and `--extend`.
+//!
+//! Invariant: nothing is ever deleted. `--fresh` renames the old directory aside; resume
+//! keeps every complete job's rows and drops only the rows of jobs that will run again
+//! (incomplete or failed ones).
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use fs2::FileExt;
+
+use crate::error::bad_input;
+use crate::report::files::{read, repair, write_atomic};
+use crate::report::manifest::{Manifest, now_utc};
+use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, Record, column};
+
+/// How an existing results directory of another spec is treated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Existing {
+    /// Resume when the spec is the same, refuse otherwise.
+    #[default]
+    Resume,
+    /// Move it aside and start again.
+    Fresh,
+    /// Keep its finished jobs when the spec only gained grid points or replicates.
+    Extend,
+}
+
+/// An exclusive lock on a results directory, held for the whole run.
+pub struct DirLock {
+    _file: File,
+}
+
+/// Takes the lock of `dir` (creating `dir`), or says that another sweep holds it.
+pub fn lock(dir: &Path) -> Result<DirLock> {
+    fs::create_dir_all(dir).with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+    let path = dir.join(".lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    if file.try_lock_exclusive().is_err() {
+        return Err(bad_input(format!(
+            "another sweep is already writing to {}; wait for it to finish or choose another directory with --out",
+            dir.display()
+        )));
+    }
+    Ok(DirLock { _file: file })
+}
+
+/// Lists up to `limit` differences between two resolved specs, as `path: old -> new`.
+pub fn spec_diff(old: &serde_json::Value, new: &serde_json::Value, limit: usize) -> Vec<String> {
+    fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+        use serde_json::Value::{Array, Object};
+        match (a, b) {
+            (Object(x), Object(y)) => {
+                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                for k in keys {
+                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    match (x.get(k), y.get(k)) {
+                        (Some(u), Some(v)) => walk(&p, u, v, out),
+                        (Some(u), None) => out.push(format!("{p}: {u} -> (absent)")),
+                        (None, Some(v)) => out.push(format!("{p}: (absent) -> {v}")),
+                        (None, None) => {}
+                    }
+                }
+            }
+            (Array(x), Array(y)) if x.len() == y.len() && x.iter().all(|e| e.is_object()) => {
+                for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                    walk(&format!("{path}[{i}]"), u, v, out);
+                }
+            }
+            _ if a != b => out.push(format!("{path}: {a} -> {b}")),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk("", old, new, &mut out);
+    out.truncate(limit);
+    out
+}
+
+/// Moves `dir` aside to `dir.old-<UTC time>` and returns the new name.
+pub fn move_aside(dir: &Path) -> Result<PathBuf> {
+    let stamp = now_utc().replace([':', '-'], "");
+    let mut target = PathBuf::from(format!("{}.old-{stamp}", dir.display()));
+    let mut n = 1;
+    while target.exists() {
+        target = PathBuf::from(format!("{}.old-{stamp}-{n}", dir.display()));
+        n += 1;
+    }
+    fs::rename(dir, &target).with_context(|| format!("cannot move {} aside", dir.display()))?;
+    Ok(target)
+}
+
+/// What an existing directory holds for this run.
+#[derive(Debug, Default)]
+pub struct Resumed {
+    /// Jobs whose rows are complete and kept, with their status (true = failed).
+    pub done: HashMap<String, bool>,
+    /// Bytes cut from partial last lines.
+    pub repaired: u64,
+    /// Rows dropped because their job will run again.
+    pub dropped_rows: usize,
+}
+
+/// Reads the rows already in `dir`, keeps those of complete jobs (a job is complete when
+/// it has `expected(job_id)` rows; failed jobs in `rerun` are dropped to run again), and
+/// rewrites both files with what is kept.
+pub fn resume(dir: &Path, expected: &HashMap<String, usize>, rerun: &HashSet<String>) -> Result<Resumed> {
+    let rp = dir.join("results.csv");
+    let cp = dir.join("curves.csv");
+    let mut out = Resumed::default();
+    if !rp.exists() {
+        return Ok(out);
+    }
+    out.repaired = repair(&rp)? + repair(&cp)?;
+    let rows = read(&rp, &RESULT_COLUMNS)?;
+    let curves = if cp.exists() { read(&cp, &CURVE_COLUMNS)? } else { Vec::new() };
+    let (id, status) = (column("job_id"), column("status"));
+    let mut count: HashMap<&str, (usize, bool)> = HashMap::new();
+    for r in &rows {
+        let e = count.entry(r[id].as_str()).or_default();
+        e.0 += 1;
+        e.1 |= r[status] != "ok";
+    }
+    for (job, (n, failed)) in count {
+        let complete = expected.get(job).is_some_and(|&want| want == n);
+        if complete && !(failed && rerun.contains(job)) {
+            out.done.insert(job.to_string(), failed);
+        }
+    }
+    let before = rows.len();
+    let kept: Vec<Record> = rows.into_iter().filter(|r| out.done.contains_key(&r[id])).collect();
+    out.dropped_rows = before - kept.len();
+    let kept_curves: Vec<Record> =
+        curves.into_iter().filter(|r| out.done.get(&r[0]).is_some_and(|failed| !failed)).collect();
+    write_atomic(&cp, &CURVE_COLUMNS, kept_curves)?;
+    write_atomic(&rp, &RESULT_COLUMNS, kept)?;
+    Ok(out)
+}
+
+/// The manifest of `dir`, if there is one.
+pub fn existing_manifest(dir: &Path) -> Result<Option<Manifest>> {
+    if dir.join("manifest.json").exists() { Manifest::read(dir).map(Some) } else { Ok(None) }
+}
+
+/// The job ids in `dir/results.csv`, if any.
+pub fn existing_job_ids(dir: &Path) -> Result<HashSet<String>> {
+    let rp = dir.join("results.csv");
+    if !rp.exists() {
+        return Ok(HashSet::new());
+    }
+    repair(&rp)?;
+    Ok(read(&rp, &RESULT_COLUMNS)?.into_iter().map(|mut r| r.swap_remove(0)).collect())
+}

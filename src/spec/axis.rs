@@ -1,0 +1,330 @@
+//! One parameter's grid axis: a scalar, a non-empty list, `{ linspace = [from, to, n] }`
+//! or `{ logspace = [from_exp, to_exp, n] }` (base 10), read into typed, range-checked
+//! values.
+//!
+//! - `linspace` gives `n` evenly spaced values from `from` to `to`, both included; for
+//!   `n = 1` the single value is `from`. `logspace` gives `10^e` for `n` evenly spaced
+//!   exponents `e`. Generated values are rounded to 12 significant digits, so that
+//!   `{ linspace = [0.1, 0.5, 5] }` gives `0.3`, not `0.30000000000000004`.
+//! - A whole-number parameter (`episodes`, `iterations`) accepts `linspace` or `logspace`
+//!   only when every value they give is whole; otherwise it is an error (never silently
+//!   rounded).
+//! - The values of an axis must be distinct (a repeated value would repeat jobs).
+
+use super::MAX_JOBS;
+use super::error::{Report, closest, quoted_list};
+use super::schema::{Choice, Param, Ty, fmt_short};
+use super::tree::{Entry, Leaf, Node};
+use super::value::Val;
+use crate::solvers::Kind;
+
+/// Reads the axis of `param` (for solver kind `kind`, if known) from `node`, recording
+/// every problem; `None` when there was one.
+pub(crate) fn read(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) -> Option<Vec<Val>> {
+    let values = match &node.value {
+        Leaf::Array(items) if items.is_empty() => {
+            report.value(
+                key,
+                node,
+                "is an empty list: give at least one value, or leave the key out for the default".into(),
+            );
+            return None;
+        }
+        Leaf::Array(items) => {
+            let read: Vec<Option<Val>> = items.iter().map(|item| scalar(report, key, item, param, kind)).collect();
+            read.into_iter().collect::<Option<Vec<Val>>>()?
+        }
+        Leaf::Table(entries) => spaced(report, key, node, entries, param)?,
+        _ => vec![scalar(report, key, node, param, kind)?],
+    };
+    if let Some(repeated) = first_repeat(&values) {
+        report.value(
+            key,
+            node,
+            format!("gives {} more than once: the values of an axis must be distinct", repeated.show()),
+        );
+        return None;
+    }
+    Some(values)
+}
+
+/// What a parameter of this type accepts, for messages.
+pub(crate) fn accepted(param: &Param, kind: Option<Kind>) -> String {
+    const SPACED: &str = "{ linspace = [from, to, n] } or { logspace = [from_exp, to_exp, n] }";
+    match param.ty {
+        Ty::Real(bounds) => format!("a number {}, a non-empty list of them, {SPACED}", bounds.describe()),
+        Ty::Count { .. } => format!("a whole number >= 1, a non-empty list of them, {SPACED}"),
+        Ty::Flag => "true, false or a list of them".to_string(),
+        Ty::Choice(choice) => format!("one of {} or a non-empty list of them", quoted_list(choice.names(kind))),
+    }
+}
+
+/// The rule a value of `param` breaks when out of range.
+fn range_rule(param: &Param) -> String {
+    match param.ty {
+        Ty::Real(bounds) => format!("{} must be {} ({})", param.name, bounds.describe(), param.meaning),
+        Ty::Count { max } if max >= i64::MAX as u64 => {
+            format!("{} must be a whole number >= 1 ({})", param.name, param.meaning)
+        }
+        Ty::Count { max } => format!("{} must be a whole number from 1 to {max} ({})", param.name, param.meaning),
+        Ty::Flag | Ty::Choice(_) => format!("{} takes {}", param.name, accepted(param, None)),
+    }
+}
+
+fn wrong_type(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) {
+    let message =
+        format!("has the wrong type ({}): {} takes {}", node.value.type_name(), param.name, accepted(param, kind));
+    report.value(key, node, message);
+}
+
+/// One scalar value (a list element or the whole axis).
+fn scalar(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) -> Option<Val> {
+    match (param.ty, &node.value) {
+        (Ty::Real(bounds), leaf) if leaf.as_number().is_some() => {
+            let x = leaf.as_number()?;
+            if bounds.contains(x) {
+                return Some(Val::Real(x));
+            }
+            report.value(key, node, format!("is out of range: {}", range_rule(param)));
+            None
+        }
+        (Ty::Count { max }, &Leaf::Int(i)) => {
+            if i >= 1 && i as u64 <= max {
+                return Some(Val::Count(i as u64));
+            }
+            report.value(key, node, format!("is out of range: {}", range_rule(param)));
+            None
+        }
+        (Ty::Count { max }, &Leaf::Float(x)) => {
+            if x.fract() == 0.0 && x >= 1.0 && x <= max as f64 {
+                return Some(Val::Count(x as u64));
+            }
+            let what = if x.is_finite() && x.fract() != 0.0 { "is not a whole number" } else { "is out of range" };
+            report.value(key, node, format!("{what}: {}", range_rule(param)));
+            None
+        }
+        (Ty::Flag, &Leaf::Bool(b)) => Some(Val::Flag(b)),
+        (Ty::Choice(choice), Leaf::Str(s)) => {
+            let val = choice.parse(s, kind);
+            if val.is_none() {
+                unknown_name(report, key, node, s, param, choice, kind);
+            }
+            val
+        }
+        _ => {
+            wrong_type(report, key, node, param, kind);
+            None
+        }
+    }
+}
+
+fn unknown_name(
+    report: &mut Report,
+    key: &str,
+    node: &Node,
+    name: &str,
+    param: &Param,
+    choice: Choice,
+    kind: Option<Kind>,
+) {
+    let names = choice.names(kind);
+    let mut message = if choice == Choice::Opponent && name == "self" {
+        let kind = kind.map_or("this kind", Kind::name);
+        format!("is not allowed: self-play (\"self\") is only for q-learning; {kind} takes an opponent from")
+    } else {
+        format!("is not a known {}: allowed are", param.name)
+    };
+    message.push(' ');
+    message.push_str(&quoted_list(names.iter().copied()));
+    if let Some(near) = closest(name, names) {
+        message.push_str(&format!(" (did you mean \"{near}\"?)"));
+    }
+    report.value(key, node, message);
+}
+
+/// The two axis tables.
+#[derive(Clone, Copy)]
+enum Spacing {
+    Lin,
+    Log,
+}
+
+impl Spacing {
+    /// How the table is written.
+    fn shape(self) -> &'static str {
+        match self {
+            Spacing::Lin => "linspace = [from, to, n]",
+            Spacing::Log => "logspace = [from_exp, to_exp, n]",
+        }
+    }
+}
+
+const FORMS: &str = "an axis table is { linspace = [from, to, n] } or { logspace = [from_exp, to_exp, n] }";
+
+/// `{ linspace = [from, to, n] }` or `{ logspace = [from_exp, to_exp, n] }`.
+fn spaced(report: &mut Report, key: &str, node: &Node, entries: &[Entry], param: &Param) -> Option<Vec<Val>> {
+    let (entry, spacing) = spacing(report, key, node, entries)?;
+    if !matches!(param.ty, Ty::Real(_) | Ty::Count { .. }) {
+        let message = format!("is not allowed: {} is not numeric; it takes {}", param.name, accepted(param, None));
+        report.value(key, node, message);
+        return None;
+    }
+    let args_key = format!("{key}.{}", entry.key);
+    let (from, to, n) = spaced_args(report, &args_key, entry, spacing)?;
+    let generated: Result<Vec<Val>, (f64, String)> = spaced_values(from, to, n, spacing)
+        .into_iter()
+        .map(|x| check_generated(x, param).map_err(|why| (x, why)))
+        .collect();
+    match generated {
+        Ok(values) => Some(values),
+        Err((x, why)) => {
+            let message = format!("gives {} = {}, which {why}", param.name, fmt_short(x));
+            report.value(key, node, message);
+            None
+        }
+    }
+}
+
+/// The one entry of an axis table and which table it is.
+fn spacing<'e>(report: &mut Report, key: &str, node: &Node, entries: &'e [Entry]) -> Option<(&'e Entry, Spacing)> {
+    let [entry] = entries else {
+        let what = match entries {
+            [] => "is an empty table",
+            _ => "has more than one key",
+        };
+        report.value(key, node, format!("{what}: {FORMS}"));
+        return None;
+    };
+    match entry.key.as_str() {
+        "linspace" => Some((entry, Spacing::Lin)),
+        "logspace" => Some((entry, Spacing::Log)),
+        other => {
+            let hint =
+                closest(other, ["linspace", "logspace"]).map(|k| format!(" (did you mean {k}?)")).unwrap_or_default();
+            let message = format!("is not an axis form{hint}: {FORMS}");
+            report.entry(&format!("{key}.{other}"), entry, message);
+            None
+        }
+    }
+}
+
+/// The three arguments of an axis table, checked: two finite numbers and a whole `n >= 1`.
+fn spaced_args(report: &mut Report, key: &str, entry: &Entry, spacing: Spacing) -> Option<(f64, f64, u64)> {
+    let shape = spacing.shape();
+    let args = match &entry.node.value {
+        Leaf::Array(args) if args.len() == 3 => args,
+        Leaf::Array(args) => {
+            let message = format!("has {} values, not 3: write {{ {shape} }}", args.len());
+            report.entry(key, entry, message);
+            return None;
+        }
+        leaf => {
+            let message = format!("is {}, not a list: write {{ {shape} }}", leaf.type_name());
+            report.entry(key, entry, message);
+            return None;
+        }
+    };
+    let from = args[0].value.as_number().filter(|x| x.is_finite());
+    let to = args[1].value.as_number().filter(|x| x.is_finite());
+    let (Some(from), Some(to)) = (from, to) else {
+        let message = format!("must start with two finite numbers: write {{ {shape} }}");
+        report.entry(key, entry, message);
+        return None;
+    };
+    let n = match args[2].value {
+        Leaf::Int(n) if n >= 1 => n as u64,
+        _ => {
+            let message = format!("has a bad n: n, the number of values, must be a whole number >= 1 ({shape})");
+            report.entry(key, entry, message);
+            return None;
+        }
+    };
+    if n > MAX_JOBS {
+        let message = format!("asks for {n} values: an axis has at most {MAX_JOBS}");
+        report.entry(key, entry, message);
+        return None;
+    }
+    if !report.claim_values(n) {
+        let message = format!("asks for {n} values, more than the spec's axes may hold in total ({})", 2 * MAX_JOBS);
+        report.entry(key, entry, message);
+        return None;
+    }
+    Some((from, to, n))
+}
+
+/// The values of a linspace, or of a logspace (from its exponents).
+fn spaced_values(from: f64, to: f64, n: u64, spacing: Spacing) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let t = if i == 0 {
+                from
+            } else if i == n - 1 {
+                to
+            } else {
+                round_significant(from + (to - from) * i as f64 / (n - 1) as f64)
+            };
+            match spacing {
+                Spacing::Lin => t,
+                Spacing::Log => round_significant(10f64.powf(t)),
+            }
+        })
+        .collect()
+}
+
+/// `x` rounded to 12 significant decimal digits.
+fn round_significant(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    format!("{x:.11e}").parse().unwrap_or(x)
+}
+
+/// A generated value as a value of `param`, or why it is not one.
+fn check_generated(x: f64, param: &Param) -> Result<Val, String> {
+    match param.ty {
+        Ty::Real(bounds) if bounds.contains(x) => Ok(Val::Real(x)),
+        Ty::Count { .. } if x.is_finite() && x.fract() != 0.0 => Err(format!(
+            "is not a whole number: {} takes whole numbers; choose from, to and n so that every value is whole, or give a list",
+            param.name
+        )),
+        Ty::Count { max } if x >= 1.0 && x <= max as f64 => Ok(Val::Count(x as u64)),
+        _ => Err(format!("is out of range: {}", range_rule(param))),
+    }
+}
+
+/// The first value that occurs twice, if any.
+fn first_repeat(values: &[Val]) -> Option<Val> {
+    if values.len() < 2 {
+        return None;
+    }
+    let mut keyed: Vec<(u64, usize)> = values.iter().enumerate().map(|(i, v)| (v.identity(), i)).collect();
+    keyed.sort_unstable();
+    keyed.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| values[w[0].1.max(w[1].1)]).next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linspace_values() {
+        assert_eq!(spaced_values(0.1, 0.5, 5, Spacing::Lin), [0.1, 0.2, 0.3, 0.4, 0.5]);
+        assert_eq!(spaced_values(0.5, 0.5, 1, Spacing::Lin), [0.5]);
+        assert_eq!(spaced_values(1.0, 0.0, 3, Spacing::Lin), [1.0, 0.5, 0.0]);
+        assert_eq!(spaced_values(1000.0, 5000.0, 5, Spacing::Lin), [1000.0, 2000.0, 3000.0, 4000.0, 5000.0]);
+    }
+
+    #[test]
+    fn logspace_values() {
+        assert_eq!(spaced_values(-3.0, 0.0, 4, Spacing::Log), [0.001, 0.01, 0.1, 1.0]);
+        assert_eq!(spaced_values(2.0, 2.0, 1, Spacing::Log), [100.0]);
+        assert_eq!(spaced_values(0.0, 1.0, 3, Spacing::Log), [1.0, 3.16227766017, 10.0]);
+    }
+
+    #[test]
+    fn repeats_are_found() {
+        assert_eq!(first_repeat(&[Val::Real(0.1), Val::Real(0.2), Val::Real(0.1)]), Some(Val::Real(0.1)));
+        assert_eq!(first_repeat(&[Val::Real(0.0), Val::Real(-0.0)]), Some(Val::Real(-0.0)));
+        assert_eq!(first_repeat(&[Val::Count(1), Val::Count(2)]), None);
+    }
+}

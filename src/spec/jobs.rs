@@ -1,0 +1,146 @@
+//! Jobs: one solver, one grid point, one replicate, with its paired seed and stable id
+//! (DESIGN.md §5), listed for each solver in file order, for each point, for each
+//! replicate.
+//!
+//! A job's id hashes its canonical key ([`Params::canonical_key`]). Building that key from
+//! scratch for each of a million jobs costs more than a second, so [`Keys`] walks a grid in
+//! point order and rewrites only the `;name=value` fragments of the axes that changed;
+//! debug builds check every key against [`Params::canonical_key`].
+
+use std::fmt::Write as _;
+
+use super::Sweep;
+use super::grid::Grid;
+use super::schema::kind_params;
+use super::value::Val;
+use crate::seed::{job_id, job_seed};
+use crate::solvers::{Params, TrainOpponent};
+
+/// One run: a grid point of a solver and a replicate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    /// Position in [`Sweep::jobs`] (spec order).
+    pub index: usize,
+    /// Index of the solver in [`Sweep::solvers`].
+    pub solver: usize,
+    /// Index of the grid point in the solver's `points`.
+    pub point: usize,
+    /// The replicate, `0..replicates`.
+    pub replicate: u32,
+    /// `seed::job_seed(master seed, replicate)`: the same at every grid point.
+    pub seed: u64,
+    /// `seed::job_id` of the canonical key of the parameters, master seed and replicate.
+    pub id: String,
+    /// The parameters.
+    pub params: Params,
+}
+
+impl Sweep {
+    /// Every job, in spec order.
+    pub fn jobs(&self) -> Vec<Job> {
+        let count = usize::try_from(self.job_count()).expect("job counts are bounded by MAX_JOBS");
+        let seeds: Vec<u64> = (0..self.replicates).map(|r| job_seed(self.seed, r)).collect();
+        let mut jobs = Vec::with_capacity(count);
+        for (s, (solver, grid)) in self.solvers.iter().zip(&self.grids).enumerate() {
+            let mut keys = Keys::new(self.seed, grid);
+            for (p, params) in solver.points.iter().enumerate() {
+                let point_len = keys.key.len();
+                for (r, &seed) in (0..self.replicates).zip(&seeds) {
+                    keys.key.truncate(point_len);
+                    write!(keys.key, ";replicate={r}").expect("writing to a String cannot fail");
+                    debug_assert_eq!(keys.key, params.canonical_key(self.seed, r));
+                    let id = job_id(&keys.key);
+                    jobs.push(Job { index: jobs.len(), solver: s, point: p, replicate: r, seed, id, params: *params });
+                }
+                keys.key.truncate(point_len);
+                keys.advance();
+            }
+        }
+        jobs
+    }
+
+    /// Jobs per solver, as `(label, count)` in spec order, without listing them.
+    pub fn job_counts(&self) -> Vec<(String, u64)> {
+        let replicates = u64::from(self.replicates);
+        self.solvers.iter().map(|s| (s.label.clone(), s.points.len() as u64 * replicates)).collect()
+    }
+
+    /// The number of jobs, without listing them.
+    pub fn job_count(&self) -> u64 {
+        let points: u64 = self.solvers.iter().map(|s| s.points.len() as u64).sum();
+        points * u64::from(self.replicates)
+    }
+}
+
+/// The canonical keys (without the replicate) of a grid's points, in point order.
+struct Keys<'g> {
+    grid: &'g Grid,
+    /// `;name=value` for every value of every axis.
+    fragments: Vec<Vec<String>>,
+    /// The current value of each axis (the last axis fastest).
+    digits: Vec<usize>,
+    /// The key's length after each axis's fragment.
+    ends: Vec<usize>,
+    /// The length of `seed=..;solver=..`.
+    head: usize,
+    /// The axes of seat and opponent: self-play keys leave the seat out.
+    seat: Option<usize>,
+    opponent: Option<usize>,
+    /// The current point's key.
+    key: String,
+}
+
+impl<'g> Keys<'g> {
+    fn new(seed: u64, grid: &'g Grid) -> Keys<'g> {
+        let names: Vec<&str> = kind_params(grid.kind).map(|p| p.name).collect();
+        let fragments = names
+            .iter()
+            .zip(&grid.axes)
+            .map(|(name, axis)| axis.iter().map(|v| format!(";{name}={}", v.show())).collect())
+            .collect();
+        let key = format!("seed={seed};solver={}", grid.kind.name());
+        let mut keys = Keys {
+            grid,
+            fragments,
+            digits: vec![0; names.len()],
+            ends: vec![0; names.len()],
+            head: key.len(),
+            seat: names.iter().position(|&n| n == "seat"),
+            opponent: names.iter().position(|&n| n == "opponent"),
+            key,
+        };
+        keys.rewrite_from(0);
+        keys
+    }
+
+    /// Moves to the next point.
+    fn advance(&mut self) {
+        let mut axis = self.digits.len();
+        while axis > 0 {
+            axis -= 1;
+            self.digits[axis] += 1;
+            if self.digits[axis] < self.grid.axes[axis].len() {
+                break;
+            }
+            self.digits[axis] = 0;
+        }
+        // The seat's fragment depends on the opponent's value.
+        if self.opponent == Some(axis) {
+            axis = self.seat.map_or(axis, |s| s.min(axis));
+        }
+        self.rewrite_from(axis);
+    }
+
+    /// Rewrites the fragments of `axis` and every later axis.
+    fn rewrite_from(&mut self, axis: usize) {
+        self.key.truncate(if axis == 0 { self.head } else { self.ends[axis - 1] });
+        let self_play =
+            self.opponent.is_some_and(|o| self.grid.axes[o][self.digits[o]] == Val::Opponent(TrainOpponent::SelfPlay));
+        for a in axis..self.digits.len() {
+            if !(self_play && self.seat == Some(a)) {
+                self.key.push_str(&self.fragments[a][self.digits[a]]);
+            }
+            self.ends[a] = self.key.len();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Specs: a TOML file (DESIGN.md §3–§4) turned into a validated [`Sweep`] and its list of
+//! [`Job`]s.
+//!
+//! ```
+//! let spec = r#"
+//!     seed = 7
+//!     replicates = 2
+//!     [[solver]]
+//!     kind = "q-learning"
+//!     alpha = [0.1, 0.5]
+//!     gamma = { linspace = [0.9, 1.0, 3] }
+//! "#;
+//! let sweep = sweep::spec::parse(spec, "demo.toml").unwrap();
+//! assert_eq!(sweep.name, "demo");
+//! assert_eq!(sweep.job_count(), 2 * 3 * 2);
+//! let jobs = sweep.jobs();
+//! assert_eq!(jobs[0].id.len(), 12);
+//!
+//! let err = sweep::spec::parse("[[solver]]\nkind = \"q-learning\"\nalpha = 1.5\n", "x.toml").unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "x.toml:3: solver[1].alpha = 1.5 is out of range: alpha must be in (0, 1] (the initial step size)."
+//! );
+//! ```
+//!
+//! The format, with the choices this module makes where the design leaves them open:
+//!
+//! - Top level: `name` (default: the file's stem), `seed` (a TOML integer, so
+//!   `0..=i64::MAX`; default 0), `replicates` (default 1), `[evaluation]` (`opponents`,
+//!   default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
+//!   episodes of every q-learning grid point) and one or more `[[solver]]` tables.
+//! - A solver has a `kind`, an optional `label` and the parameters of its kind, each a
+//!   scalar or a grid axis: a non-empty list of distinct values, `{ linspace = [from, to,
+//!   n] }` or `{ logspace = [from_exp, to_exp, n] }`. Whole-number parameters also accept
+//!   whole floats (`episodes = 1e4`), and a `linspace` or `logspace` of them must give
+//!   whole numbers. Missing parameters take their defaults. In messages, `solver[1]` is
+//!   the first `[[solver]]` table.
+//! - Default labels: the kind's name if that kind occurs once, else `<kind>-<n>` for its
+//!   n-th occurrence (counting labelled solvers too). Labels must be distinct.
+//! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
+//!   plays both seats.
+//! - A solver's grid points are the cartesian product of its axes, the first axis in
+//!   [`PARAM_COLUMNS`] order varying slowest. Jobs: for each solver in file order, for each
+//!   point, for each replicate. Two solvers that share a grid point would share job ids:
+//!   an error. A sweep has at most [`MAX_JOBS`] jobs.
+//!
+//! Every problem is collected before failing; see [`SpecError`].
+//!
+//! The files: `tree.rs` (TOML with spans), `schema.rs` and `value.rs` (the parameters and
+//! their values), `axis.rs` (one axis), `solver.rs` (one `[[solver]]`), `validate.rs` (the
+//! whole spec), `across.rs` (checks across solvers), `grid.rs` (a solver's grid),
+//! `jobs.rs` (the job list), `error.rs` (problems and their messages).
+//!
+//! [`PARAM_COLUMNS`]: crate::solvers::params::PARAM_COLUMNS
+
+mod across;
+mod axis;
+mod error;
+mod grid;
+mod jobs;
+mod schema;
+mod solver;
+mod tree;
+mod validate;
+mod value;
+
+use std::path::Path;
+
+pub use error::{Problem, SpecError};
+pub use jobs::Job;
+
+use crate::mdp::Opponent;
+use crate::solvers::{Kind, Params};
+
+/// The most jobs one sweep may have: larger grids are refused when the spec is read, before
+/// anything is listed (a sweep this size holds its points and jobs in about 0.5 GB).
+pub const MAX_JOBS: u64 = 2_000_000;
+
+/// A validated sweep: everything needed to list its jobs.
+///
+/// Treat it as read-only: [`Sweep::jobs`], [`Sweep::resolved`] and [`Sweep::hash`] describe
+/// the spec as parsed, whatever is done to the public fields afterwards.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// The results go to `results/<name>/`.
+    pub name: String,
+    /// The master seed.
+    pub seed: u64,
+    /// Runs per grid point, >= 1.
+    pub replicates: u32,
+    /// How every job is evaluated.
+    pub evaluation: EvaluationSpec,
+    /// The solvers, in file order.
+    pub solvers: Vec<SolverSpec>,
+    /// The spec as resolved (see [`Sweep::resolved`]).
+    resolved: serde_json::Value,
+    /// The solvers' axes, from which [`Sweep::jobs`] builds job keys.
+    grids: Vec<grid::Grid>,
+}
+
+/// The `[evaluation]` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvaluationSpec {
+    /// Exact evaluation against each of these, distinct (default `["random"]`).
+    pub opponents: Vec<Opponent>,
+    /// Extra sampled games per opponent (default 0).
+    pub games: u64,
+    /// Learning-curve points of learners, >= 1 (default 10).
+    pub checkpoints: u32,
+}
+
+/// One `[[solver]]` table with its grid expanded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverSpec {
+    /// The label, unique within the sweep.
+    pub label: String,
+    /// The kind.
+    pub kind: Kind,
+    /// The grid points, in order (first axis slowest).
+    pub points: Vec<Params>,
+}
+
+/// Reads and validates the spec at `path`.
+///
+/// A missing file, a directory or a file that is not UTF-8 text is an error naming the
+/// path.
+pub fn load(path: &Path) -> Result<Sweep, SpecError> {
+    let file = path.display().to_string();
+    if path.is_dir() {
+        return Err(SpecError::whole_file(
+            &file,
+            "is a directory, not a spec file: give the path of a .toml spec".into(),
+        ));
+    }
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|_| SpecError::whole_file(&file, "cannot be read: it is not UTF-8 text".into()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(SpecError::whole_file(&file, "does not exist: give the path of a .toml spec".into()));
+        }
+        Err(e) => return Err(SpecError::whole_file(&file, format!("cannot be read: {e}"))),
+    };
+    parse(&text, &file)
+}
+
+/// Validates the spec `text`; `file` names it in messages and gives the default name.
+pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
+    let checked = validate::check(text, file)?;
+    let solvers = checked
+        .solvers
+        .iter()
+        .map(|s| SolverSpec { label: s.label.clone(), kind: s.grid.kind, points: s.grid.points() })
+        .collect();
+    let resolved = serde_json::json!({
+        "name": checked.name,
+        "seed": checked.seed,
+        "replicates": checked.replicates,
+        "evaluation": {
+            "opponents": checked.evaluation.opponents.iter().map(|o| o.name()).collect::<Vec<_>>(),
+            "games": checked.evaluation.games,
+            "checkpoints": checked.evaluation.checkpoints,
+        },
+        "solvers": checked.solvers.iter().map(|s| s.grid.to_json(&s.label)).collect::<Vec<_>>(),
+    });
+    Ok(Sweep {
+        name: checked.name,
+        seed: checked.seed,
+        replicates: checked.replicates,
+        evaluation: checked.evaluation,
+        solvers,
+        resolved,
+        grids: checked.solvers.into_iter().map(|s| s.grid).collect(),
+    })
+}
+
+impl Sweep {
+    /// The spec as resolved: `name`, `seed`, `replicates`, `evaluation` (`opponents`,
+    /// `games`, `checkpoints`) and `solvers`, each with `label`, `kind` and every
+    /// parameter of its kind as the list of its axis values (defaults included).
+    pub fn resolved(&self) -> serde_json::Value {
+        self.resolved.clone()
+    }
+
+    /// 16 hex digits of the FNV-1a hash of the canonical JSON of [`Sweep::resolved`]
+    /// (object keys sorted, no whitespace).
+    pub fn hash(&self) -> String {
+        let mut text = String::new();
+        grid::canonical_json(&self.resolved, &mut text);
+        format!("{:016x}", crate::seed::fnv1a(text.as_bytes()))
+    }
+}
+
+#[cfg(test)]
+mod tests;

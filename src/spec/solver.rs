@@ -1,0 +1,237 @@
+//! One `[[solver]]` table: its `kind`, optional `label` and the axes of its parameters,
+//! with the checks that involve two parameters of one solver (self-play without a seat,
+//! `alpha_min <= alpha`, `epsilon_min <= epsilon`).
+
+use std::ops::Range;
+
+use super::axis;
+use super::error::{Report, closest, quoted_list};
+use super::grid::Grid;
+use super::schema::{self, Param, default_val, kind_params};
+use super::tree::{Entry, Leaf, Node};
+use super::value::Val;
+use crate::solvers::{Kind, TrainOpponent};
+
+/// A solver as read, before the checks across solvers.
+pub(crate) struct Draft<'t> {
+    /// 1-based position among the `[[solver]]` tables.
+    pub number: usize,
+    /// The table's span (its header).
+    pub span: Option<Range<usize>>,
+    /// The kind, when it was given and known.
+    pub kind: Option<Kind>,
+    /// The explicit label and its entry.
+    pub label: Option<(String, &'t Entry)>,
+    /// The grid, when every axis was valid.
+    pub grid: Option<Grid>,
+    /// The entry of `episodes`, when given.
+    pub episodes: Option<&'t Entry>,
+    /// The fewest episodes of any grid point, for a learner whose episodes are valid.
+    pub fewest_episodes: Option<u64>,
+}
+
+/// Reads solver number `number` from `node`, recording its problems.
+pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Draft<'t> {
+    let key = format!("solver[{number}]");
+    let mut draft = Draft {
+        number,
+        span: node.span.clone(),
+        kind: None,
+        label: None,
+        grid: None,
+        episodes: None,
+        fewest_episodes: None,
+    };
+    let Leaf::Table(entries) = &node.value else {
+        let message = format!(
+            "has the wrong type ({}): each solver is a table; write [[solver]] and its keys",
+            node.value.type_name()
+        );
+        report.value(&key, node, message);
+        return draft;
+    };
+    let kind_entry = entries.iter().find(|e| e.key == "kind");
+    draft.kind = read_kind(report, &key, node, kind_entry);
+    let mut given: Vec<Given> = Vec::new();
+    for entry in entries {
+        let entry_key = format!("{key}.{}", entry.key);
+        match (entry.key.as_str(), schema::param(&entry.key)) {
+            ("kind", _) => {}
+            ("label", _) => draft.label = read_label(report, &entry_key, entry).map(|l| (l, entry)),
+            (_, Some(param)) => match draft.kind {
+                Some(kind) if param.kinds.contains(&kind) => {
+                    given.push((param, entry, axis::read(report, &entry_key, &entry.node, param, Some(kind))));
+                }
+                Some(kind) => not_taken(report, &entry_key, entry, param, kind),
+                None => {}
+            },
+            (other, None) => unknown_key(report, &entry_key, entry, other, draft.kind),
+        }
+    }
+    draft.episodes = given.iter().find(|g| g.0.name == "episodes").map(|g| g.1);
+    draft.fewest_episodes = draft.kind.and_then(|kind| fewest_episodes(kind, &given));
+    if let Some(kind) = draft.kind {
+        draft.grid = grid(report, &key, kind, &given);
+    }
+    draft
+}
+
+/// A parameter given in a solver table: its entry and its axis, if valid.
+type Given<'t> = (&'static Param, &'t Entry, Option<Vec<Val>>);
+
+/// The fewest episodes of any grid point of a learner, when its episodes are valid.
+fn fewest_episodes(kind: Kind, given: &[Given]) -> Option<u64> {
+    match given.iter().find(|g| g.0.name == "episodes") {
+        Some((_, _, Some(values))) => values.iter().filter_map(|v| v.as_count()).min(),
+        Some((_, _, None)) => None,
+        None => {
+            schema::param("episodes").filter(|p| p.kinds.contains(&kind)).and_then(|p| default_val(kind, p).as_count())
+        }
+    }
+}
+
+/// The names of the kinds, quoted.
+pub(crate) fn kind_names() -> String {
+    quoted_list(Kind::ALL.iter().map(|k| k.name()))
+}
+
+fn read_kind(report: &mut Report, key: &str, table: &Node, entry: Option<&Entry>) -> Option<Kind> {
+    let key = format!("{key}.kind");
+    let Some(entry) = entry else {
+        let message = format!("is missing: every [[solver]] needs kind = one of {}", kind_names());
+        report.at(table.span.as_ref(), Some(&key), None, message);
+        return None;
+    };
+    let Leaf::Str(name) = &entry.node.value else {
+        let message = format!(
+            "has the wrong type ({}): kind takes one name, one of {}",
+            entry.node.value.type_name(),
+            kind_names()
+        );
+        report.entry(&key, entry, message);
+        return None;
+    };
+    let kind = Kind::from_name(name);
+    if kind.is_none() {
+        let mut message = format!("is not a known kind: allowed are {}", kind_names());
+        if let Some(near) = closest(name, Kind::ALL.iter().map(|k| k.name())) {
+            message.push_str(&format!(" (did you mean \"{near}\"?)"));
+        }
+        report.entry(&key, entry, message);
+    }
+    kind
+}
+
+fn read_label(report: &mut Report, key: &str, entry: &Entry) -> Option<String> {
+    match &entry.node.value {
+        Leaf::Str(label) if !label.trim().is_empty() && !label.chars().any(char::is_control) => Some(label.clone()),
+        Leaf::Str(_) => {
+            report.entry(
+                key,
+                entry,
+                "is not a usable label: a label is a non-empty name without control characters".into(),
+            );
+            None
+        }
+        other => {
+            let message =
+                format!("has the wrong type ({}): label takes a string, e.g. label = \"fast\"", other.type_name());
+            report.entry(key, entry, message);
+            None
+        }
+    }
+}
+
+fn not_taken(report: &mut Report, key: &str, entry: &Entry, param: &Param, kind: Kind) {
+    let takers: Vec<&str> = param.kinds.iter().map(|k| k.name()).collect();
+    let message = format!("is not a parameter of {}: {} is taken by {}", kind.name(), param.name, takers.join(", "));
+    report.entry(key, entry, message);
+}
+
+fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, kind: Option<Kind>) {
+    let mut known: Vec<&str> = vec!["kind", "label"];
+    match kind {
+        Some(kind) => known.extend(kind_params(kind).map(|p| p.name)),
+        None => known.extend(schema::PARAMS.iter().map(|p| p.name)),
+    }
+    let mut message = "is not a known key".to_string();
+    if let Some(near) = closest(name, known.iter().copied()) {
+        message.push_str(&format!(" (did you mean {near}?)"));
+    }
+    let whose = kind.map_or("a solver".to_string(), |k| k.name().to_string());
+    message.push_str(&format!(": {whose} takes {}", known.join(", ")));
+    report.entry(key, entry, message);
+}
+
+/// The solver's grid: the given axes and the defaults, once the cross-parameter checks
+/// pass.
+fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<Grid> {
+    // Per axis: its values (the default standing in for a bad one), its entry, and whether
+    // it is valid. Checks between two axes run only when both are valid.
+    let mut axes = Vec::new();
+    let mut entries = Vec::new();
+    let mut valid = Vec::new();
+    for param in kind_params(kind) {
+        let found = given.iter().find(|g| g.0.name == param.name);
+        let values = found.and_then(|g| g.2.clone());
+        valid.push(found.is_none() || values.is_some());
+        axes.push(values.unwrap_or_else(|| vec![default_val(kind, param)]));
+        entries.push(found.map(|g| g.1));
+    }
+    let mut ok = valid.iter().all(|&v| v);
+    let find = |name: &str| kind_params(kind).position(|p| p.name == name).filter(|&i| valid[i]);
+    if let (Some(seat), Some(opponent)) = (find("seat"), find("opponent")) {
+        let self_play = axes[opponent].contains(&Val::Opponent(TrainOpponent::SelfPlay));
+        if let (true, Some(entry)) = (self_play, entries[seat]) {
+            let message = "cannot be given when opponent includes \"self\": self-play plays both seats; \
+                           remove seat, or put self-play in its own [[solver]]";
+            report.entry(&format!("{key}.seat"), entry, message.into());
+            ok = false;
+        }
+    }
+    for (floor, main) in [("alpha_min", "alpha"), ("epsilon_min", "epsilon")] {
+        if let (Some(f), Some(m)) = (find(floor), find(main)) {
+            let entries = (entries[f], entries[m]);
+            ok &= check_floor(report, key, (floor, &axes[f]), (main, &axes[m]), entries);
+        }
+    }
+    ok.then_some(Grid { kind, axes })
+}
+
+/// Checks `floor <= main` at every grid point; false (and a problem) when it fails.
+fn check_floor(
+    report: &mut Report,
+    key: &str,
+    (floor, floors): (&str, &[Val]),
+    (main, mains): (&str, &[Val]),
+    (floor_entry, main_entry): (Option<&Entry>, Option<&Entry>),
+) -> bool {
+    let number = |v: &Val| match *v {
+        Val::Real(x) => x,
+        _ => f64::NAN,
+    };
+    let highest_floor = floors.iter().map(number).fold(f64::NEG_INFINITY, f64::max);
+    let lowest_main = mains.iter().map(number).fold(f64::INFINITY, f64::min);
+    if highest_floor <= lowest_main {
+        return true;
+    }
+    let (hi, lo) = (schema::fmt_short(highest_floor), schema::fmt_short(lowest_main));
+    match (floor_entry, main_entry) {
+        (Some(entry), _) => {
+            let message = format!(
+                "is above {main} at some grid points ({floor} = {hi} with {main} = {lo}): \
+                 {floor} must be at most {main} at every grid point"
+            );
+            report.entry(&format!("{key}.{floor}"), entry, message);
+        }
+        (None, Some(entry)) => {
+            let message = format!(
+                "is below the default {floor} = {hi} at some grid points: {floor} must be at most {main}; \
+                 raise {main} or set a lower {floor}"
+            );
+            report.entry(&format!("{key}.{main}"), entry, message);
+        }
+        (None, None) => unreachable!("the defaults satisfy {floor} <= {main}"),
+    }
+    false
+}

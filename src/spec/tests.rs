@@ -1,0 +1,641 @@
+//! Tests of the spec module through its public API: every class of bad input (each
+//! asserting the line, key, value and what is allowed), the axes, the grid and job order,
+//! and the stability of job ids.
+
+use super::*;
+use crate::mdp::Seat;
+use crate::seed::{job_id, job_seed};
+use crate::solvers::params::ExactParams;
+use crate::solvers::{FinalMove, MctsParams, OpponentModel, QParams, TrainOpponent};
+
+/// The example of DESIGN.md §4.
+const DESIGN_EXAMPLE: &str = r#"
+name = "qlearning"           # results go to results/qlearning/ unless --out
+seed = 2026                  # master seed (u64)
+replicates = 5               # runs per grid point
+
+[evaluation]
+opponents = ["random", "minimax"]   # exact evaluation against each (default ["random"])
+games = 1000                        # extra sampled games per opponent (default 0)
+checkpoints = 20                    # learning-curve points for learners (default 10)
+
+[[solver]]
+kind = "q-learning"
+episodes = 50_000
+alpha = [0.1, 0.25, 0.5]
+gamma = [0.9, 0.99, 1.0]
+epsilon = 1.0
+epsilon_decay = [0.999, 0.9995, 0.9999]
+epsilon_min = 0.05
+
+[[solver]]
+kind = "mcts"
+iterations = [100, 1000, 10000]
+uct_c = [0.5, 1.0, 1.414, 2.0]
+"#;
+
+fn ok(text: &str) -> Sweep {
+    parse(text, "t.toml").unwrap_or_else(|e| panic!("expected a valid spec, got:\n{e}"))
+}
+
+fn problems(text: &str) -> Vec<Problem> {
+    match parse(text, "t.toml") {
+        Ok(_) => panic!("expected an error for:\n{text}"),
+        Err(e) => e.problems,
+    }
+}
+
+/// Asserts that `text` has exactly one problem, at `line`, naming `key` and `value`, whose
+/// printed form contains every one of `needles`.
+fn check(text: &str, line: Option<usize>, key: Option<&str>, value: Option<&str>, needles: &[&str]) {
+    let found = problems(text);
+    assert_eq!(found.len(), 1, "expected one problem for:\n{text}\ngot: {found:#?}");
+    let p = &found[0];
+    let shown = p.to_string();
+    assert_eq!(p.file, "t.toml", "{shown}");
+    assert_eq!(p.line, line, "{shown}");
+    assert_eq!(p.key.as_deref(), key, "{shown}");
+    assert_eq!(p.value.as_deref(), value, "{shown}");
+    for needle in needles {
+        assert!(shown.contains(needle), "{shown:?} does not contain {needle:?}");
+    }
+}
+
+/// A q-learning solver whose third line is `body`.
+fn q(body: &str) -> String {
+    format!("[[solver]]\nkind = \"q-learning\"\n{body}\n")
+}
+
+/// An mcts solver whose third line is `body`.
+fn mcts(body: &str) -> String {
+    format!("[[solver]]\nkind = \"mcts\"\n{body}\n")
+}
+
+/// `top` (one line) then a default q-learning solver.
+fn top(line: &str) -> String {
+    format!("{line}\n[[solver]]\nkind = \"q-learning\"\n")
+}
+
+/// A q-learning solver's parameter `body` (line 3): one problem naming its key and value.
+fn check_q(body: &str, needles: &[&str]) {
+    let (key, value) = body.split_once(" = ").expect("body is `key = value`");
+    check(&q(body), Some(3), Some(&format!("solver[1].{key}")), Some(value), needles);
+}
+
+#[test]
+fn display_matches_the_documented_form() {
+    let e = parse(&q("alpha = 1.5"), "experiments/x.toml").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "experiments/x.toml:3: solver[1].alpha = 1.5 is out of range: alpha must be in (0, 1] (the initial step size)."
+    );
+}
+
+#[test]
+fn malformed_toml() {
+    check("name = \"x\"\nseed = 1\nreplicates = \n", Some(3), None, None, &["t.toml:3: malformed TOML at column 14"]);
+    check("[[solver]\nkind = 1\n", Some(1), None, None, &["malformed TOML at column 9", "invalid table header"]);
+    check("a = 1\na = 2\n", Some(2), None, None, &["malformed TOML", "duplicate key `a`"]);
+    check("seed =", Some(1), None, None, &["unexpected end of the file"]);
+}
+
+#[test]
+fn unknown_keys_suggest_the_closest() {
+    check(
+        &top("seeed = 3"),
+        Some(1),
+        Some("seeed"),
+        Some("3"),
+        &["not a known key (did you mean seed?)", "name, seed"],
+    );
+    check_q("alpah = 0.1", &["did you mean alpha?", "q-learning takes kind, label, seat"]);
+    check_q("epsilon_dcay = 0.9", &["did you mean epsilon_decay?"]);
+    check(&top("[evaluation]\ngame = 5"), Some(2), Some("evaluation.game"), Some("5"), &["did you mean games?"]);
+    let far = problems(&q("zzzzzzzzz = 1"));
+    assert!(!far[0].message.contains("did you mean"), "{}", far[0]);
+    let axis = problems(&q("alpha = { lnspace = [0.1, 0.5, 3] }"));
+    assert!(
+        axis[0]
+            .to_string()
+            .contains("solver[1].alpha.lnspace = [0.1, 0.5, 3] is not an axis form (did you mean linspace?)")
+    );
+}
+
+#[test]
+fn wrong_types() {
+    check_q("alpha = \"0.5\"", &["wrong type (a string)", "alpha takes a number in (0, 1], a non-empty list"]);
+    check_q("episodes = 1.5", &["not a whole number", "episodes must be a whole number >= 1"]);
+    check_q("symmetry = 1", &["wrong type (an integer)", "symmetry takes true, false"]);
+    check_q("seat = 1", &["wrong type (an integer)", "one of \"x\", \"o\""]);
+    check_q("gamma = 1979-05-27", &["wrong type (a date-time)", "in [0, 1]"]);
+    check(&q("alpha = [0.1, \"x\"]"), Some(3), Some("solver[1].alpha"), Some("\"x\""), &["wrong type (a string)"]);
+    check(&q("alpha = [[0.1]]"), Some(3), Some("solver[1].alpha"), Some("[0.1]"), &["wrong type (a list)"]);
+    check(&q("label = 3"), Some(3), Some("solver[1].label"), Some("3"), &["label takes a string"]);
+    check(
+        &top("replicates = \"5\""),
+        Some(1),
+        Some("replicates"),
+        Some("\"5\""),
+        &["wrong type (a string)", "from 1 to"],
+    );
+    check(&top("seed = 1.5"), Some(1), Some("seed"), Some("1.5"), &["wrong type (a float)", "from 0 to"]);
+    check(&top("seed = [1, 2]"), Some(1), Some("seed"), Some("[1, 2]"), &["only solver parameters can be grid axes"]);
+    check(&top("name = 3"), Some(1), Some("name"), Some("3"), &["name takes a string"]);
+    check(&top("evaluation = 3"), Some(1), Some("evaluation"), Some("3"), &["evaluation is a table"]);
+    check(&top("[evaluation]\ngames = [1, 2]"), Some(2), Some("evaluation.games"), Some("[1, 2]"), &["games must be"]);
+    check(
+        &top("[evaluation]\nopponents = [1]"),
+        Some(2),
+        Some("evaluation.opponents"),
+        Some("1"),
+        &["\"random\", \"minimax\""],
+    );
+    check("solver = 3\n", Some(1), Some("solver"), Some("3"), &["write a [[solver]] table"]);
+    check("solver = [3]\n", Some(1), Some("solver[1]"), Some("3"), &["each solver is a table"]);
+    check(
+        "[solver]\nkind = \"mcts\"\n",
+        Some(1),
+        Some("solver"),
+        Some("a table"),
+        &["write [[solver]] (double brackets)"],
+    );
+}
+
+#[test]
+fn empty_lists() {
+    check_q("alpha = []", &["is an empty list: give at least one value"]);
+    check(&top("[evaluation]\nopponents = []"), Some(2), Some("evaluation.opponents"), Some("[]"), &["empty list"]);
+    check("solver = []\n", Some(1), Some("solver"), Some("[]"), &["empty list", "add at least one [[solver]]"]);
+}
+
+#[test]
+fn out_of_range_values() {
+    let unit_open = "must be in (0, 1]";
+    check_q("alpha = 0", &["is out of range: alpha must be in (0, 1] (the initial step size)"]);
+    check_q("alpha = 1.5", &["alpha", unit_open]);
+    check_q("alpha_decay = 1.01", &["alpha_decay", unit_open]);
+    check_q("alpha_decay = 0", &["alpha_decay", unit_open]);
+    check_q("epsilon_decay = 0", &["epsilon_decay", unit_open, "multiplied into epsilon"]);
+    check_q("gamma = -0.1", &["gamma must be in [0, 1] (the discount)"]);
+    check_q("epsilon = 1.2", &["epsilon must be in [0, 1]"]);
+    check_q("epsilon_min = -0.1", &["epsilon_min must be in [0, 1]"]);
+    check_q("alpha_min = -0.1", &["alpha_min must be in [0, 1]"]);
+    check_q("q_init = nan", &["q_init must be any finite number"]);
+    check_q("episodes = 0", &["is out of range: episodes must be a whole number >= 1 (training games per job)"]);
+    let check_m = |body: &str, needles: &[&str]| {
+        let (key, value) = body.split_once(" = ").unwrap();
+        check(&mcts(body), Some(3), Some(&format!("solver[1].{key}")), Some(value), needles);
+    };
+    check_m("iterations = 0", &["iterations must be a whole number from 1 to 4294967295"]);
+    check_m("iterations = 5_000_000_000", &["iterations must be a whole number from 1 to 4294967295"]);
+    check_m("uct_c = -1", &["uct_c must be a finite number >= 0 (the UCT exploration constant)"]);
+    check_m("uct_c = inf", &["uct_c must be a finite number >= 0"]);
+    check(
+        &top("replicates = 0"),
+        Some(1),
+        Some("replicates"),
+        Some("0"),
+        &["replicates must be a whole number from 1"],
+    );
+    check(&top("seed = -1"), Some(1), Some("seed"), Some("-1"), &["seed must be a whole number from 0"]);
+    check(
+        &top("[evaluation]\ngames = -1"),
+        Some(2),
+        Some("evaluation.games"),
+        Some("-1"),
+        &["games must be a whole number >= 0"],
+    );
+    check(&top("[evaluation]\ncheckpoints = 0"), Some(2), Some("evaluation.checkpoints"), Some("0"), &["from 1 to"]);
+}
+
+#[test]
+fn floors_stay_below_their_values() {
+    check(
+        &q("epsilon = [0.3, 1]\nepsilon_min = [0.1, 0.5]"),
+        Some(4),
+        Some("solver[1].epsilon_min"),
+        Some("[0.1, 0.5]"),
+        &["is above epsilon at some grid points (epsilon_min = 0.5 with epsilon = 0.3)", "at most epsilon"],
+    );
+    check(
+        &q("epsilon = 0.01"),
+        Some(3),
+        Some("solver[1].epsilon"),
+        Some("0.01"),
+        &["below the default epsilon_min = 0.05"],
+    );
+    check(&q("alpha = 0.1\nalpha_min = 0.2"), Some(4), Some("solver[1].alpha_min"), Some("0.2"), &["at most alpha"]);
+    ok(&q("alpha = 0.1\nalpha_min = 0.1\nepsilon = 0.05"));
+}
+
+#[test]
+fn checkpoints_at_most_episodes() {
+    check(
+        &format!("[evaluation]\ncheckpoints = 100\n{}", q("episodes = [50, 1000]")),
+        Some(5),
+        Some("solver[1].episodes"),
+        Some("[50, 1000]"),
+        &["fewer than evaluation.checkpoints = 100 at some grid points (episodes = 50)", "episodes >= checkpoints"],
+    );
+    check(
+        &format!("[evaluation]\ncheckpoints = 60000\n{}", q("")),
+        Some(2),
+        Some("evaluation.checkpoints"),
+        Some("60000"),
+        &["more than the default episodes = 50000 of solver[1]"],
+    );
+    // Checkpoints do not concern solvers without episodes.
+    ok(&format!("[evaluation]\ncheckpoints = 60000\n{}", mcts("")));
+    ok(&format!("[evaluation]\ncheckpoints = 5\n{}", q("episodes = 5")));
+}
+
+#[test]
+fn unknown_names_list_the_allowed_ones() {
+    check_q("seat = \"z\"", &["is not a known seat: allowed are \"x\", \"o\"."]);
+    check_q(
+        "opponent = \"minmax\"",
+        &[
+            "not a known opponent: allowed are \"random\", \"minimax\", \"minimax-uniform\", \"self\" (did you mean \"minimax\"?)",
+        ],
+    );
+    check(
+        "[[solver]]\nkind = \"value-iteration\"\nopponent = \"self\"\n",
+        Some(3),
+        Some("solver[1].opponent"),
+        Some("\"self\""),
+        &["only for q-learning", "value-iteration takes an opponent from \"random\", \"minimax\", \"minimax-uniform\""],
+    );
+    check(
+        "[[solver]]\nkind = \"q-learnin\"\n",
+        Some(2),
+        Some("solver[1].kind"),
+        Some("\"q-learnin\""),
+        &[
+            "not a known kind: allowed are \"policy-iteration\", \"value-iteration\", \"q-learning\", \"mcts\" (did you mean \"q-learning\"?)",
+        ],
+    );
+    check(
+        &mcts("final_move = \"vists\""),
+        Some(3),
+        Some("solver[1].final_move"),
+        Some("\"vists\""),
+        &["\"visits\", \"value\""],
+    );
+    check(
+        &mcts("opponent_model = \"x\""),
+        Some(3),
+        Some("solver[1].opponent_model"),
+        Some("\"x\""),
+        &["\"adversarial\", \"random\""],
+    );
+    check(
+        &top("[evaluation]\nopponents = [\"random\", \"self\"]"),
+        Some(2),
+        Some("evaluation.opponents"),
+        Some("\"self\""),
+        &["not a known evaluation opponent: allowed are \"random\", \"minimax\", \"minimax-uniform\""],
+    );
+}
+
+#[test]
+fn parameters_of_other_kinds() {
+    check_q("iterations = 100", &["is not a parameter of q-learning: iterations is taken by mcts"]);
+    check(
+        &mcts("opponent = \"random\""),
+        Some(3),
+        Some("solver[1].opponent"),
+        Some("\"random\""),
+        &["not a parameter of mcts: opponent is taken by policy-iteration, value-iteration, q-learning"],
+    );
+    check(
+        "[[solver]]\nkind = \"policy-iteration\"\nalpha = 0.5\n",
+        Some(3),
+        Some("solver[1].alpha"),
+        Some("0.5"),
+        &["not a parameter of policy-iteration: alpha is taken by q-learning"],
+    );
+}
+
+#[test]
+fn self_play_takes_no_seat() {
+    check(
+        &q("opponent = [\"random\", \"self\"]\nseat = \"o\""),
+        Some(4),
+        Some("solver[1].seat"),
+        Some("\"o\""),
+        &["cannot be given when opponent includes \"self\": self-play plays both seats"],
+    );
+    let sweep = ok(&q("opponent = \"self\""));
+    let Params::QLearning(p) = sweep.solvers[0].points[0] else { panic!() };
+    assert_eq!(p.opponent, TrainOpponent::SelfPlay);
+    // Self-play keys leave the seat out; mixed with fixed opponents, the others keep it.
+    let mixed =
+        ok(&format!("replicates = 2\n{}", q("opponent = [\"self\", \"random\", \"minimax\"]\nalpha = [0.1, 0.2]")));
+    let jobs = mixed.jobs();
+    assert_eq!(jobs.len(), 12);
+    for job in &jobs {
+        let key = job.params.canonical_key(0, job.replicate);
+        assert_eq!(job.id, job_id(&key));
+        let Params::QLearning(p) = job.params else { panic!() };
+        assert_eq!(key.contains("seat="), p.opponent != TrainOpponent::SelfPlay, "{key}");
+    }
+}
+
+#[test]
+fn labels_are_distinct() {
+    let two = "[[solver]]\nkind = \"mcts\"\nlabel = \"a\"\n[[solver]]\nkind = \"q-learning\"\nlabel = \"a\"\n";
+    check(
+        two,
+        Some(6),
+        Some("solver[2].label"),
+        Some("\"a\""),
+        &["is also the label of solver[1]: labels must be distinct"],
+    );
+    let clash = "[[solver]]\nkind = \"q-learning\"\nlabel = \"mcts\"\n[[solver]]\nkind = \"mcts\"\n";
+    check(clash, Some(4), Some("solver[2].label"), Some("\"mcts\""), &["(the default) is also the label of solver[1]"]);
+    check(&q("label = \"\""), Some(3), Some("solver[1].label"), Some("\"\""), &["not a usable label"]);
+}
+
+#[test]
+fn default_labels() {
+    let text = "[[solver]]\nkind = \"mcts\"\n[[solver]]\nkind = \"q-learning\"\n[[solver]]\nkind = \"mcts\"\nuct_c = 2\n\
+                [[solver]]\nkind = \"mcts\"\nlabel = \"deep\"\niterations = 5\n";
+    let labels: Vec<String> = ok(text).solvers.into_iter().map(|s| s.label).collect();
+    assert_eq!(labels, ["mcts-1", "q-learning", "mcts-2", "deep"]);
+}
+
+#[test]
+fn axis_tables() {
+    let linspace = |v: &str| format!("solver[1].alpha.linspace = {v}");
+    let cases = [
+        ("[0.1, 0.5, 0]", "has a bad n: n, the number of values, must be a whole number >= 1"),
+        ("[0.1, 0.5]", "has 2 values, not 3: write { linspace = [from, to, n] }"),
+        ("[0.1, 0.5, 3, 4]", "has 4 values, not 3"),
+        ("[\"a\", 0.5, 3]", "must start with two finite numbers"),
+        ("[0.1, 0.5, 2.5]", "has a bad n"),
+    ];
+    for (args, needle) in cases {
+        let text = q(&format!("alpha = {{ linspace = {args} }}"));
+        check(&text, Some(3), Some("solver[1].alpha.linspace"), Some(args), &[&linspace(args), needle]);
+    }
+    check_q("alpha = { linspace = [0, 1, 5] }", &["gives alpha = 0, which is out of range: alpha must be in (0, 1]"]);
+    check_q("alpha = {}", &["is an empty table: an axis table is { linspace = [from, to, n] } or { logspace"]);
+    check_q("alpha = { linspace = [0.1, 1, 2], logspace = [0, 1, 2] }", &["has more than one key"]);
+    check_q("episodes = { linspace = [1, 2, 3] }", &["gives episodes = 1.5, which is not a whole number"]);
+    check_q("episodes = { logspace = [2, 3, 3] }", &["gives episodes = 316.227766017, which is not a whole number"]);
+    check_q("alpha = { logspace = [-1, 1, 3] }", &["gives alpha = 10, which is out of range"]);
+    check_q("seat = { linspace = [0, 1, 2] }", &["is not allowed: seat is not numeric; it takes one of \"x\", \"o\""]);
+    check_q(
+        "alpha = { linspace = [0.5, 0.5, 2] }",
+        &["gives 0.5 more than once: the values of an axis must be distinct"],
+    );
+    let huge = "[0.1, 1, 99999999999]";
+    check(
+        &q(&format!("alpha = {{ linspace = {huge} }}")),
+        Some(3),
+        Some("solver[1].alpha.linspace"),
+        Some(huge),
+        &["asks for 99999999999 values: an axis has at most 2000000"],
+    );
+}
+
+#[test]
+fn repeated_values() {
+    check_q("alpha = [0.1, 0.2, 0.1]", &["gives 0.1 more than once"]);
+    check_q("seat = [\"x\", \"x\"]", &["gives x more than once"]);
+    check_q("q_init = [0.0, -0.0]", &["more than once"]);
+}
+
+#[test]
+fn missing_kind_and_no_solvers() {
+    check(
+        "[[solver]]\nalpha = 0.5\n",
+        Some(1),
+        Some("solver[1].kind"),
+        None,
+        &["t.toml:1: solver[1].kind is missing: every [[solver]] needs kind = one of \"policy-iteration\""],
+    );
+    check("name = \"x\"\n", None, None, None, &["t.toml: has no solvers: add at least one [[solver]] table"]);
+    check("", None, None, None, &["has no solvers"]);
+}
+
+#[test]
+fn shared_grid_points() {
+    let text = "[[solver]]\nkind = \"mcts\"\nuct_c = [1, 2]\n[[solver]]\nkind = \"mcts\"\nuct_c = [2, 3]\n";
+    check(
+        text,
+        Some(4),
+        Some("solver[2]"),
+        None,
+        &[
+            "solver[2] (label \"mcts-2\") shares grid points with solver[1] (label \"mcts-1\")",
+            "e.g. seat=x, iterations=1000, uct_c=2.0, opponent_model=adversarial, final_move=visits",
+            "same ids",
+        ],
+    );
+    // Different kinds never share points, and neither do disjoint grids.
+    ok("[[solver]]\nkind = \"policy-iteration\"\n[[solver]]\nkind = \"value-iteration\"\n");
+    ok("[[solver]]\nkind = \"mcts\"\nuct_c = [1, 2]\n[[solver]]\nkind = \"mcts\"\nuct_c = [3]\n");
+}
+
+#[test]
+fn names() {
+    assert_eq!(ok(&q("")).name, "t");
+    assert_eq!(parse(&q(""), "experiments/sub/grid.v2.toml").unwrap().name, "grid.v2");
+    check(&top("name = \"../up\""), Some(1), Some("name"), Some("\"../up\""), &["not a usable name", "no slash"]);
+    check(&top("name = \"\""), Some(1), Some("name"), Some("\"\""), &["must be non-empty"]);
+    // The stem of `.hidden.toml` is `.hidden`, not a usable name: the spec must name itself.
+    let e = parse(&q(""), ".hidden.toml").unwrap_err();
+    assert_eq!(e.problems.len(), 1);
+    assert!(
+        e.to_string().starts_with(".hidden.toml: name is not given and the file name gives no usable default"),
+        "{e}"
+    );
+}
+
+#[test]
+fn too_many_jobs() {
+    let text = q(
+        "alpha = { linspace = [0.01, 1, 1000] }\ngamma = { linspace = [0, 1, 1000] }\nepsilon_decay = { linspace = [0.5, 1, 1000] }",
+    );
+    check(&text, None, None, None, &["asks for 1000000000 jobs (q-learning: 1000000000), more than the 2000000"]);
+}
+
+#[test]
+fn generated_values_are_bounded() {
+    // Three axes of 1,500,000 values each: the third is refused before it is generated.
+    let body = "alpha = { linspace = [0.01, 1, 1500000] }\ngamma = { linspace = [0, 1, 1500000] }\n\
+                epsilon = { linspace = [0.5, 1, 1500000] }";
+    let found = problems(&q(body));
+    assert!(
+        found[0]
+            .to_string()
+            .contains("solver[1].epsilon.linspace = [0.5, 1, 1500000] asks for 1500000 values, more than")
+    );
+}
+
+#[test]
+fn many_problems_at_once() {
+    let text = "seed = -3\nreplicates = 0\n[evaluation]\ngames = \"many\"\n[[solver]]\nkind = \"q-learning\"\nalpha = 2\n\
+                gamma = [0.9, 1.1]\nbogus = 1\n[[solver]]\nkind = \"mcts\"\nuct_c = -1\n";
+    let found = problems(text);
+    let lines: Vec<Option<usize>> = found.iter().map(|p| p.line).collect();
+    assert_eq!(lines, [Some(1), Some(2), Some(4), Some(7), Some(8), Some(9), Some(12)], "{found:#?}");
+    let shown = SpecError { problems: found }.to_string();
+    assert_eq!(shown.lines().count(), 7, "{shown}");
+}
+
+#[test]
+fn load_names_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.toml");
+    let e = load(&missing).unwrap_err().to_string();
+    assert!(e.contains("nope.toml") && e.contains("does not exist"), "{e}");
+    let e = load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains(&dir.path().display().to_string()) && e.contains("is a directory"), "{e}");
+    let file = dir.path().join("grid.toml");
+    std::fs::write(&file, q("alpha = 7")).unwrap();
+    let e = load(&file).unwrap_err();
+    assert_eq!(e.problems[0].file, file.display().to_string());
+    assert_eq!(e.problems[0].line, Some(3));
+    std::fs::write(&file, DESIGN_EXAMPLE).unwrap();
+    assert_eq!(load(&file).unwrap().name, "qlearning");
+    std::fs::write(&file, [0xff, 0xfe, b'a']).unwrap();
+    assert!(load(&file).unwrap_err().to_string().contains("not UTF-8"));
+}
+
+#[test]
+fn design_example() {
+    let sweep = ok(DESIGN_EXAMPLE);
+    assert_eq!((sweep.name.as_str(), sweep.seed, sweep.replicates), ("qlearning", 2026, 5));
+    assert_eq!(
+        sweep.evaluation,
+        EvaluationSpec { opponents: vec![Opponent::Random, Opponent::Minimax], games: 1000, checkpoints: 20 }
+    );
+    // 3 alphas x 3 gammas x 3 epsilon decays; 3 iteration counts x 4 exploration constants.
+    assert_eq!(sweep.solvers[0].points.len(), 27);
+    assert_eq!(sweep.solvers[1].points.len(), 12);
+    assert_eq!(sweep.job_counts(), [("q-learning".to_string(), 135), ("mcts".to_string(), 60)]);
+    assert_eq!(sweep.job_count(), 195);
+    assert_eq!(sweep.jobs().len(), 195);
+    let Params::QLearning(first) = sweep.solvers[0].points[0] else { panic!() };
+    assert_eq!(
+        first,
+        QParams { episodes: 50_000, alpha: 0.1, gamma: 0.9, epsilon: 1.0, epsilon_decay: 0.999, ..QParams::default() }
+    );
+    // The last axis (epsilon_decay) varies fastest, the first (alpha) slowest.
+    let Params::QLearning(second) = sweep.solvers[0].points[1] else { panic!() };
+    assert_eq!((second.alpha, second.gamma, second.epsilon_decay), (0.1, 0.9, 0.9995));
+    let Params::QLearning(tenth) = sweep.solvers[0].points[9] else { panic!() };
+    assert_eq!((tenth.alpha, tenth.gamma, tenth.epsilon_decay), (0.25, 0.9, 0.999));
+    let Params::Mcts(m) = sweep.solvers[1].points[11] else { panic!() };
+    assert_eq!(m, MctsParams { iterations: 10_000, uct_c: 2.0, ..MctsParams::default() });
+}
+
+#[test]
+fn axes_give_their_values() {
+    let sweep =
+        ok(&q("alpha = [0.5, 0.1]\ngamma = { linspace = [0.9, 1, 3] }\nepsilon_decay = { logspace = [-3, -1, 3] }\n\
+         epsilon_min = 0\nepsilon = { logspace = [-3, -1, 3] }"));
+    let resolved = sweep.resolved();
+    let axis = |name: &str| resolved["solvers"][0][name].clone();
+    assert_eq!(axis("alpha"), serde_json::json!([0.5, 0.1]));
+    assert_eq!(axis("gamma"), serde_json::json!([0.9, 0.95, 1.0]));
+    assert_eq!(axis("epsilon_decay"), serde_json::json!([0.001, 0.01, 0.1]));
+    assert_eq!(axis("episodes"), serde_json::json!([50_000]));
+    assert_eq!(axis("seat"), serde_json::json!(["x"]));
+    assert_eq!(sweep.job_count(), 2 * 3 * 3 * 3);
+    let ints = ok(&mcts("iterations = { logspace = [1, 3, 3] }\nuct_c = { linspace = [0, 2, 5] }"));
+    assert_eq!(ints.resolved()["solvers"][0]["iterations"], serde_json::json!([10, 100, 1000]));
+    assert_eq!(ints.resolved()["solvers"][0]["uct_c"], serde_json::json!([0.0, 0.5, 1.0, 1.5, 2.0]));
+    let one = ok(&mcts("uct_c = { linspace = [0.7, 9, 1] }\nfinal_move = [\"value\", \"visits\"]"));
+    assert_eq!(one.resolved()["solvers"][0]["uct_c"], serde_json::json!([0.7]));
+    let Params::Mcts(m) = one.solvers[0].points[0] else { panic!() };
+    assert_eq!((m.final_move, m.opponent_model), (FinalMove::Value, OpponentModel::Adversarial));
+    let floats_for_ints = ok(&q("episodes = [1e3, 2000]"));
+    assert_eq!(floats_for_ints.resolved()["solvers"][0]["episodes"], serde_json::json!([1000, 2000]));
+}
+
+#[test]
+fn jobs_follow_solver_point_replicate_order() {
+    let sweep = ok(&format!(
+        "seed = 11\nreplicates = 3\n{}[[solver]]\nkind = \"policy-iteration\"\nseat = [\"x\", \"o\"]\n",
+        mcts("uct_c = [1, 2]")
+    ));
+    let jobs = sweep.jobs();
+    assert_eq!(jobs.len() as u64, sweep.job_count());
+    assert_eq!(jobs.len(), (2 + 2) * 3);
+    let order: Vec<(usize, usize, u32)> = jobs.iter().map(|j| (j.solver, j.point, j.replicate)).collect();
+    assert_eq!(&order[..4], [(0, 0, 0), (0, 0, 1), (0, 0, 2), (0, 1, 0)]);
+    assert_eq!(order[6], (1, 0, 0));
+    for (i, job) in jobs.iter().enumerate() {
+        assert_eq!(job.index, i);
+        assert_eq!(job.params, sweep.solvers[job.solver].points[job.point]);
+        assert_eq!(job.seed, job_seed(11, job.replicate));
+        assert_eq!(job.id, job_id(&job.params.canonical_key(11, job.replicate)));
+    }
+    assert_eq!(jobs[6].params, Params::PolicyIteration(ExactParams { seat: Seat::X, opponent: Opponent::Random }));
+    // Paired seeds: the same replicate has the same seed at every grid point.
+    assert_eq!(jobs[0].seed, jobs[3].seed);
+    assert_ne!(jobs[0].seed, jobs[1].seed);
+}
+
+#[test]
+fn job_ids_are_unique_and_stable() {
+    let sweep = ok(DESIGN_EXAMPLE);
+    let jobs = sweep.jobs();
+    let mut ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), jobs.len());
+    // Recorded once: a change to the canonical key or the hash shows up here.
+    assert_eq!(
+        jobs[0].params.canonical_key(2026, 0),
+        "seed=2026;solver=q-learning;seat=x;opponent=random;episodes=50000;alpha=0.1;alpha_decay=1.0;\
+         alpha_min=0.0;gamma=0.9;epsilon=1.0;epsilon_decay=0.999;epsilon_min=0.05;q_init=0.0;symmetry=false;replicate=0"
+    );
+    assert_eq!(jobs[0].id, "dd299a605269");
+    assert_eq!(sweep.hash(), "005178d2c33d1290");
+
+    // Editing the evaluation, the other solver or the name keeps the q-learning ids.
+    let edited = DESIGN_EXAMPLE
+        .replace("games = 1000", "games = 10")
+        .replace("opponents = [\"random\", \"minimax\"]", "opponents = [\"minimax-uniform\"]")
+        .replace("uct_c = [0.5, 1.0, 1.414, 2.0]", "uct_c = [3.0]")
+        .replace("name = \"qlearning\"", "name = \"other\"");
+    let other = ok(&edited);
+    assert_ne!(other.hash(), sweep.hash());
+    let q_ids = |s: &Sweep| -> Vec<String> { s.jobs().into_iter().filter(|j| j.solver == 0).map(|j| j.id).collect() };
+    assert_eq!(q_ids(&sweep), q_ids(&other));
+    // A new solver in front moves indices but not ids.
+    let prepended = DESIGN_EXAMPLE.replacen("[[solver]]", "[[solver]]\nkind = \"value-iteration\"\n\n[[solver]]", 1);
+    let moved = ok(&prepended);
+    let moved_ids: Vec<String> = moved.jobs().into_iter().filter(|j| j.solver == 1).map(|j| j.id).collect();
+    assert_eq!(moved_ids, q_ids(&sweep));
+    // The master seed is part of every id.
+    let reseeded = ok(&DESIGN_EXAMPLE.replace("seed = 2026", "seed = 2027"));
+    assert_ne!(reseeded.jobs()[0].id, jobs[0].id);
+}
+
+#[test]
+fn resolved_spec() {
+    let sweep = ok(DESIGN_EXAMPLE);
+    let r = sweep.resolved();
+    assert_eq!(r["name"], "qlearning");
+    assert_eq!(r["seed"], 2026);
+    assert_eq!(r["replicates"], 5);
+    assert_eq!(
+        r["evaluation"],
+        serde_json::json!({"opponents": ["random", "minimax"], "games": 1000, "checkpoints": 20})
+    );
+    assert_eq!(r["solvers"][1]["label"], "mcts");
+    assert_eq!(r["solvers"][1]["kind"], "mcts");
+    assert_eq!(r["solvers"][1]["opponent_model"], serde_json::json!(["adversarial"]));
+    assert_eq!(r["solvers"][0]["alpha"], serde_json::json!([0.1, 0.25, 0.5]));
+    assert!(r["solvers"][1].get("alpha").is_none());
+    // The hash ignores formatting and comments.
+    let reformatted =
+        DESIGN_EXAMPLE.replace("    #", "\n#").replace("alpha = [0.1, 0.25, 0.5]", "alpha = [ 0.10 , 0.25,0.5 ]");
+    assert_eq!(ok(&reformatted).hash(), sweep.hash());
+    assert_eq!(sweep.hash().len(), 16);
+}

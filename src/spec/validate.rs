@@ -1,0 +1,279 @@
+//! Reading a whole spec: the top-level keys and `[evaluation]`, each `[[solver]]` (see
+//! `solver.rs`), then the checks across solvers (see `across.rs`).
+//! Every problem is recorded; the spec is accepted only when there are none.
+
+use std::path::Path;
+
+use super::EvaluationSpec;
+use super::across;
+use super::error::{Report, SpecError, closest, quoted_list};
+use super::grid::Grid;
+use super::solver::{self, Draft};
+use super::tree::{self, Entry, Leaf, Node};
+use crate::mdp::Opponent;
+
+/// A spec that passed every check.
+pub(crate) struct Checked {
+    pub name: String,
+    pub seed: u64,
+    pub replicates: u32,
+    pub evaluation: EvaluationSpec,
+    pub solvers: Vec<CheckedSolver>,
+}
+
+/// A solver that passed every check.
+pub(crate) struct CheckedSolver {
+    pub label: String,
+    pub grid: Grid,
+}
+
+const TOP_KEYS: [&str; 5] = ["name", "seed", "replicates", "evaluation", "solver"];
+const EVALUATION_KEYS: [&str; 3] = ["opponents", "games", "checkpoints"];
+const I64_MAX: u64 = i64::MAX as u64;
+
+/// What the top level of a spec holds, as read so far.
+struct Top<'t> {
+    name: Option<String>,
+    seed: u64,
+    replicates: u32,
+    evaluation: EvaluationSpec,
+    checkpoints: Option<&'t Entry>,
+    solvers: Vec<Draft<'t>>,
+    has_solver_key: bool,
+}
+
+/// Reads and checks a whole spec.
+pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
+    let mut report = Report::new(file, text);
+    let root = tree::parse(text).map_err(|e| syntax_error(&report, file, e))?;
+    let mut top = Top {
+        name: None,
+        seed: 0,
+        replicates: 1,
+        evaluation: EvaluationSpec { opponents: vec![Opponent::Random], games: 0, checkpoints: 10 },
+        checkpoints: None,
+        solvers: Vec::new(),
+        has_solver_key: false,
+    };
+    for entry in &root {
+        read_top_entry(&mut report, &mut top, entry);
+    }
+    let name = top.name.clone().or_else(|| default_name(&mut report, file));
+    if top.solvers.is_empty() && !top.has_solver_key {
+        report.file(None, "has no solvers: add at least one [[solver]] table with a kind".into());
+    }
+    let labels = across::labels(&mut report, &top.solvers);
+    let checkpoints = (top.evaluation.checkpoints, top.checkpoints);
+    across::check_checkpoints(&mut report, &top.solvers, checkpoints);
+    across::check_size(&mut report, &top.solvers, top.replicates, &labels);
+    if report.is_clean() {
+        across::check_shared_points(&mut report, &top.solvers, &labels);
+    }
+    report.finish()?;
+    let solvers = top
+        .solvers
+        .into_iter()
+        .zip(labels)
+        .map(|(draft, label)| CheckedSolver {
+            label,
+            grid: draft.grid.expect("a clean report means every grid is valid"),
+        })
+        .collect();
+    Ok(Checked {
+        name: name.expect("a clean report means the name is valid"),
+        seed: top.seed,
+        replicates: top.replicates,
+        evaluation: top.evaluation,
+        solvers,
+    })
+}
+
+/// A TOML syntax error as a problem, with its line and column.
+fn syntax_error(report: &Report, file: &str, error: tree::SyntaxError) -> SpecError {
+    let position = error.offset.map(|o| report.position(o));
+    let place = position.map(|(_, column)| format!(" at column {column}")).unwrap_or_default();
+    let what: Vec<&str> = error.message.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let what = match what.join("; ") {
+        w if w.is_empty() => "unexpected end of the file".to_string(),
+        w => w,
+    };
+    let mut spec_error = SpecError::whole_file(file, format!("malformed TOML{place}: {what}"));
+    spec_error.problems[0].line = position.map(|(line, _)| line);
+    spec_error
+}
+
+fn read_top_entry<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) {
+    match entry.key.as_str() {
+        "name" => top.name = read_name(report, entry),
+        "seed" => {
+            let rule = "seed must be a whole number from 0 to 9223372036854775807 (the master seed)";
+            top.seed = whole(report, "seed", entry, 0, I64_MAX, rule).unwrap_or(0);
+        }
+        "replicates" => {
+            let rule = "replicates must be a whole number from 1 to 4294967295 (runs per grid point)";
+            top.replicates = whole(report, "replicates", entry, 1, u64::from(u32::MAX), rule).map_or(1, |r| r as u32);
+        }
+        "evaluation" => read_evaluation(report, top, entry),
+        "solver" => {
+            top.has_solver_key = true;
+            read_solvers(report, top, entry);
+        }
+        other => unknown_key(report, other, entry, other, &TOP_KEYS),
+    }
+}
+
+fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, known: &[&str]) {
+    let mut message = "is not a known key".to_string();
+    if let Some(near) = closest(name, known.iter().copied()) {
+        message.push_str(&format!(" (did you mean {near}?)"));
+    }
+    message.push_str(&format!(": allowed here are {}", known.join(", ")));
+    report.entry(key, entry, message);
+}
+
+/// A whole number in `lo..=hi`; `rule` says so in words.
+fn whole(report: &mut Report, key: &str, entry: &Entry, lo: u64, hi: u64, rule: &str) -> Option<u64> {
+    match entry.node.value {
+        Leaf::Int(i) if i >= 0 && (lo..=hi).contains(&(i as u64)) => Some(i as u64),
+        Leaf::Int(_) => {
+            report.entry(key, entry, format!("is out of range: {rule}"));
+            None
+        }
+        ref other => {
+            let mut message = format!("has the wrong type ({}): {rule}", other.type_name());
+            if matches!(other, Leaf::Array(_) | Leaf::Table(_)) {
+                message.push_str("; only solver parameters can be grid axes");
+            }
+            report.entry(key, entry, message);
+            None
+        }
+    }
+}
+
+fn read_name(report: &mut Report, entry: &Entry) -> Option<String> {
+    match &entry.node.value {
+        Leaf::Str(name) if usable_name(name) => Some(name.clone()),
+        Leaf::Str(_) => {
+            report.entry("name", entry, format!("is not a usable name: {NAME_RULE}"));
+            None
+        }
+        other => {
+            let message = format!("has the wrong type ({}): name takes a string; {NAME_RULE}", other.type_name());
+            report.entry("name", entry, message);
+            None
+        }
+    }
+}
+
+const NAME_RULE: &str = "the name is a directory name under results/, so it must be non-empty, \
+                         not start with a dot and hold no slash, backslash or control character";
+
+fn usable_name(name: &str) -> bool {
+    !name.is_empty() && !name.starts_with('.') && !name.chars().any(|c| c == '/' || c == '\\' || c.is_control())
+}
+
+/// The file's stem, when it is usable as a name.
+fn default_name(report: &mut Report, file: &str) -> Option<String> {
+    let stem = Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if usable_name(&stem) {
+        return Some(stem);
+    }
+    report.file(
+        Some("name"),
+        format!("is not given and the file name gives no usable default: add name = \"...\"; {NAME_RULE}"),
+    );
+    None
+}
+
+fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) {
+    let Leaf::Table(entries) = &entry.node.value else {
+        let message = format!(
+            "has the wrong type ({}): evaluation is a table; write [evaluation] and its keys {}",
+            entry.node.value.type_name(),
+            EVALUATION_KEYS.join(", ")
+        );
+        report.entry("evaluation", entry, message);
+        return;
+    };
+    for e in entries {
+        let key = format!("evaluation.{}", e.key);
+        match e.key.as_str() {
+            "opponents" => {
+                if let Some(opponents) = read_opponents(report, &key, e) {
+                    top.evaluation.opponents = opponents;
+                }
+            }
+            "games" => {
+                let rule = "games must be a whole number >= 0 (extra sampled games per evaluation opponent)";
+                top.evaluation.games = whole(report, &key, e, 0, I64_MAX, rule).unwrap_or(0);
+            }
+            "checkpoints" => {
+                let rule =
+                    "checkpoints must be a whole number from 1 to 4294967295 (learning-curve points per learner)";
+                top.evaluation.checkpoints =
+                    whole(report, &key, e, 1, u64::from(u32::MAX), rule).map_or(1, |c| c as u32);
+                top.checkpoints = Some(e);
+            }
+            other => unknown_key(report, &key, e, other, &EVALUATION_KEYS),
+        }
+    }
+}
+
+fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<Opponent>> {
+    let allowed = quoted_list(Opponent::ALL.iter().map(|o| o.name()));
+    let items: Vec<&Node> = match &entry.node.value {
+        Leaf::Array(items) if items.is_empty() => {
+            report.entry(key, entry, format!("is an empty list: give at least one of {allowed}"));
+            return None;
+        }
+        Leaf::Array(items) => items.iter().collect(),
+        _ => vec![&entry.node],
+    };
+    let mut opponents = Vec::with_capacity(items.len());
+    for item in items {
+        match &item.value {
+            Leaf::Str(name) => match name.parse::<Opponent>() {
+                Ok(o) if opponents.contains(&o) => {
+                    report.value(key, item, "is listed twice: each evaluation opponent once".into());
+                }
+                Ok(o) => opponents.push(o),
+                Err(_) => {
+                    let mut message = format!("is not a known evaluation opponent: allowed are {allowed}");
+                    if let Some(near) = closest(name, Opponent::ALL.iter().map(|o| o.name())) {
+                        message.push_str(&format!(" (did you mean \"{near}\"?)"));
+                    }
+                    report.value(key, item, message);
+                }
+            },
+            other => {
+                let message =
+                    format!("has the wrong type ({}): opponents takes a list of {allowed}", other.type_name());
+                report.value(key, item, message);
+            }
+        }
+    }
+    (!opponents.is_empty()).then_some(opponents)
+}
+
+fn read_solvers<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) {
+    match &entry.node.value {
+        Leaf::Array(tables) if tables.is_empty() => {
+            report.entry("solver", entry, "is an empty list: add at least one [[solver]] table with a kind".into());
+        }
+        Leaf::Array(tables) => {
+            for (i, table) in tables.iter().enumerate() {
+                let draft = solver::read(report, i + 1, table);
+                top.solvers.push(draft);
+            }
+        }
+        Leaf::Table(_) => {
+            let message = "is a single table: write [[solver]] (double brackets) before each solver";
+            report.entry("solver", entry, message.into());
+        }
+        other => {
+            let message =
+                format!("has the wrong type ({}): write a [[solver]] table for each solver", other.type_name());
+            report.entry("solver", entry, message);
+        }
+    }
+}

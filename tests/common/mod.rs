@@ -1,0 +1,98 @@
+//! Helpers shared by the command-line tests: one way to run the binary and read its files.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A path under `experiments/`.
+pub fn experiment(name: &str) -> PathBuf {
+    root().join("experiments").join(name)
+}
+
+/// The `sweep` binary, run from the repository root.
+pub fn sweep() -> Command {
+    let mut c = Command::cargo_bin("sweep").expect("the binary is built");
+    c.current_dir(root());
+    c.env_remove("SLURM_ARRAY_TASK_ID").env_remove("SLURM_ARRAY_TASK_COUNT").env_remove("SWEEP_FAULT");
+    c
+}
+
+/// Runs `sweep` with `args` and returns its output.
+pub fn run(args: &[&str]) -> Output {
+    sweep().args(args).output().expect("sweep runs")
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Reads a CSV file: header and records.
+pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r.records().map(|x| x.unwrap().iter().map(String::from).collect()).collect();
+    (header, rows)
+}
+
+/// The rows of a results file without the two timing columns (the last two).
+pub fn without_timings(path: &Path) -> Vec<Vec<String>> {
+    let (h, rows) = read_csv(path);
+    assert_eq!(&h[h.len() - 2..], ["train_ms", "eval_ms"]);
+    rows.into_iter()
+        .map(|mut r| {
+            r.truncate(r.len() - 2);
+            r
+        })
+        .collect()
+}
+
+/// Runs the smoke spec into `out` with `extra` flags; asserts success.
+pub fn run_smoke(out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["run", "experiments/smoke.toml", "--quiet", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    assert!(o.status.success(), "smoke run failed: {}", stderr(&o));
+    o
+}
+
+/// Writes a spec file into `dir` and returns its path.
+pub fn write_spec(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A snapshot of every file under `dir` (path and bytes), to show nothing changed.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    if dir.exists() {
+        for e in walk(dir) {
+            out.push((e.clone(), std::fs::read(&e).unwrap_or_default()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() { v.extend(walk(&p)) } else { v.push(p) }
+    }
+    v
+}

@@ -1,0 +1,94 @@
+//! `sweep solve`: the ground truth from the command line.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn json_has_the_contract_fields_and_the_known_figures() {
+    let o = run(&["solve", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["seat"], "x");
+    assert_eq!(v["opponent"], "random");
+    assert_eq!(v["agent_states"], 2423);
+    assert!((v["value"].as_f64().unwrap() - 191.0 / 192.0).abs() < 1e-12);
+    assert_eq!(v["value_fraction"], "191/192");
+    assert!((v["p_win"].as_f64().unwrap() - 191.0 / 192.0).abs() < 1e-12);
+    assert!((v["p_draw"].as_f64().unwrap() - 1.0 / 192.0).abs() < 1e-12);
+    assert_eq!(v["p_loss"].as_f64().unwrap(), 0.0);
+    assert_eq!(v["policy_iteration"]["rounds"].as_array().unwrap().len(), 4);
+    assert!((v["value_iteration"]["value"].as_f64().unwrap() - 191.0 / 192.0).abs() < 1e-12);
+    assert!(v["value_iteration"]["sweeps"].as_u64().unwrap() >= 2);
+}
+
+#[test]
+fn trace_reproduces_the_seed_article() {
+    let o = run(&["solve", "--trace", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rounds: Vec<(String, u64, u64)> = v["policy_iteration"]["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                format!("{:.6}", r["value"].as_f64().unwrap()),
+                r["changed"].as_u64().unwrap(),
+                r["sweeps"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected = [("0.604167", 1241, 6), ("0.945312", 345, 4), ("0.994792", 7, 2), ("0.994792", 0, 1)];
+    assert_eq!(rounds, expected.map(|(a, b, c)| (a.to_string(), b, c)));
+    let table = stdout(&run(&["solve", "--trace"]));
+    assert!(table.contains("0.994792 (191/192)"), "{table}");
+    assert!(table.contains("1241"), "{table}");
+}
+
+#[test]
+fn optimal_play_against_minimax_is_worth_zero_in_both_seats() {
+    for seat in ["x", "o"] {
+        for opp in ["minimax", "minimax-uniform"] {
+            let o = run(&["solve", "--seat", seat, "--opponent", opp, "--json"]);
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(v["value"].as_f64().unwrap(), 0.0, "{seat} vs {opp}");
+            assert_eq!(v["p_loss"].as_f64().unwrap(), 0.0);
+        }
+    }
+}
+
+#[test]
+fn values_file_has_one_row_per_state() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("v.csv");
+    let o = run(&["solve", "--values", path.to_str().unwrap()]);
+    assert!(o.status.success());
+    let (h, rows) = read_csv(&path);
+    assert_eq!(h, ["board", "value", "optimal_actions"]);
+    assert_eq!(rows.len(), 2423);
+    assert_eq!(rows[0][0], ".........");
+    assert!((rows[0][1].parse::<f64>().unwrap() - 191.0 / 192.0).abs() < 1e-12);
+    for r in &rows {
+        for a in r[2].split('|') {
+            let cell: usize = a.parse().unwrap();
+            assert_eq!(r[0].as_bytes()[cell], b'.');
+        }
+    }
+}
+
+#[test]
+fn bad_flags_are_exit_2_with_the_allowed_values() {
+    let o = run(&["solve", "--seat", "z"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("x, o"), "{}", stderr(&o));
+    let o = run(&["solve", "--opponent", "smart"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("random, minimax, minimax-uniform"));
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("no/such/dir/v.csv");
+    let o = run(&["solve", "--values", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(bad.to_str().unwrap()), "{}", stderr(&o));
+    assert!(!bad.exists());
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "no partial file left");
+}
