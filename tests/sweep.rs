@@ -99,15 +99,14 @@ fn reproduce_writes_the_policy() {
 
 #[test]
 fn plan_counts_jobs_and_writes_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let o = sweep().args(["plan", "experiments/qlearning.toml"]).current_dir(common::root()).output().unwrap();
+    let before = snapshot(&common::root().join("results"));
+    let o = run(&["plan", "experiments/qlearning.toml"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("135"), "27 points × 5 replicates of q-learning: {text}");
-    assert!(text.contains("total: 140 jobs"), "{text}");
+    assert!(text.contains("270"), "27 points × 10 replicates of q-learning: {text}");
+    assert!(text.contains("total: 280 jobs"), "{text}");
     assert!(text.contains("estimated wall time"), "{text}");
-    assert!(!common::root().join("results/qlearning-plan-probe").exists());
-    drop(tmp);
+    assert_eq!(snapshot(&common::root().join("results")), before, "plan writes nothing");
 }
 
 #[test]

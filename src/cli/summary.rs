@@ -23,6 +23,17 @@ pub struct SummaryArgs {
     csv: bool,
 }
 
+trait PositionsOf {
+    fn positions_of(self, names: &[&str]) -> Vec<usize>;
+}
+
+impl<'a, I: Iterator<Item = &'a &'a str>> PositionsOf for I {
+    /// Positions of the items that are among `names`.
+    fn positions_of(self, names: &[&str]) -> Vec<usize> {
+        self.enumerate().filter(|(_, c)| names.contains(c)).map(|(i, _)| i).collect()
+    }
+}
+
 fn num(x: f64) -> String {
     if x.is_nan() { String::new() } else { format!("{x:.6}") }
 }
@@ -46,7 +57,23 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     }
     let groups = aggregate(&rows, &by);
     // Show the grouping columns that vary (all of them with --by or --csv).
-    let show: Vec<usize> = if args.csv || !args.by.is_empty() { (0..by.len()).collect() } else { varying(&rows, &by) };
+    let show: Vec<usize> = if args.csv || !args.by.is_empty() {
+        (0..by.len()).collect()
+    } else {
+        // Columns that vary within some solver, plus the solver and the evaluation.
+        let solver = crate::report::column("solver");
+        let mut kinds: Vec<&str> = rows.iter().map(|r| r[solver].as_str()).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let mut show: Vec<usize> = kinds
+            .iter()
+            .flat_map(|k| varying(&rows.iter().filter(|r| r[solver] == *k).cloned().collect::<Vec<_>>(), &by))
+            .collect();
+        show.extend(by.iter().positions_of(&["solver", "seat", "eval_opponent"]));
+        show.sort_unstable();
+        show.dedup();
+        show
+    };
     let mut header: Vec<String> = show.iter().map(|&k| by[k].to_string()).collect();
     header.extend(
         ["n", "failed", "mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss", "train_ms"]
