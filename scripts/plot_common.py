@@ -322,14 +322,21 @@ def _t_central(t, dof):
 
 def summarize(df, keys, column="regret"):
     """Mean of `column` per group of `keys`, with n, the standard deviation and the
-    95% Student-t interval [lo, hi] (NaN when n = 1). Regret is never negative, so the
-    interval is clipped at 0 for it."""
-    g = df.groupby(keys, sort=False, dropna=False)[column]
-    out = g.agg(mean="mean", sd="std", n="count").reset_index()
+    95% Student-t interval [lo, hi] (NaN when n = 1). Regret lies between 0 and
+    optimal_value + 1 (a policy cannot do worse than lose every game), so for it the
+    interval is clipped at 0 and, when `df` has an optimal_value column, at the largest
+    regret possible in the group."""
+    capped = column == "regret" and "optimal_value" in df.columns
+    df = df.assign(_worst=df["optimal_value"] + 1 if capped else np.nan)
+    out = df.groupby(keys, sort=False, dropna=False).agg(
+        mean=(column, "mean"), sd=(column, "std"), n=(column, "count"),
+        worst=("_worst", "max")).reset_index()
     t = out["n"].map(lambda n: t_quantile(0.975, n - 1) if n >= 2 else np.nan)
     half = t * out["sd"] / np.sqrt(out["n"])
     out["lo"] = out["mean"] - half
     out["hi"] = out["mean"] + half
     if column == "regret":
         out["lo"] = out["lo"].clip(lower=0)
-    return out
+    if capped:
+        out["hi"] = np.minimum(out["hi"], out["worst"])  # NaN (n = 1) stays NaN
+    return out.drop(columns="worst")

@@ -9,11 +9,12 @@ the 95% Student-t interval of the mean over replicates (none where a configurati
 single replicate). Jobs that failed are skipped, and the count is printed.
 
 Writes curves.png into the results directory, or --out, and prints its path (with
---eval-opponent or --fix, the name gains _<opponent> and _<COL>=<VALUE>).
+--eval-opponent or --fix, the name gains _<opponent> and _<COL>=<VALUE>; --name sets it).
 """
 
 import plot_common as pc
 import plot_style as ps
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 EXAMPLE = "python3 scripts/plot_curves.py results/qlearning --eval-opponent random --log-x auto"
 
@@ -26,7 +27,13 @@ def parse_args():
                    help="log-scaled episode axis; auto (the default) = on when the "
                         "checkpoints span two decades or more")
     pc.add_fix_option(p)
+    p.add_argument("--colour", metavar="COL", action="append", default=[],
+                   help="show this varying parameter by colour and the others by line "
+                        "style (repeatable; default: chosen from the number of lines)")
     p.add_argument("--no-band", action="store_true", help="draw the means only")
+    p.add_argument("--title", metavar="TEXT", help="the figure's title")
+    p.add_argument("--name", metavar="NAME",
+                   help="write NAME.png (default: curves, plus the options' suffixes)")
     return p.parse_args()
 
 
@@ -51,8 +58,10 @@ def load(args):
     if merged.empty:
         raise pc.UsageError(f"{path} has no checkpoints of the ok q-learning jobs in "
                             "results.csv")
-    merged = pc.numeric(merged, ["episode", "regret"])
+    merged = pc.numeric(merged, ["episode", "regret", "value"])
     merged = merged[merged["regret"].notna() & merged["episode"].notna()]
+    # the optimum of the checkpoint's (seat, evaluation opponent) caps the band
+    merged["optimal_value"] = merged["value"] + merged["regret"]
     return directory, merged, failed
 
 
@@ -78,15 +87,27 @@ def use_log(episodes, mode):
     return positive.max() / positive.min() >= 100
 
 
-def draw(df, log_x, band, failed, fixed):
+def colour_columns(df, names):
+    """The --colour columns, each a parameter that varies in `df` (None: not given)."""
+    if not names:
+        return None
+    vary = pc.varying(df, [c for c in pc.PARAM_COLUMNS if c != "seat"])
+    for name in names:
+        if name not in vary:
+            raise pc.UsageError(f"--colour {name}: not a parameter that varies between the "
+                                f"lines; use one of {', '.join(vary) or '(none varies)'}")
+    return list(dict.fromkeys(names))
+
+
+def draw(df, log_x, band, failed, fixed, colour_by=None, title=None):
     params = [c for c in pc.PARAM_COLUMNS if c != "seat"]
     vary = pc.varying(df, params)
     stats = pc.summarize(df, ["seat", "eval_opponent"] + vary + ["episode"])
-    enc = ps.Encoding(pc.sorted_configs(df, vary), vary)
+    enc = ps.Encoding(pc.sorted_configs(df, vary), vary, colour_by=colour_by)
     fig, axes = ps.facet_grid(ps.facets_of(df), enc)
     ps.draw_lines(axes, stats, enc, "episode", band=band, positive_x=log_x)
     style_axes(axes, ps.log_span(df["episode"]) if log_x else None)
-    fig.suptitle("Q-learning learning curves: regret against training episodes",
+    fig.suptitle(title or "Q-learning learning curves: regret against training episodes",
                  fontsize=13, fontweight="bold")
     if len(enc.configs) > 1:
         enc.legend(fig)
@@ -106,6 +127,8 @@ def style_axes(axes, span):
         ax.grid(True, which="major", alpha=0.3)
         if log_x:
             ax.set_xscale("log")
+        else:  # few enough ticks that labels such as 150,000 do not run together
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
         ps.thousands(ax, span)
         ax.set_ylim(bottom=min(-0.02, ax.get_ylim()[0]))
 
@@ -128,20 +151,32 @@ def caption(df, stats, band, failed, fixed, vary, width):
     return ps.caption(parts, width)
 
 
-def main():
-    args = parse_args()
-    directory, df, failed = load(args)
-    df, fixed = select(df, args)
-    failed = pc.failed_jobs(failed, fixed, eval_opponent=args.eval_opponent)
-    log_x = use_log(df["episode"], args.log_x)
-    if log_x and (df["episode"] <= 0).any():
-        pc.note("note: checkpoints at episode 0 are not shown on the log-scaled axis")
-    fig = draw(df, log_x, not args.no_band, failed, fixed)
+def file_name(args, fixed):
+    """curves[_<opponent>][_<COL>=<VALUE>...], or --name."""
+    if args.name:
+        name = pc.slug(args.name.removesuffix(".png"))
+        if not name:
+            raise pc.UsageError(f"--name {args.name!r}: give a file name such as learning-curves")
+        return name
     name = "curves"
     if args.eval_opponent:
         name += "_" + pc.slug(args.eval_opponent)
     for k, v in fixed.items():
         name += "_" + pc.slug(f"{k}={v}")
+    return name
+
+
+def main():
+    args = parse_args()
+    directory, df, failed = load(args)
+    df, fixed = select(df, args)
+    colour_by = colour_columns(df, args.colour)
+    name = file_name(args, fixed)
+    failed = pc.failed_jobs(failed, fixed, eval_opponent=args.eval_opponent)
+    log_x = use_log(df["episode"], args.log_x)
+    if log_x and (df["episode"] <= 0).any():
+        pc.note("note: checkpoints at episode 0 are not shown on the log-scaled axis")
+    fig = draw(df, log_x, not args.no_band, failed, fixed, colour_by, args.title)
     ps.save(fig, pc.out_dir(args, directory) / f"{name}.png")
 
 

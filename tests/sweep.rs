@@ -41,6 +41,12 @@ fn smoke_sweep_writes_tidy_reproducible_files() {
         let wdl: u64 = (28..31).map(|i| r[i].parse::<u64>().unwrap()).sum();
         assert_eq!(games, 200);
         assert_eq!(wdl, games);
+        // The sampled games agree with the exact value within their confidence interval
+        // (z = 4: about 60 rows are checked at once).
+        let (w, l): (f64, f64) = (r[28].parse().unwrap(), r[30].parse().unwrap());
+        let mean = (w - l) / games as f64;
+        let var = r[24].parse::<f64>().unwrap() + r[26].parse::<f64>().unwrap() - v * v;
+        assert!((mean - v).abs() <= 4.0 * (var.max(0.0) / games as f64).sqrt() + 1e-12, "{r:?}");
     }
     // Thread count changes nothing but timings.
     assert_eq!(without_timings(&one.join("results.csv")), without_timings(&two.join("results.csv")));
