@@ -128,9 +128,9 @@ def style_axes(axes, span):
         if log_x:
             ax.set_xscale("log")
         else:  # few enough ticks that labels such as 150,000 do not run together
-            ax.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
+            ax.xaxis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
         ps.thousands(ax, span)
-        ax.set_ylim(bottom=min(-0.02, ax.get_ylim()[0]))
+        ax.set_ylim(bottom=-0.04 * ax.get_ylim()[1])  # room to see lines at 0
 
 
 def caption(df, stats, band, failed, fixed, vary, width):

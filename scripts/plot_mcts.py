@@ -58,7 +58,7 @@ def draw(df, band, failed, fixed):
         ax.set_ylabel(ps.REGRET_LABEL)
         ax.axhline(0, color="0.4", linewidth=0.8, zorder=0)
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=min(-0.02, ax.get_ylim()[0]))
+        ax.set_ylim(bottom=-0.04 * ax.get_ylim()[1])  # room to see lines at 0
     fig.suptitle("MCTS: regret against search iterations", fontsize=13, fontweight="bold")
     if len(enc.configs) > 1:
         enc.legend(fig)

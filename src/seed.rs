@@ -4,8 +4,10 @@
 //!   grid point, so configurations are compared on common random numbers.
 //! - Training, sampled evaluation and search draw from separate streams
 //!   ([`Stream`]), each a [`Pcg64Mcg`] seeded from `mix(seed, stream tag)`.
-//! - A job's id is the first 12 hex digits of the 64-bit FNV-1a hash of its canonical key
-//!   ([`job_id`]).
+//! - A job's id is the first 12 hex digits of the 64-bit FNV-1a hash of its canonical key,
+//!   passed through the SplitMix64 finaliser ([`job_id`]). FNV-1a alone changes only a few
+//!   digits when the last character of a key changes (replicate 0 → 1), which makes ids
+//!   of replicates look alike; the finaliser spreads every bit over the whole id.
 //!
 //! [`splitmix64`] is Vigna's SplitMix64 finaliser; FNV-1a is Fowler–Noll–Vo's. Neither
 //! depends on the platform, the Rust version or the thread, unlike std's `DefaultHasher`.
@@ -77,14 +79,15 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// The job id of a canonical key: the first 12 hex digits of its FNV-1a hash.
+/// The job id of a canonical key: the first 12 hex digits of `splitmix64(fnv1a(key))`.
 ///
 /// ```
-/// assert_eq!(sweep::seed::job_id("").len(), 12);
-/// assert_eq!(sweep::seed::job_id(""), "cbf29ce48422");
+/// let (a, b) = (sweep::seed::job_id("x;replicate=0"), sweep::seed::job_id("x;replicate=1"));
+/// assert_eq!(a.len(), 12);
+/// assert!(a.chars().zip(b.chars()).filter(|(p, q)| p != q).count() > 6);
 /// ```
 pub fn job_id(canonical_key: &str) -> String {
-    format!("{:016x}", fnv1a(canonical_key.as_bytes()))[..12].to_string()
+    format!("{:016x}", splitmix64(fnv1a(canonical_key.as_bytes())))[..12].to_string()
 }
 
 #[cfg(test)]

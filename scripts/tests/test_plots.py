@@ -87,6 +87,16 @@ class Statistics(unittest.TestCase):
         self.assertEqual(s.loc["b", "n"], 1)
         self.assertTrue(math.isnan(s.loc["b", "hi"]))
 
+    def test_summarize_caps_the_interval_at_the_worst_regret(self):
+        # against minimax the optimum is 0, so no policy's regret exceeds 1
+        df = pd.DataFrame({"k": ["a", "a", "b"], "regret": [0.0, 1.0, 0.5],
+                           "optimal_value": [0.0, 0.0, 0.0]})
+        s = pc.summarize(df, ["k"]).set_index("k")
+        self.assertEqual(s.loc["a", "hi"], 1.0)  # 0.5 + 12.7 * 0.5 capped
+        self.assertEqual(s.loc["a", "lo"], 0.0)
+        self.assertTrue(math.isnan(s.loc["b", "hi"]))
+        self.assertNotIn("worst", s.columns)
+
 
 class Helpers(unittest.TestCase):
     def test_show_is_compact(self):
@@ -205,6 +215,10 @@ class Scripts(unittest.TestCase):
                                    "--y", "uct_c", "--fix", "opponent_model=random",
                                    "--out", out), 2)
         self.assert_pngs(self.plot("plot_mcts.py", "--fix", "uct_c=1.414", "--out", out), 1)
+        paths = self.assert_pngs(self.plot(
+            "plot_curves.py", "--eval-opponent", "random", "--fix", "gamma=0.99",
+            "--colour", "alpha", "--title", "Step sizes", "--name", "lc.png", "--out", out), 1)
+        self.assertEqual(Path(paths[0]).name, "lc.png")
 
     def test_help_shows_an_example(self):
         for script in ("plot_curves.py", "plot_heatmap.py", "plot_mcts.py"):
@@ -245,6 +259,9 @@ class Scripts(unittest.TestCase):
         self.assert_usage_error(self.plot("plot_heatmap.py", "--y", "alpha"), "both alpha")
         self.assert_usage_error(self.plot("plot_curves.py", "--eval-opponent", "nobody"),
                                 "present: random, minimax")
+        self.assert_usage_error(self.plot("plot_curves.py", "--fix", "alpha=0.1", "--colour",
+                                          "alpha"), "--colour alpha: not a parameter that varies")
+        self.assert_usage_error(self.plot("plot_curves.py", "--name", "/"), "--name")
 
     def test_two_seats_make_a_grid_of_panels(self):
         both = self.filtered("seats", lambda r: True, also_seat_o=True)

@@ -127,14 +127,14 @@ impl Evaluator {
                 continue;
             }
             let outcomes = mdp.outcomes(slot as usize);
-            self.value[s] = AgentMdp::expect(outcomes, &self.value);
+            self.value[s] = mdp.q(slot as usize, &self.value);
             let [w, d, l] = self.probabilities(outcomes);
             self.win[s] = w;
             self.draw[s] = d;
             self.loss[s] = l;
         }
         let [p_win, p_draw, p_loss] = self.probabilities(mdp.start());
-        let value = AgentMdp::expect(mdp.start(), &self.value);
+        let value = mdp.start_value(&self.value);
         Evaluation { value, p_win, p_draw, p_loss, states }
     }
 

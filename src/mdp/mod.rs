@@ -45,78 +45,114 @@ pub struct AgentMdp {
     action_cell: Vec<u8>,
     outcome_start: Vec<u32>,
     outcomes: Vec<Outcome>,
+    /// Per action slot: the expected immediate reward `Σ p·r`.
+    reward: Vec<f64>,
+    /// Per action slot: the outcomes that continue, as (probability, next state).
+    next_start: Vec<u32>,
+    next: Vec<(f64, u32)>,
     start: Vec<Outcome>,
-    dfs_order: Vec<u32>,
 }
 
 impl AgentMdp {
-    /// Builds the MDP of `seat` against `opponent` (well under a millisecond).
+    /// Builds the MDP of `seat` against `opponent` (about a tenth of a millisecond).
     pub fn build(seat: Seat, opponent: Opponent) -> AgentMdp {
         let pos = Positions::get();
-        // Pass 1: which positions are agent states, found in the seed article's DFS order.
-        let mut state_of = vec![TERMINAL; pos.len()];
-        let mut dfs_positions: Vec<u16> = Vec::new();
+        let me = seat.player();
+        // Pass 1, forward in topological order: which positions are agent states. Against
+        // `random` every ongoing position with the agent to move is reachable.
+        let mut reached = vec![false; pos.len()];
         let start = start_positions(seat, opponent);
-        // Iterative pre-order DFS: children pushed in reverse so they pop in cell order.
-        let mut stack: Vec<u16> = start.iter().rev().filter_map(|&(_, _, p)| p).collect();
-        let mut entered = vec![false; pos.len()];
-        while let Some(p) = stack.pop() {
-            if entered[p as usize] {
-                continue;
+        if opponent == Opponent::Random {
+            for (p, r) in reached.iter_mut().enumerate() {
+                *r = pos.status(p) == Status::Ongoing && pos.board(p).to_move() == me;
             }
-            entered[p as usize] = true;
-            dfs_positions.push(p);
-            let mut children = Vec::new();
-            for cell in pos.board(p as usize).legal_cells() {
-                for (_, _, next) in successors(seat, opponent, p as usize, cell) {
-                    if let Some(n) = next {
-                        children.push(n);
+        } else {
+            for &(_, _, p) in &start {
+                reached[p.expect("the start is not terminal") as usize] = true;
+            }
+            for p in 0..pos.len() {
+                if !reached[p] {
+                    continue;
+                }
+                for cell in crate::game::cells(pos.board(p).empty_cells()) {
+                    let after = pos.child(p, cell) as usize;
+                    if pos.status(after) != Status::Ongoing {
+                        continue;
+                    }
+                    for reply in crate::game::cells(opponent_moves(opponent, after)) {
+                        let n = pos.child(after, reply) as usize;
+                        if pos.status(n) == Status::Ongoing {
+                            reached[n] = true;
+                        }
                     }
                 }
             }
-            for &n in children.iter().rev() {
-                if !entered[n as usize] {
-                    stack.push(n);
-                }
-            }
         }
-        let mut states = dfs_positions.clone();
-        states.sort_unstable();
+        let states: Vec<u16> = (0..pos.len()).filter(|&p| reached[p]).map(|p| p as u16).collect();
+        let mut state_of = vec![TERMINAL; pos.len()];
         for (s, &p) in states.iter().enumerate() {
             state_of[p as usize] = s as u32;
         }
-        let dfs_order = dfs_positions.iter().map(|&p| state_of[p as usize]).collect();
-        // Pass 2: the flat transition table.
-        let to_outcome = |(prob, reward, next): (f64, f64, Option<u16>)| Outcome {
-            prob,
-            reward,
-            next: next.map_or(TERMINAL, |n| state_of[n as usize]),
-        };
-        let mut action_start = vec![0u32];
-        let mut action_cell = Vec::new();
-        let mut outcome_start = vec![0u32];
-        let mut outcomes = Vec::new();
-        for &p in &states {
-            for cell in pos.board(p as usize).legal_cells() {
-                action_cell.push(cell);
-                outcomes.extend(successors(seat, opponent, p as usize, cell).map(to_outcome));
-                outcome_start.push(outcomes.len() as u32);
-            }
-            action_start.push(action_cell.len() as u32);
-        }
-        let start = start.into_iter().map(to_outcome).collect();
-        AgentMdp {
+        // Pass 2: the flat transition table, and its compact form for the exact solvers.
+        let slots_guess = states.len() * 6;
+        let mut m = AgentMdp {
             seat,
             opponent,
+            action_start: Vec::with_capacity(states.len() + 1),
+            action_cell: Vec::with_capacity(slots_guess),
+            outcome_start: Vec::with_capacity(slots_guess + 1),
+            outcomes: Vec::with_capacity(slots_guess * 5),
+            reward: Vec::with_capacity(slots_guess),
+            next_start: Vec::with_capacity(slots_guess + 1),
+            next: Vec::with_capacity(slots_guess * 5),
+            start: Vec::new(),
             states,
             state_of,
-            action_start,
-            action_cell,
-            outcome_start,
-            outcomes,
-            start,
-            dfs_order,
+        };
+        m.action_start.push(0);
+        m.outcome_start.push(0);
+        m.next_start.push(0);
+        for s in 0..m.states.len() {
+            let p = m.states[s] as usize;
+            for cell in crate::game::cells(pos.board(p).empty_cells()) {
+                m.action_cell.push(cell);
+                let after = pos.child(p, cell) as usize;
+                let mut reward = 0.0;
+                match pos.status(after).reward(me) {
+                    Some(r) => {
+                        m.outcomes.push(Outcome { prob: 1.0, reward: r, next: TERMINAL });
+                        reward = r;
+                    }
+                    None => {
+                        let moves = opponent_moves(opponent, after);
+                        let prob = 1.0 / f64::from(moves.count_ones());
+                        for reply in crate::game::cells(moves) {
+                            let n = pos.child(after, reply) as usize;
+                            match pos.status(n).reward(me) {
+                                Some(r) => {
+                                    m.outcomes.push(Outcome { prob, reward: r, next: TERMINAL });
+                                    reward += prob * r;
+                                }
+                                None => {
+                                    let next = m.state_of[n];
+                                    m.outcomes.push(Outcome { prob, reward: 0.0, next });
+                                    m.next.push((prob, next));
+                                }
+                            }
+                        }
+                    }
+                }
+                m.reward.push(reward);
+                m.outcome_start.push(m.outcomes.len() as u32);
+                m.next_start.push(m.next.len() as u32);
+            }
+            m.action_start.push(m.action_cell.len() as u32);
         }
+        m.start = start
+            .into_iter()
+            .map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p.expect("ongoing") as usize] })
+            .collect();
+        m
     }
 
     /// The agent's seat.
@@ -172,7 +208,7 @@ impl AgentMdp {
         self.action_cell[slot]
     }
 
-    /// The outcomes of an action slot.
+    /// The outcomes of an action slot, in the opponent's reply order.
     #[inline(always)]
     pub fn outcomes(&self, slot: usize) -> &[Outcome] {
         &self.outcomes[self.outcome_start[slot] as usize..self.outcome_start[slot + 1] as usize]
@@ -189,21 +225,43 @@ impl AgentMdp {
         &self.start
     }
 
-    /// States in the seed article's order: depth first from the start, actions and
-    /// opponent replies in cell order, a state entering when first reached.
-    pub fn dfs_order(&self) -> &[u32] {
-        &self.dfs_order
-    }
-
-    /// Expected value of `f(outcome)` over a list of outcomes.
+    /// The value of action `slot` under state values `values`:
+    /// `Σ p·r` over the outcomes that end the game plus `Σ p·V(s')` over the others.
+    /// Every exact computation (policy and value iteration, evaluation) uses this one
+    /// expression, so equal policies get bit-identical values.
     #[inline(always)]
-    pub fn expect(outcomes: &[Outcome], value: &[f64]) -> f64 {
-        let mut q = 0.0;
-        for o in outcomes {
-            let v = if o.next == TERMINAL { 0.0 } else { value[o.next as usize] };
-            q += o.prob * (o.reward + v);
+    pub fn q(&self, slot: usize, values: &[f64]) -> f64 {
+        let next = &self.next[self.next_start[slot] as usize..self.next_start[slot + 1] as usize];
+        let mut q = self.reward[slot];
+        for &(p, n) in next {
+            q += p * values[n as usize];
         }
         q
+    }
+
+    /// The value of the start distribution under state values `values`.
+    pub fn start_value(&self, values: &[f64]) -> f64 {
+        self.start.iter().map(|o| o.prob * values[o.next as usize]).sum()
+    }
+
+    /// States in the seed article's order: depth first from the start, actions and
+    /// opponent replies in cell order, a state entering when first reached.
+    pub fn dfs_order(&self) -> Vec<u32> {
+        let mut order = Vec::with_capacity(self.len());
+        let mut entered = vec![false; self.len()];
+        let mut stack: Vec<u32> = self.start.iter().rev().map(|o| o.next).collect();
+        while let Some(s) = stack.pop() {
+            if std::mem::replace(&mut entered[s as usize], true) {
+                continue;
+            }
+            order.push(s);
+            let first = stack.len();
+            for slot in self.actions(s as usize) {
+                stack.extend(self.outcomes(slot).iter().filter(|o| o.next != TERMINAL).map(|o| o.next));
+            }
+            stack[first..].reverse();
+        }
+        order
     }
 }
 
@@ -219,25 +277,6 @@ pub fn opponent_moves(opponent: Opponent, p: usize) -> u16 {
         }
         Opponent::MinimaxUniform => pos.optimal_moves(p),
     }
-}
-
-/// What follows the agent's `cell` in position `p`: (probability, reward, next position).
-fn successors(seat: Seat, opponent: Opponent, p: usize, cell: u8) -> impl Iterator<Item = (f64, f64, Option<u16>)> {
-    let pos = Positions::get();
-    let after = pos.child(p, cell) as usize;
-    let (moves, done) = match pos.status(after).reward(seat.player()) {
-        Some(r) => (0u16, Some((1.0, r, None))),
-        None => (opponent_moves(opponent, after), None),
-    };
-    let prob = 1.0 / f64::from(moves.count_ones().max(1));
-    let replies = crate::game::cells(moves).map(move |reply| {
-        let n = pos.child(after, reply) as usize;
-        match pos.status(n) {
-            Status::Ongoing => (prob, 0.0, Some(n as u16)),
-            s => (prob, s.reward(seat.player()).expect("finished"), None),
-        }
-    });
-    done.into_iter().chain(replies)
 }
 
 /// The agent's first decisions: (probability, reward, position) before any agent move.
@@ -270,6 +309,7 @@ mod tests {
         for &seat in Seat::ALL {
             for &opp in Opponent::ALL {
                 let m = AgentMdp::build(seat, opp);
+                assert_eq!(m.dfs_order().len(), m.len(), "the DFS order lists every state once");
                 let total: f64 = m.start().iter().map(|o| o.prob).sum();
                 assert!((total - 1.0).abs() < 1e-12);
                 for s in 0..m.len() {

@@ -162,11 +162,19 @@ pub fn print_run_summary(
         let these: Vec<Record> = rows.iter().filter(|r| r[solver] == kind).cloned().collect();
         let show = varying(&these, &by);
         if let Some(best) = aggregate(&these, &by).into_iter().find(|g| g.n > 0) {
+            // The same configuration, per evaluated seat and opponent.
+            let of_best: Vec<Record> =
+                these.iter().filter(|r| by.iter().zip(&best.key).all(|(c, v)| &r[column(c)] == v)).cloned().collect();
+            let parts: Vec<String> = aggregate(&of_best, &["seat", "eval_opponent"])
+                .iter()
+                .map(|g| format!("{} vs {} {:.4}", g.key[0], g.key[1], g.mean_regret))
+                .collect();
             eprintln!(
-                "  best {kind}: {}  mean regret {:.4} over {} rows",
+                "  best {kind}: {}  mean regret {:.4} ({}) over {} replicates",
                 describe(&best, &by, &show),
                 best.mean_regret,
-                best.n
+                parts.join(", "),
+                best.n / parts.len().max(1)
             );
         }
     }

@@ -79,6 +79,11 @@ pub struct RunReport {
 /// `SLURM_ARRAY_TASK_MIN`, when they are set.
 pub fn shard_from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>> {
     let (Some(id), Some(count)) = (var("SLURM_ARRAY_TASK_ID"), var("SLURM_ARRAY_TASK_COUNT")) else {
+        if var("SLURM_ARRAY_TASK_ID").is_some() {
+            eprintln!(
+                "note: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; running every job (give --shard K/N to split)"
+            );
+        }
         return Ok(None);
     };
     let num = |name: &str, v: &str| {

@@ -62,7 +62,7 @@ impl Solution {
 
     /// The value of each action of state `s`, as (cell, value).
     pub fn action_values<'a>(&'a self, mdp: &'a AgentMdp, s: usize) -> impl Iterator<Item = (u8, f64)> + 'a {
-        mdp.actions(s).map(|slot| (mdp.cell(slot), AgentMdp::expect(mdp.outcomes(slot), &self.values)))
+        mdp.actions(s).map(|slot| (mdp.cell(slot), mdp.q(slot, &self.values)))
     }
 
     /// The cells of state `s` whose value is within [`TIE`] of the best.
@@ -79,7 +79,7 @@ pub fn solve(mdp: &AgentMdp) -> Solution {
     let mut rounds = Vec::new();
     loop {
         for s in (0..mdp.len()).rev() {
-            values[s] = AgentMdp::expect(mdp.outcomes(actions[s] as usize), &values);
+            values[s] = mdp.q(actions[s] as usize, &values);
         }
         let changed = improve(mdp, &values, &mut actions);
         rounds.push(Round { sweeps: 1, value: start_value(mdp, &values), changed });
@@ -92,6 +92,7 @@ pub fn solve(mdp: &AgentMdp) -> Solution {
 
 /// Solves `mdp` by the seed article's procedure (see the module doc), recording its trace.
 pub fn solve_traced(mdp: &AgentMdp) -> Solution {
+    let order = mdp.dfs_order();
     let mut actions: Vec<u32> = (0..mdp.len()).map(|s| mdp.actions(s).start as u32).collect();
     let mut values = vec![0.0; mdp.len()];
     let mut rounds = Vec::new();
@@ -100,9 +101,9 @@ pub fn solve_traced(mdp: &AgentMdp) -> Solution {
         loop {
             sweeps += 1;
             let mut delta: f64 = 0.0;
-            for &s in mdp.dfs_order() {
+            for &s in &order {
                 let s = s as usize;
-                let q = AgentMdp::expect(mdp.outcomes(actions[s] as usize), &values);
+                let q = mdp.q(actions[s] as usize, &values);
                 delta = delta.max((q - values[s]).abs());
                 values[s] = q;
             }
@@ -134,7 +135,7 @@ fn improve(mdp: &AgentMdp, values: &[f64], actions: &mut [u32]) -> u32 {
 
 /// The value of the start distribution.
 pub fn start_value(mdp: &AgentMdp, values: &[f64]) -> f64 {
-    AgentMdp::expect(mdp.start(), values)
+    mdp.start_value(values)
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::mdp::AgentMdp;
 pub fn greedy(mdp: &AgentMdp, values: &[f64], s: usize) -> (usize, f64) {
     let mut best = (usize::MAX, f64::NEG_INFINITY);
     for slot in mdp.actions(s) {
-        let q = AgentMdp::expect(mdp.outcomes(slot), values);
+        let q = mdp.q(slot, values);
         if q > best.1 + TIE {
             best = (slot, q);
         }

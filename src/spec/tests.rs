@@ -594,7 +594,7 @@ fn job_ids_are_unique_and_stable() {
         "seed=2026;solver=q-learning;seat=x;opponent=random;episodes=50000;alpha=0.1;alpha_decay=1.0;\
          alpha_min=0.0;gamma=0.9;epsilon=1.0;epsilon_decay=0.999;epsilon_min=0.05;q_init=0.0;symmetry=false;replicate=0"
     );
-    assert_eq!(jobs[0].id, "dd299a605269");
+    assert_eq!(jobs[0].id, "479490338449");
     assert_eq!(sweep.hash(), "005178d2c33d1290");
 
     // Editing the evaluation, the other solver or the name keeps the q-learning ids.
