@@ -74,7 +74,8 @@ pub struct Group {
     pub train_ms: f64,
 }
 
-/// Groups rows by `by` (column names) and aggregates; sorted by solver, then mean regret.
+/// Groups rows by `by` (column names) and aggregates; sorted by solver, seat and
+/// evaluation opponent (those of them in `by`), then mean regret, best first.
 pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
     let idx: Vec<usize> = by.iter().map(|c| column(c)).collect();
     let mut groups: BTreeMap<Vec<String>, Vec<&Record>> = BTreeMap::new();
@@ -106,11 +107,13 @@ pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
             }
         })
         .collect();
-    let solver = by.iter().position(|&c| c == "solver");
+    // Best first within each (solver, seat, evaluation opponent) block.
+    let blocks: Vec<usize> =
+        ["solver", "seat", "eval_opponent"].iter().filter_map(|c| by.iter().position(|b| b == c)).collect();
     out.sort_by(|a, b| {
-        let sa = solver.map(|i| &a.key[i]);
-        let sb = solver.map(|i| &b.key[i]);
-        sa.cmp(&sb).then(a.mean_regret.total_cmp(&b.mean_regret))
+        let ka: Vec<&String> = blocks.iter().map(|&i| &a.key[i]).collect();
+        let kb: Vec<&String> = blocks.iter().map(|&i| &b.key[i]).collect();
+        ka.cmp(&kb).then(a.mean_regret.total_cmp(&b.mean_regret))
     });
     out
 }
