@@ -147,9 +147,12 @@ fn summary_ranks_configurations_with_intervals() {
         );
         assert!(lo <= mean && mean <= hi);
     }
-    // Best first within each solver.
+    // Best first within each (solver, seat, evaluation opponent).
+    let block = |r: &csv::StringRecord| {
+        (r[col("solver")].to_string(), r[col("seat")].to_string(), r[col("eval_opponent")].to_string())
+    };
     for w in rows.windows(2) {
-        if w[0][col("solver")] == w[1][col("solver")] {
+        if block(&w[0]) == block(&w[1]) {
             assert!(
                 w[0][col("mean_regret")].parse::<f64>().unwrap() <= w[1][col("mean_regret")].parse::<f64>().unwrap()
             );
