@@ -13,6 +13,9 @@ use super::symmetry;
 /// No position (an illegal move, or an index that no game reaches).
 pub const NONE: u16 = u16::MAX;
 
+/// The `result` of a game that goes on.
+const ONGOING: i8 = i8::MIN;
+
 /// The reachable positions and everything derived from them.
 #[derive(Debug)]
 pub struct Positions {
@@ -20,6 +23,8 @@ pub struct Positions {
     by_index: Vec<u16>,
     next: Vec<u16>,
     status: Vec<Status>,
+    /// X's reward in a finished game (+1, 0, -1), or [`ONGOING`].
+    result: Vec<i8>,
     minimax: Vec<i8>,
     class: Vec<u16>,
     classes: usize,
@@ -88,7 +93,16 @@ impl Positions {
             }
             class[id] = class_of_canonical[ci];
         }
-        Positions { boards, by_index, next, status, minimax, class, classes }
+        let result = status
+            .iter()
+            .map(|s| match s {
+                Status::Ongoing => ONGOING,
+                Status::Draw => 0,
+                Status::Won(Player::X) => 1,
+                Status::Won(Player::O) => -1,
+            })
+            .collect();
+        Positions { boards, by_index, next, status, result, minimax, class, classes }
     }
 
     /// How many positions there are (5478).
@@ -131,6 +145,17 @@ impl Positions {
     #[inline(always)]
     pub fn status(&self, id: usize) -> Status {
         self.status[id]
+    }
+
+    /// The reward of `player` if the game in position `id` is over (+1, 0, -1), else `None`:
+    /// [`Status::reward`] by table lookup.
+    #[inline(always)]
+    pub fn reward(&self, id: usize, player: Player) -> Option<f64> {
+        match self.result[id] {
+            ONGOING => None,
+            r if player == Player::X => Some(f64::from(r)),
+            r => Some(-f64::from(r)),
+        }
     }
 
     /// The game value for X under optimal play by both sides: +1, 0 or -1.

@@ -118,17 +118,20 @@ impl AgentMdp {
                 m.action_cell.push(cell);
                 let after = pos.child(p, cell) as usize;
                 let mut reward = 0.0;
-                match pos.status(after).reward(me) {
+                match pos.reward(after, me) {
                     Some(r) => {
                         m.outcomes.push(Outcome { prob: 1.0, reward: r, next: TERMINAL });
                         reward = r;
                     }
                     None => {
-                        let moves = opponent_moves(opponent, after);
+                        let moves = match opponent {
+                            Opponent::Random => pos.board(after).empty_cells(),
+                            _ => opponent_moves(opponent, after),
+                        };
                         let prob = 1.0 / f64::from(moves.count_ones());
                         for reply in crate::game::cells(moves) {
                             let n = pos.child(after, reply) as usize;
-                            match pos.status(n).reward(me) {
+                            match pos.reward(n, me) {
                                 Some(r) => {
                                     m.outcomes.push(Outcome { prob, reward: r, next: TERMINAL });
                                     reward += prob * r;
@@ -231,12 +234,39 @@ impl AgentMdp {
     /// expression, so equal policies get bit-identical values.
     #[inline(always)]
     pub fn q(&self, slot: usize, values: &[f64]) -> f64 {
+        assert!(values.len() >= self.len(), "one value per state");
         let next = &self.next[self.next_start[slot] as usize..self.next_start[slot + 1] as usize];
         let mut q = self.reward[slot];
         for &(p, n) in next {
-            q += p * values[n as usize];
+            debug_assert!((n as usize) < self.len());
+            // SAFETY: `build` only stores ids of this MDP's states (< len) in `next`, and
+            // `values` holds at least `len` values (asserted above).
+            q += p * unsafe { *values.get_unchecked(n as usize) };
         }
         q
+    }
+
+    /// Calls `f(slot, q)` for every action slot of state `s`, in cell order, with the same
+    /// `q` as [`AgentMdp::q`]; one sequential walk over the state's rows.
+    #[inline(always)]
+    pub fn each_q(&self, s: usize, values: &[f64], mut f: impl FnMut(usize, f64)) {
+        assert!(values.len() >= self.len(), "one value per state");
+        let slots = self.actions(s);
+        let ends = &self.next_start[slots.start + 1..slots.end + 1];
+        let rewards = &self.reward[slots.clone()];
+        let mut i = self.next_start[slots.start] as usize;
+        for (k, (&end, &reward)) in ends.iter().zip(rewards).enumerate() {
+            let end = end as usize;
+            let mut q = reward;
+            for &(p, n) in &self.next[i..end] {
+                debug_assert!((n as usize) < self.len());
+                // SAFETY: as in `q`: stored ids are states of this MDP, and `values` is
+                // at least that long (asserted above).
+                q += p * unsafe { *values.get_unchecked(n as usize) };
+            }
+            i = end;
+            f(slots.start + k, q);
+        }
     }
 
     /// The value of the start distribution under state values `values`.

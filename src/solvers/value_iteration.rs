@@ -15,12 +15,11 @@ use crate::mdp::AgentMdp;
 #[inline]
 pub fn greedy(mdp: &AgentMdp, values: &[f64], s: usize) -> (usize, f64) {
     let mut best = (usize::MAX, f64::NEG_INFINITY);
-    for slot in mdp.actions(s) {
-        let q = mdp.q(slot, values);
+    mdp.each_q(s, values, |slot, q| {
         if q > best.1 + TIE {
             best = (slot, q);
         }
-    }
+    });
     best
 }
 
