@@ -11,9 +11,9 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::error::bad_input;
-use crate::report::files::{read, write_atomic};
+use crate::report::files::{RawTable, write_raw_atomic};
 use crate::report::manifest::Manifest;
-use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, Record, column};
+use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
 use crate::spec;
 
 /// What a merge did.
@@ -101,61 +101,66 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     }
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = sweep.jobs();
-    let order: HashMap<&str, usize> = jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
-    let mut rows: Vec<Record> = Vec::new();
-    let mut curves: Vec<Record> = Vec::new();
-    let mut owner: HashMap<String, u32> = HashMap::new();
-    let mut duplicates = Vec::new();
-    for (&k, path) in shards {
-        let shard_rows = read(&path.join("results.csv"), &RESULT_COLUMNS).map_err(|e| bad_input(format!("{e:#}")))?;
-        for r in &shard_rows {
-            if let Some(&other) = owner.get(&r[0]) {
-                if other != k {
-                    duplicates.push(format!("{} (shards {other} and {k})", r[0]));
-                }
+    let order: HashMap<&[u8], u32> = jobs.iter().map(|j| (j.id.as_bytes(), j.index as u32)).collect();
+    // Read every shard as bytes; note each row's job (spec order) and which shard has it.
+    const NOBODY: u32 = u32::MAX;
+    let mut owner = vec![NOBODY; jobs.len()];
+    let (mut duplicates, mut unknown) = (Vec::new(), 0usize);
+    let status = column("status");
+    let mut failed = vec![false; jobs.len()];
+    let mut results = Vec::new();
+    let mut curves = Vec::new();
+    let (mut result_order, mut curve_order) = (Vec::new(), Vec::new());
+    for (t, (&k, path)) in shards.iter().enumerate() {
+        let table = RawTable::read(&path.join("results.csv"), &RESULT_COLUMNS, |row, rec| {
+            let Some(&job) = order.get(&rec[0]) else {
+                unknown += 1;
+                return Ok(());
+            };
+            match owner[job as usize] {
+                NOBODY => owner[job as usize] = k,
+                other if other != k => duplicates.push(format!("{} (shards {other} and {k})", jobs[job as usize].id)),
+                _ => {}
             }
-            owner.insert(r[0].clone(), k);
-        }
-        rows.extend(shard_rows);
-        curves.extend(read(&path.join("curves.csv"), &CURVE_COLUMNS).map_err(|e| bad_input(format!("{e:#}")))?);
+            failed[job as usize] |= &rec[status] != b"ok";
+            result_order.push((job, t as u32, row as u32));
+            Ok(())
+        })
+        .map_err(|e| bad_input(format!("{e:#}")))?;
+        results.push(table);
+        let table = RawTable::read(&path.join("curves.csv"), &CURVE_COLUMNS, |row, rec| {
+            curve_order.push((order.get(&rec[0]).copied().unwrap_or(u32::MAX), t as u32, row as u32));
+            Ok(())
+        })
+        .map_err(|e| bad_input(format!("{e:#}")))?;
+        curves.push(table);
     }
     duplicates.sort();
     duplicates.dedup();
-    let missing_jobs: Vec<&str> = jobs.iter().filter(|j| !owner.contains_key(&j.id)).map(|j| j.id.as_str()).collect();
-    let unknown: Vec<&String> = owner.keys().filter(|id| !order.contains_key(id.as_str())).collect();
-    if !duplicates.is_empty() || !missing_jobs.is_empty() || !unknown.is_empty() {
+    let missing_jobs: Vec<&str> = jobs.iter().filter(|j| owner[j.index] == NOBODY).map(|j| j.id.as_str()).collect();
+    if !duplicates.is_empty() || !missing_jobs.is_empty() || unknown > 0 {
         let mut parts = Vec::new();
         if !missing_jobs.is_empty() {
-            parts.push(format!(
-                "{} jobs missing (e.g. {})",
-                missing_jobs.len(),
-                missing_jobs[..missing_jobs.len().min(5)].join(", ")
-            ));
+            let some = &missing_jobs[..missing_jobs.len().min(5)];
+            parts.push(format!("{} jobs missing (e.g. {})", missing_jobs.len(), some.join(", ")));
         }
         if !duplicates.is_empty() {
-            parts.push(format!(
-                "{} jobs in two shards (e.g. {})",
-                duplicates.len(),
-                duplicates[..duplicates.len().min(5)].join(", ")
-            ));
+            let some = &duplicates[..duplicates.len().min(5)];
+            parts.push(format!("{} jobs in two shards (e.g. {})", duplicates.len(), some.join(", ")));
         }
-        if !unknown.is_empty() {
-            parts.push(format!("{} jobs not in the spec", unknown.len()));
+        if unknown > 0 {
+            parts.push(format!("{unknown} rows of jobs not in the spec"));
         }
         return Err(bad_input(format!("cannot merge {}: {}", dir.display(), parts.join("; "))));
     }
-    let key = |r: &Record| order.get(r[0].as_str()).copied().unwrap_or(usize::MAX);
-    rows.sort_by_key(key);
-    curves.sort_by_key(key);
-    let failed = {
-        let status = column("status");
-        let mut ids: Vec<&str> = rows.iter().filter(|r| r[status] != "ok").map(|r| r[0].as_str()).collect();
-        ids.dedup();
-        ids.len()
-    };
-    write_atomic(&dir.join("curves.csv"), &CURVE_COLUMNS, curves)?;
-    let row_count = rows.len();
-    write_atomic(&dir.join("results.csv"), &RESULT_COLUMNS, rows)?;
+    // Stable sorts: rows of one job keep their order.
+    result_order.sort_by_key(|&(job, _, _)| job);
+    curve_order.sort_by_key(|&(job, _, _)| job);
+    let strip = |v: Vec<(u32, u32, u32)>| v.into_iter().map(|(_, t, r)| (t, r)).collect::<Vec<_>>();
+    let row_count = result_order.len();
+    write_raw_atomic(&dir.join("curves.csv"), &CURVE_COLUMNS, &curves, &strip(curve_order))?;
+    write_raw_atomic(&dir.join("results.csv"), &RESULT_COLUMNS, &results, &strip(result_order))?;
+    let failed = failed.iter().filter(|&&f| f).count();
     let mut merged = first.clone();
     merged.shard = None;
     merged.threads = manifests.iter().map(|(_, m)| m.threads).max().unwrap_or(1);
