@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::error::{bad_input, exit};
 use crate::report::files::encode;
-use crate::report::summary::{CONFIG_COLUMNS, aggregate, varying};
+use crate::report::summary::{aggregate, config_columns, varying};
 use crate::report::{RESULT_COLUMNS, Record};
 
 /// Flags of `sweep summary`.
@@ -43,7 +43,7 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
     let rows = super::reproduce::read_results(&dir)?;
     let by: Vec<&str> = if args.by.is_empty() {
-        CONFIG_COLUMNS.to_vec()
+        config_columns()
     } else {
         for c in &args.by {
             if !RESULT_COLUMNS.contains(&c.as_str()) {

@@ -122,19 +122,13 @@ pub fn read(path: &Path, header: &[&str]) -> Result<Vec<Record>> {
     Ok(out)
 }
 
-/// Writes `header` and `records` to `path` atomically (temporary file, sync, rename).
-pub fn write_atomic(path: &Path, header: &[&str], records: impl IntoIterator<Item = Record>) -> Result<()> {
-    let tmp = path.with_extension("csv.tmp");
+/// Writes `path` atomically: `fill` writes a temporary file beside it, which is synced and
+/// renamed over `path`; on any error the temporary file is removed and `path` is untouched.
+fn atomically(path: &Path, tmp_ext: &str, fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>) -> Result<()> {
+    let tmp = path.with_extension(tmp_ext);
     let result = (|| -> Result<()> {
-        let f = File::create(&tmp)?;
-        let mut w = BufWriter::new(f);
-        let mut csv = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(&mut w);
-        csv.write_record(header)?;
-        for r in records {
-            csv.write_record(&r)?;
-        }
-        csv.flush()?;
-        drop(csv);
+        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        fill(&mut w)?;
         w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         fs::rename(&tmp, path)?;
         Ok(())
@@ -145,20 +139,22 @@ pub fn write_atomic(path: &Path, header: &[&str], records: impl IntoIterator<Ite
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// Writes `header` and `records` to `path` atomically (temporary file, sync, rename).
+pub fn write_atomic(path: &Path, header: &[&str], records: impl IntoIterator<Item = Record>) -> Result<()> {
+    atomically(path, "csv.tmp", |w| {
+        let mut csv = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(w);
+        csv.write_record(header)?;
+        for r in records {
+            csv.write_record(&r)?;
+        }
+        csv.flush()?;
+        Ok(())
+    })
+}
+
 /// Writes text to `path` atomically.
 pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    let result = (|| -> Result<()> {
-        let mut f = File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    atomically(path, "tmp", |w| Ok(w.write_all(text.as_bytes())?))
 }
 
 /// A CSV file held as its bytes, with the byte range of every record: rows can be
@@ -206,26 +202,18 @@ impl RawTable {
 
 /// Writes `header` and then the given byte ranges of several tables, in order, atomically.
 pub fn write_raw_atomic(path: &Path, header: &[&str], tables: &[RawTable], order: &[(u32, u32)]) -> Result<()> {
-    let tmp = path.with_extension("csv.tmp");
-    let result = (|| -> Result<()> {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+    atomically(path, "csv.tmp", |w| {
         w.write_all(encode(std::iter::once(header.iter().map(|s| s.to_string()).collect())).as_bytes())?;
         for &(table, row) in order {
             let t = &tables[table as usize];
-            let range = t.rows[row as usize].clone();
-            w.write_all(&t.bytes[range.clone()])?;
-            if !t.bytes[range].ends_with(b"\n") {
+            let row = &t.bytes[t.rows[row as usize].clone()];
+            w.write_all(row)?;
+            if !row.ends_with(b"\n") {
                 w.write_all(b"\n")?;
             }
         }
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        fs::rename(&tmp, path)?;
         Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    })
 }
 
 #[cfg(test)]

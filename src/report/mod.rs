@@ -63,3 +63,12 @@ pub fn column(name: &str) -> usize {
 
 /// A row of either file: one string per column.
 pub type Record = Vec<String>;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_parameter_columns_sit_between_seed_and_eval_opponent() {
+        assert_eq!(super::RESULT_COLUMNS[4..20], crate::solvers::params::PARAM_COLUMNS);
+        assert_eq!(super::RESULT_COLUMNS[20], "eval_opponent");
+    }
+}

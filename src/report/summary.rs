@@ -11,27 +11,14 @@ use std::time::Duration;
 use super::{Record, column};
 use crate::spec::Sweep;
 
-/// The columns that define a configuration by default.
-pub const CONFIG_COLUMNS: [&str; 18] = [
-    "solver",
-    "seat",
-    "opponent",
-    "episodes",
-    "alpha",
-    "alpha_decay",
-    "alpha_min",
-    "gamma",
-    "epsilon",
-    "epsilon_decay",
-    "epsilon_min",
-    "q_init",
-    "symmetry",
-    "iterations",
-    "uct_c",
-    "opponent_model",
-    "final_move",
-    "eval_opponent",
-];
+/// The columns that define a configuration by default: the solver, every parameter
+/// column, and the evaluation opponent.
+pub fn config_columns() -> Vec<&'static str> {
+    let mut v = vec!["solver"];
+    v.extend(crate::solvers::params::PARAM_COLUMNS);
+    v.push("eval_opponent");
+    v
+}
 
 /// Two-sided 95% quantiles of Student's t for 1..=30 degrees of freedom.
 const T95: [f64; 30] = [
@@ -155,7 +142,7 @@ pub fn print_run_summary(
         wall.as_secs_f64(),
         dir.display()
     );
-    let by: Vec<&str> = CONFIG_COLUMNS.iter().copied().filter(|&c| c != "seat" && c != "eval_opponent").collect();
+    let by: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat" && c != "eval_opponent").collect();
     let solver = column("solver");
     let mut kinds: Vec<&str> = rows.iter().map(|r| r[solver].as_str()).collect();
     kinds.dedup();

@@ -136,20 +136,45 @@ pub fn train(
     let mdp = &ground_truth(params.seat, opponent).mdp;
     let mut table = QTable::new(mdp, params.q_init, params.symmetry);
     let mut rng = seed::rng(seed, Stream::Train);
-    let (mut epsilon, mut alpha) = (params.epsilon, params.alpha);
     let start = mdp.start();
+    run_schedule(params, checkpoints, |step| match step {
+        Step::Play { explore, alpha } => {
+            let first = if start.len() == 1 { start[0] } else { start[below(rng.next_u64() as u32, start.len())] };
+            run_episode(&mut table, &mut rng, first.next as usize, explore, alpha, params.gamma);
+        }
+        Step::Checkpoint(c) => checkpoint(c, &table),
+    });
+    table.policy()
+}
+
+/// One step of a training schedule.
+pub(crate) enum Step {
+    /// Play one episode with this exploration threshold (see [`threshold`]) and step size.
+    Play {
+        /// `epsilon · 2^32`.
+        explore: u64,
+        /// The step size.
+        alpha: f64,
+    },
+    /// A checkpoint falls after the episode just played.
+    Checkpoint(Checkpoint),
+}
+
+/// The schedule shared by the Q-learners: `episodes` episodes, epsilon and alpha
+/// multiplied by their decays after each (never below their floors), and a checkpoint
+/// after each episode listed in `checkpoints` (increasing).
+pub(crate) fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(Step)) {
+    let (mut epsilon, mut alpha) = (params.epsilon, params.alpha);
     let mut next_checkpoint = checkpoints.iter().copied().peekable();
     for episode in 1..=params.episodes {
-        let first = if start.len() == 1 { start[0] } else { start[below(rng.next_u64() as u32, start.len())] };
-        run_episode(&mut table, &mut rng, first.next as usize, threshold(epsilon), alpha, params.gamma);
+        step(Step::Play { explore: threshold(epsilon), alpha });
         if next_checkpoint.peek() == Some(&episode) {
             next_checkpoint.next();
-            checkpoint(Checkpoint { episode, epsilon, alpha }, &table);
+            step(Step::Checkpoint(Checkpoint { episode, epsilon, alpha }));
         }
         epsilon = (epsilon * params.epsilon_decay).max(params.epsilon_min);
         alpha = (alpha * params.alpha_decay).max(params.alpha_min);
     }
-    table.policy()
 }
 
 /// One game from agent state `s`.

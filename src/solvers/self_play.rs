@@ -18,7 +18,7 @@
 use rand::RngCore;
 
 use super::params::QParams;
-use super::q_learning::{Checkpoint, below, threshold};
+use super::q_learning::{Checkpoint, Step, below, run_schedule};
 use crate::game::{Positions, Status, symmetry};
 use crate::mdp::Policy;
 use crate::seed::{self, Stream};
@@ -126,17 +126,10 @@ pub fn train(
 ) -> Policy {
     let mut table = SelfPlayTable::new(params.q_init, params.symmetry);
     let mut rng = seed::rng(seed, Stream::Train);
-    let (mut epsilon, mut alpha) = (params.epsilon, params.alpha);
-    let mut next_checkpoint = checkpoints.iter().copied().peekable();
-    for episode in 1..=params.episodes {
-        run_episode(&mut table, &mut rng, threshold(epsilon), alpha, params.gamma);
-        if next_checkpoint.peek() == Some(&episode) {
-            next_checkpoint.next();
-            checkpoint(Checkpoint { episode, epsilon, alpha }, &table);
-        }
-        epsilon = (epsilon * params.epsilon_decay).max(params.epsilon_min);
-        alpha = (alpha * params.alpha_decay).max(params.alpha_min);
-    }
+    run_schedule(params, checkpoints, |step| match step {
+        Step::Play { explore, alpha } => run_episode(&mut table, &mut rng, explore, alpha, params.gamma),
+        Step::Checkpoint(c) => checkpoint(c, &table),
+    });
     table.policy()
 }
 
