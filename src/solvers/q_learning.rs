@@ -27,7 +27,7 @@ use rand::RngCore;
 use super::ground_truth::ground_truth;
 use super::params::{QParams, TrainOpponent};
 use crate::game::{Positions, symmetry};
-use crate::mdp::{AgentMdp, Policy, TERMINAL};
+use crate::mdp::{AgentMdp, Policy};
 use crate::seed::{self, Stream};
 
 /// A learner's progress at a checkpoint.
@@ -186,21 +186,22 @@ fn run_episode(table: &mut QTable<'_>, rng: &mut impl RngCore, mut s: usize, exp
         let actions = mdp.actions(s);
         let draw = rng.next_u64();
         let slot = if draw >> 32 < explore { actions.start + below(draw as u32, actions.len()) } else { greedy };
-        let outcomes = mdp.outcomes(slot);
-        let o = if outcomes.len() == 1 { outcomes[0] } else { outcomes[below(rng.next_u64() as u32, outcomes.len())] };
-        let target = if o.next == TERMINAL {
-            o.reward
-        } else {
-            let (g, v) = table.greedy(o.next as usize);
-            greedy = g;
-            gamma * v
+        let n = mdp.outcome_count(slot);
+        let outcome = mdp.sampled(slot, if n == 1 { 0 } else { below(rng.next_u64() as u32, n) });
+        let target = match outcome {
+            Err(reward) => reward,
+            Ok(next) => {
+                let (g, v) = table.greedy(next);
+                greedy = g;
+                gamma * v
+            }
         };
         let entry = &mut table.q[table.index[slot] as usize];
         *entry += alpha * (target - *entry);
-        if o.next == TERMINAL {
-            return;
+        match outcome {
+            Err(_) => return,
+            Ok(next) => s = next,
         }
-        s = o.next as usize;
     }
 }
 
@@ -231,6 +232,10 @@ mod tests {
                 for slot in 0..m.slots() {
                     let o = m.outcomes(slot);
                     assert!(o.iter().all(|x| x.prob == o[0].prob));
+                    for (k, x) in o.iter().enumerate() {
+                        let want = if x.next == crate::mdp::TERMINAL { Err(x.reward) } else { Ok(x.next as usize) };
+                        assert_eq!(m.sampled(slot, k), want);
+                    }
                 }
                 assert!(m.start().iter().all(|x| x.prob == m.start()[0].prob));
             }
