@@ -30,7 +30,7 @@ except ImportError as missing:
           "(or run scripts/check_plots.sh, which sets up a virtual environment)", file=sys.stderr)
     sys.exit(2)
 
-# The parameter columns of results.csv (DESIGN.md §7), in file order.
+# The parameter columns of results.csv, in file order.
 PARAM_COLUMNS = [
     "seat", "opponent", "episodes", "alpha", "alpha_decay", "alpha_min", "gamma",
     "epsilon", "epsilon_decay", "epsilon_min", "q_init", "symmetry", "iterations",

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a synthetic but realistic results directory (results.csv, curves.csv,
-manifest.json) in the layout of `sweep run` (DESIGN.md §7), so that the plotting scripts
+manifest.json) in the layout of `sweep run`, so that the plotting scripts
 can be tested without the binary.
 
 Contents:

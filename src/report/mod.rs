@@ -1,4 +1,4 @@
-//! The result files: `results.csv`, `curves.csv` and `manifest.json` (DESIGN.md §7).
+//! The result files: `results.csv`, `curves.csv` and `manifest.json`.
 //!
 //! Rows are plain vectors of strings in the fixed column order, built once by [`rows`] and
 //! written by [`files`]; numbers are printed in Rust's shortest round-trip form so that a

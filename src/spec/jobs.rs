@@ -1,6 +1,5 @@
-//! Jobs: one solver, one grid point, one replicate, with its paired seed and stable id
-//! (DESIGN.md §5), listed for each solver in file order, for each point, for each
-//! replicate.
+//! Jobs: one solver, one grid point, one replicate, with its paired seed and stable id;
+//! listed for each solver in file order, for each point, for each replicate.
 //!
 //! A job's id hashes its canonical key ([`Params::canonical_key`]). Building that key from
 //! scratch for each of a million jobs costs more than a second, so [`Keys`] walks a grid in

@@ -1,4 +1,4 @@
-//! Specs: a TOML file (DESIGN.md §3–§4) turned into a validated [`Sweep`] and its list of
+//! Specs: a TOML file turned into a validated [`Sweep`] and its list of
 //! [`Job`]s.
 //!
 //! ```

@@ -8,8 +8,8 @@ use crate::seed::{job_id, job_seed};
 use crate::solvers::params::ExactParams;
 use crate::solvers::{FinalMove, MctsParams, OpponentModel, QParams, TrainOpponent};
 
-/// The example of DESIGN.md §4.
-const DESIGN_EXAMPLE: &str = r#"
+/// The example spec of the design contract: a Q-learning grid and an MCTS grid.
+const DESIGN_EXAMPLE_SPEC: &str = r#"
 name = "qlearning"           # results go to results/qlearning/ unless --out
 seed = 2026                  # master seed (u64)
 replicates = 5               # runs per grid point
@@ -498,7 +498,7 @@ fn load_names_the_path() {
     let e = load(&file).unwrap_err();
     assert_eq!(e.problems[0].file, file.display().to_string());
     assert_eq!(e.problems[0].line, Some(3));
-    std::fs::write(&file, DESIGN_EXAMPLE).unwrap();
+    std::fs::write(&file, DESIGN_EXAMPLE_SPEC).unwrap();
     assert_eq!(load(&file).unwrap().name, "qlearning");
     std::fs::write(&file, [0xff, 0xfe, b'a']).unwrap();
     assert!(load(&file).unwrap_err().to_string().contains("not UTF-8"));
@@ -506,7 +506,7 @@ fn load_names_the_path() {
 
 #[test]
 fn design_example() {
-    let sweep = ok(DESIGN_EXAMPLE);
+    let sweep = ok(DESIGN_EXAMPLE_SPEC);
     assert_eq!((sweep.name.as_str(), sweep.seed, sweep.replicates), ("qlearning", 2026, 5));
     assert_eq!(
         sweep.evaluation,
@@ -582,7 +582,7 @@ fn jobs_follow_solver_point_replicate_order() {
 
 #[test]
 fn job_ids_are_unique_and_stable() {
-    let sweep = ok(DESIGN_EXAMPLE);
+    let sweep = ok(DESIGN_EXAMPLE_SPEC);
     let jobs = sweep.jobs();
     let mut ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     ids.sort_unstable();
@@ -598,7 +598,7 @@ fn job_ids_are_unique_and_stable() {
     assert_eq!(sweep.hash(), "005178d2c33d1290");
 
     // Editing the evaluation, the other solver or the name keeps the q-learning ids.
-    let edited = DESIGN_EXAMPLE
+    let edited = DESIGN_EXAMPLE_SPEC
         .replace("games = 1000", "games = 10")
         .replace("opponents = [\"random\", \"minimax\"]", "opponents = [\"minimax-uniform\"]")
         .replace("uct_c = [0.5, 1.0, 1.414, 2.0]", "uct_c = [3.0]")
@@ -608,18 +608,19 @@ fn job_ids_are_unique_and_stable() {
     let q_ids = |s: &Sweep| -> Vec<String> { s.jobs().into_iter().filter(|j| j.solver == 0).map(|j| j.id).collect() };
     assert_eq!(q_ids(&sweep), q_ids(&other));
     // A new solver in front moves indices but not ids.
-    let prepended = DESIGN_EXAMPLE.replacen("[[solver]]", "[[solver]]\nkind = \"value-iteration\"\n\n[[solver]]", 1);
+    let prepended =
+        DESIGN_EXAMPLE_SPEC.replacen("[[solver]]", "[[solver]]\nkind = \"value-iteration\"\n\n[[solver]]", 1);
     let moved = ok(&prepended);
     let moved_ids: Vec<String> = moved.jobs().into_iter().filter(|j| j.solver == 1).map(|j| j.id).collect();
     assert_eq!(moved_ids, q_ids(&sweep));
     // The master seed is part of every id.
-    let reseeded = ok(&DESIGN_EXAMPLE.replace("seed = 2026", "seed = 2027"));
+    let reseeded = ok(&DESIGN_EXAMPLE_SPEC.replace("seed = 2026", "seed = 2027"));
     assert_ne!(reseeded.jobs()[0].id, jobs[0].id);
 }
 
 #[test]
 fn resolved_spec() {
-    let sweep = ok(DESIGN_EXAMPLE);
+    let sweep = ok(DESIGN_EXAMPLE_SPEC);
     let r = sweep.resolved();
     assert_eq!(r["name"], "qlearning");
     assert_eq!(r["seed"], 2026);
@@ -635,7 +636,7 @@ fn resolved_spec() {
     assert!(r["solvers"][1].get("alpha").is_none());
     // The hash ignores formatting and comments.
     let reformatted =
-        DESIGN_EXAMPLE.replace("    #", "\n#").replace("alpha = [0.1, 0.25, 0.5]", "alpha = [ 0.10 , 0.25,0.5 ]");
+        DESIGN_EXAMPLE_SPEC.replace("    #", "\n#").replace("alpha = [0.1, 0.25, 0.5]", "alpha = [ 0.10 , 0.25,0.5 ]");
     assert_eq!(ok(&reformatted).hash(), sweep.hash());
     assert_eq!(sweep.hash().len(), 16);
 }
