@@ -250,6 +250,20 @@ mod tests {
     }
 
     #[test]
+    fn symmetry_learns_faster() {
+        // The `symmetry` experiment's settings after 4,000 episodes, seeds 0..10: measured
+        // mean regret 0.0346 without symmetry and 0.0060 with it (the experiment's own
+        // seeds give 0.033 and 0.0096).
+        let base = QParams { episodes: 4000, alpha: 0.25, gamma: 0.99, ..QParams::default() };
+        let mean = |symmetry: bool| {
+            let p = QParams { symmetry, ..base };
+            (0..10).map(|seed| regret_after(&p, seed)).sum::<f64>() / 10.0
+        };
+        let (plain, shared) = (mean(false), mean(true));
+        assert!(shared < 0.5 * plain, "with symmetry {shared}, without {plain}");
+    }
+
+    #[test]
     fn a_tuned_schedule_reaches_regret_below_one_percent_on_five_seeds() {
         let params = QParams {
             episodes: 1_000_000,
