@@ -298,3 +298,28 @@ fn a_removed_directory_is_an_error_naming_the_file() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("removed") && err.contains(".csv"), "{err}");
 }
+
+#[test]
+fn a_second_sigint_exits_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Two short jobs, then one long one (tens of seconds) that the first interrupt waits for.
+    let spec = write_spec(
+        tmp.path(),
+        "long.toml",
+        "name = \"long\"\nseed = 1\n[evaluation]\ncheckpoints = 1\n[[solver]]\nkind = \"q-learning\"\nepisodes = [2000, 3000]\n[[solver]]\nkind = \"q-learning\"\nepisodes = 400000000\n",
+    );
+    let out = tmp.path().join("out");
+    let child = spawn(&["run", spec.to_str().unwrap(), "--threads", "2", "--out", out.to_str().unwrap()], &[]);
+    wait_rows(&out, 1);
+    signal(&child, "INT");
+    std::thread::sleep(Duration::from_millis(300));
+    let second = Instant::now();
+    signal(&child, "INT");
+    let o = child.wait_with_output().unwrap();
+    assert!(second.elapsed() < Duration::from_secs(3), "the second interrupt did not exit at once");
+    assert_eq!(o.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("second interrupt"));
+    // What was flushed stays valid: whole rows of finished jobs only.
+    let (_, rows) = read_csv(&out.join("results.csv"));
+    assert!(!rows.is_empty() && rows.iter().all(|r| r[32] == "ok"));
+}
