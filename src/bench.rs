@@ -115,6 +115,9 @@ pub struct Calibration {
     pub eval_s: f64,
     /// Seconds per exact solve.
     pub solve_s: f64,
+    /// States the optimal policy reaches, by seat and opponent (in `Seat::ALL` and
+    /// `Opponent::ALL` order): the number of searches an MCTS evaluation needs, roughly.
+    pub reach: [[usize; 3]; 2],
 }
 
 impl Calibration {
@@ -126,6 +129,13 @@ impl Calibration {
         let mut evaluator = Evaluator::new();
         let eval_s = repeat(3, || evaluation_seconds(&mut evaluator)).median;
         let solve_s = repeat(3, solve_seconds).median;
-        Calibration { q_per_s, mcts_per_s, eval_s, solve_s }
+        let mut reach = [[0; 3]; 2];
+        for (i, &seat) in Seat::ALL.iter().enumerate() {
+            for (j, &opp) in Opponent::ALL.iter().enumerate() {
+                let t = ground_truth(seat, opp);
+                reach[i][j] = evaluator.evaluate(&t.mdp, |s, _| t.mdp.cell(t.solution.actions[s] as usize)).states;
+            }
+        }
+        Calibration { q_per_s, mcts_per_s, eval_s, solve_s, reach }
     }
 }

@@ -7,8 +7,8 @@ use anyhow::Result;
 
 use crate::bench::Calibration;
 use crate::error::{bad_input, exit};
-use crate::mdp::Evaluator;
-use crate::solvers::{Params, TrainOpponent, ground_truth};
+use crate::mdp::{Opponent, Seat};
+use crate::solvers::{Params, TrainOpponent};
 use crate::spec;
 
 /// Seconds one job of `params` takes on one core, by the calibration.
@@ -29,16 +29,15 @@ pub fn job_seconds(params: &Params, evaluation: &spec::EvaluationSpec, cal: &Cal
                 q.episodes as f64 * per_episode + f64::from(evaluation.checkpoints) * evals * (cal.eval_s + 2e-5)
             }
             Params::Mcts(m) => {
-                // One search per position reached; the optimal policy's reach is the proxy.
-                let mut positions = 0usize;
-                let mut evaluator = Evaluator::new();
-                for &seat in &seats {
-                    for &opp in &evaluation.opponents {
-                        let t = ground_truth(seat, opp);
-                        positions +=
-                            evaluator.evaluate(&t.mdp, |s, _| t.mdp.cell(t.solution.actions[s] as usize)).states;
-                    }
-                }
+                // One search per position reached (searches are shared between evaluation
+                // opponents, so the largest reach counts); the optimal policy's reach is
+                // the proxy.
+                let index = |seat: Seat| Seat::ALL.iter().position(|&s| s == seat).expect("a seat");
+                let opp = |o: Opponent| Opponent::ALL.iter().position(|&x| x == o).expect("an opponent");
+                let positions: usize = seats
+                    .iter()
+                    .map(|&s| evaluation.opponents.iter().map(|&o| cal.reach[index(s)][opp(o)]).max().unwrap_or(0))
+                    .sum();
                 positions as f64 * f64::from(m.iterations) / cal.mcts_per_s
             }
         }
