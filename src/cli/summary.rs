@@ -23,17 +23,6 @@ pub struct SummaryArgs {
     csv: bool,
 }
 
-trait PositionsOf {
-    fn positions_of(self, names: &[&str]) -> Vec<usize>;
-}
-
-impl<'a, I: Iterator<Item = &'a &'a str>> PositionsOf for I {
-    /// Positions of the items that are among `names`.
-    fn positions_of(self, names: &[&str]) -> Vec<usize> {
-        self.enumerate().filter(|(_, c)| names.contains(c)).map(|(i, _)| i).collect()
-    }
-}
-
 fn num(x: f64) -> String {
     if x.is_nan() { String::new() } else { format!("{x:.6}") }
 }
@@ -69,7 +58,8 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
             .iter()
             .flat_map(|k| varying(&rows.iter().filter(|r| r[solver] == *k).cloned().collect::<Vec<_>>(), &by))
             .collect();
-        show.extend(by.iter().positions_of(&["solver", "seat", "eval_opponent"]));
+        let always = ["solver", "seat", "eval_opponent"];
+        show.extend((0..by.len()).filter(|&k| always.contains(&by[k])));
         show.sort_unstable();
         show.dedup();
         show
