@@ -134,21 +134,8 @@ def style_axes(axes, span):
 
 
 def caption(df, stats, band, failed, fixed, vary, width):
-    n = stats["n"]
-    reps = f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
-    parts = [f"line: mean over {reps} replicate(s)"]
-    if band:
-        parts.append(ps.BAND_NOTE)
-    if fixed:
-        parts.append("fixed by --fix: " + ", ".join(f"{k}={v}" for k, v in fixed.items()))
-    same = pc.constants(df, [c for c in pc.PARAM_COLUMNS if c not in vary and c != "seat"
-                             and c not in fixed])
-    if same:
-        parts.append("all runs: " + ", ".join(same))
-    if failed:
-        parts.append(f"{failed} failed job(s) skipped")
-    parts.append("0 = optimal play")
-    return ps.caption(parts, width)
+    params = [c for c in pc.PARAM_COLUMNS if c not in vary and c != "seat"]
+    return ps.replicate_caption(df, stats, band, failed, fixed, params, "line", width)
 
 
 def file_name(args, fixed):

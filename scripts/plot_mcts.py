@@ -68,20 +68,8 @@ def draw(df, band, failed, fixed):
 
 
 def caption(df, stats, band, failed, fixed, vary, width):
-    n = stats["n"]
-    reps = f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
-    parts = [f"point: mean over {reps} replicate(s)"]
-    if band:
-        parts.append(ps.BAND_NOTE)
-    if fixed:
-        parts.append("fixed by --fix: " + ", ".join(f"{k}={v}" for k, v in fixed.items()))
-    same = pc.constants(df, [c for c in LINE_PARAMS if c not in vary and c not in fixed])
-    if same:
-        parts.append("all runs: " + ", ".join(same))
-    if failed:
-        parts.append(f"{failed} failed job(s) skipped")
-    parts.append("0 = optimal play")
-    return ps.caption(parts, width)
+    params = [c for c in LINE_PARAMS if c not in vary]
+    return ps.replicate_caption(df, stats, band, failed, fixed, params, "point", width)
 
 
 def main():

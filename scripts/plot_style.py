@@ -231,3 +231,22 @@ def save(fig, path):
     fig.savefig(path, dpi=120, bbox_inches="tight", facecolor="white")
     plt.close(fig)
     print(path)
+
+
+def replicate_caption(df, stats, band, failed, fixed, params, mark, width):
+    """The caption of a figure of means over replicates: how many, the band, what --fix
+    fixed, the parameters shared by every run (among `params`), failures skipped."""
+    n = stats["n"]
+    reps = f"{n.min()}" if n.min() == n.max() else f"{n.min()} to {n.max()}"
+    parts = [f"{mark}: mean over {reps} replicate(s)"]
+    if band:
+        parts.append(BAND_NOTE)
+    if fixed:
+        parts.append("fixed by --fix: " + ", ".join(f"{k}={v}" for k, v in fixed.items()))
+    same = pc.constants(df, [c for c in params if c not in fixed])
+    if same:
+        parts.append("all runs: " + ", ".join(same))
+    if failed:
+        parts.append(f"{failed} failed job(s) skipped")
+    parts.append("0 = optimal play")
+    return caption(parts, width)

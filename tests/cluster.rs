@@ -5,17 +5,17 @@ mod common;
 
 use common::*;
 
-fn shard(out: &std::path::Path, k: u32, n: u32) {
-    let o = run(&[
-        "run",
-        "experiments/smoke.toml",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--shard",
-        &format!("{k}/{n}"),
-    ]);
+/// Runs shard `k` of `n` of the smoke spec into `out`, with `extra` flags; asserts success.
+fn shard_with(out: &std::path::Path, k: u32, n: u32, extra: &[&str]) {
+    let spec = format!("{k}/{n}");
+    let mut args = vec!["run", "experiments/smoke.toml", "--quiet", "--out", out.to_str().unwrap(), "--shard", &spec];
+    args.extend_from_slice(extra);
+    let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+fn shard(out: &std::path::Path, k: u32, n: u32) {
+    shard_with(out, k, n, &[]);
 }
 
 #[test]
@@ -60,18 +60,7 @@ fn broken_splits_are_refused_with_what_is_wrong() {
             ids1.push(r[0].clone());
         }
     }
-    let o = run(&[
-        "run",
-        "experiments/smoke.toml",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        "--shard",
-        "1/3",
-        "--only",
-        &ids1[0],
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    shard_with(&out, 1, 3, &["--only", &ids1[0]]);
     let o = run(&["merge", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("incomplete shards: 1-of-3"), "{}", stderr(&o));
