@@ -2,12 +2,18 @@
 //!
 //! - [`Appender`] appends a finished job's rows (curves first, then results) and flushes,
 //!   so a crash loses at most the jobs in flight.
-//! - [`read`] reads a file back, cutting a partial last line that a crash left.
+//! - [`repair`] cuts a partial last line that a crash left.
+//! - [`scan_runs`] and [`rewrite_runs`] reorder or filter a file by job (the end-of-run sort,
+//!   resume) holding only each job's byte range, never the rows: memory grows by a few
+//!   dozen bytes per job, not with the rows written.
+//! - [`read`] reads a whole file into records (`reproduce`).
 //! - [`write_atomic`] writes a whole file to a temporary name, syncs it and renames it over
-//!   the old one, so a reader never sees half a file.
+//!   the old one, so a reader never sees half a file; every rewrite above goes through it.
+//! - [`RawTable`] holds several files as bytes to interleave them (`sweep merge`).
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -87,21 +93,35 @@ pub fn repair(path: &Path) -> Result<u64> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
     };
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.is_empty() || bytes.ends_with(b"\n") {
+    let len = f.metadata().with_context(|| format!("cannot read {}", path.display()))?.len();
+    // Look for the last newline from the end, a block at a time: the file is not read whole.
+    let mut end = len;
+    let mut block = vec![0u8; 1 << 16];
+    let keep = loop {
+        if end == 0 {
+            break 0;
+        }
+        let start = end.saturating_sub(block.len() as u64);
+        let chunk = &mut block[..(end - start) as usize];
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(chunk).with_context(|| format!("cannot read {}", path.display()))?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            break start + i as u64 + 1;
+        }
+        end = start;
+    };
+    if keep == len {
         return Ok(0);
     }
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    f.set_len(keep as u64).with_context(|| format!("cannot repair {}", path.display()))?;
+    f.set_len(keep).with_context(|| format!("cannot repair {}", path.display()))?;
     f.seek(SeekFrom::End(0))?;
-    Ok((bytes.len() - keep) as u64)
+    Ok(len - keep)
 }
 
-/// Reads a CSV file whose header must be `header`; returns its records.
-pub fn read(path: &Path, header: &[&str]) -> Result<Vec<Record>> {
+/// Opens a CSV file for reading and checks that its header is `header`.
+pub fn open_checked(path: &Path, header: &[&str]) -> Result<csv::Reader<BufReader<File>>> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(std::io::BufReader::new(file));
+    let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(BufReader::with_capacity(1 << 16, file));
     let found = r.headers().with_context(|| format!("{} is not a CSV file", path.display()))?.clone();
     if found.iter().ne(header.iter().copied()) {
         bail!(
@@ -111,6 +131,12 @@ pub fn read(path: &Path, header: &[&str]) -> Result<Vec<Record>> {
             found.iter().collect::<Vec<_>>().join(",")
         );
     }
+    Ok(r)
+}
+
+/// Reads a CSV file whose header must be `header`; returns its records.
+pub fn read(path: &Path, header: &[&str]) -> Result<Vec<Record>> {
+    let mut r = open_checked(path, header)?;
     let mut out = Vec::new();
     for (i, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}: malformed row {}", path.display(), i + 2))?;
@@ -200,6 +226,75 @@ impl RawTable {
     }
 }
 
+/// One job's consecutive rows in a file, as a byte range: files are rewritten by moving
+/// runs, so that no row is ever held in memory (a run is a few dozen bytes, whatever the
+/// number of rows in it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// The job id (first column).
+    pub job: Box<str>,
+    /// The rows' bytes in the file, line ends included.
+    pub bytes: Range<u64>,
+    /// How many rows.
+    pub rows: usize,
+    /// Whether the caller's test held for any of the rows.
+    pub flagged: bool,
+}
+
+/// Reads through a CSV file whose header must be `header` and whose first column is the
+/// job id, one row at a time, and returns its runs of consecutive rows of one job in file
+/// order; `flag` marks the runs where it holds for some row.
+pub fn scan_runs(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -> bool) -> Result<Vec<Run>> {
+    let mut r = open_checked(path, header)?;
+    let mut runs: Vec<Run> = Vec::new();
+    let mut rec = csv::ByteRecord::new();
+    let mut start = r.position().byte();
+    // Row numbers as a spreadsheet shows them: the header is row 1.
+    let mut row = 1;
+    while r.read_byte_record(&mut rec).with_context(|| format!("{}: malformed row {}", path.display(), row + 1))? {
+        row += 1;
+        if rec.len() != header.len() {
+            bail!("{}: row {row} has {} fields, expected {}", path.display(), rec.len(), header.len());
+        }
+        let end = r.position().byte();
+        let flagged = flag(&rec);
+        match runs.last_mut() {
+            Some(run) if run.job.as_bytes() == &rec[0] => {
+                run.bytes.end = end;
+                run.rows += 1;
+                run.flagged |= flagged;
+            }
+            _ => {
+                let job = std::str::from_utf8(&rec[0])
+                    .with_context(|| format!("{}: row {row} has a job id that is not UTF-8", path.display()))?;
+                runs.push(Run { job: job.into(), bytes: start..end, rows: 1, flagged });
+            }
+        }
+        start = end;
+    }
+    Ok(runs)
+}
+
+/// Rewrites `path` atomically as `header` followed by the given runs of it, in the given
+/// order (runs left out are dropped). Copies bytes; reads one run at a time.
+pub fn rewrite_runs<'a>(path: &Path, header: &[&str], runs: impl IntoIterator<Item = &'a Run>) -> Result<()> {
+    let mut src = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut buf = Vec::new();
+    atomically(path, "csv.tmp", |w| {
+        w.write_all(encode(std::iter::once(header.iter().map(|s| s.to_string()).collect())).as_bytes())?;
+        for run in runs {
+            buf.resize((run.bytes.end - run.bytes.start) as usize, 0);
+            src.seek(SeekFrom::Start(run.bytes.start))?;
+            src.read_exact(&mut buf)?;
+            w.write_all(&buf)?;
+            if !buf.ends_with(b"\n") {
+                w.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Writes `header` and then the given byte ranges of several tables, in order, atomically.
 pub fn write_raw_atomic(path: &Path, header: &[&str], tables: &[RawTable], order: &[(u32, u32)]) -> Result<()> {
     atomically(path, "csv.tmp", |w| {
@@ -230,5 +325,42 @@ mod tests {
         assert!(read(&p, &["a", "c"]).is_err());
         write_atomic(&p, &["a", "b"], vec![vec!["x,y".into(), "".into()]]).unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "a,b\n\"x,y\",\n");
+    }
+
+    #[test]
+    fn repair_finds_the_last_newline_across_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.csv");
+        // A partial line longer than the 64 KiB block, then a file with no newline at all.
+        let long = "y".repeat(200_000);
+        fs::write(&p, format!("a\n1\n{long}")).unwrap();
+        assert_eq!(repair(&p).unwrap(), 200_000);
+        assert_eq!(fs::read_to_string(&p).unwrap(), "a\n1\n");
+        assert_eq!(repair(&p).unwrap(), 0);
+        fs::write(&p, &long).unwrap();
+        assert_eq!(repair(&p).unwrap(), 200_000);
+        assert_eq!(fs::read(&p).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn runs_group_consecutive_rows_and_rewrite_moves_them_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.csv");
+        // Quoted fields with commas and a newline inside; no newline after the last row.
+        let text = "id,v\nb,1\nb,\"2,\n3\"\na,x\nc,4\nb,5";
+        fs::write(&p, text).unwrap();
+        let runs = scan_runs(&p, &["id", "v"], |r| &r[1] == b"x").unwrap();
+        let summary: Vec<(&str, usize, bool)> = runs.iter().map(|r| (&*r.job, r.rows, r.flagged)).collect();
+        assert_eq!(summary, vec![("b", 2, false), ("a", 1, true), ("c", 1, false), ("b", 1, false)]);
+        assert_eq!(&text[runs[0].bytes.start as usize..runs[0].bytes.end as usize], "b,1\nb,\"2,\n3\"\n");
+        assert_eq!(runs[3].bytes.end as usize, text.len());
+        // Reorder and drop "c": the bytes of each run move unchanged; a newline is added at the end.
+        rewrite_runs(&p, &["id", "v"], [&runs[1], &runs[3], &runs[0]]).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "id,v\na,x\nb,5\nb,1\nb,\"2,\n3\"\n");
+        assert_eq!(read(&p, &["id", "v"]).unwrap().len(), 4);
+        assert!(scan_runs(&p, &["id", "w"], |_| false).is_err());
+        fs::write(&p, "id,v\na\n").unwrap();
+        let err = scan_runs(&p, &["id", "v"], |_| false).unwrap_err();
+        assert!(format!("{err:#}").contains("row 2"), "{err:#}");
     }
 }

@@ -124,17 +124,38 @@ fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
     if parts.is_empty() { "(single configuration)".to_string() } else { parts.join(" ") }
 }
 
+/// One configuration's running totals for the end-of-run summary.
+#[derive(Default)]
+struct Totals {
+    /// Successful rows and the sum of their regrets.
+    n: usize,
+    sum: f64,
+    /// The same per (seat, evaluation opponent); failed rows make an entry with n = 0.
+    per: BTreeMap<(String, String), (usize, f64)>,
+}
+
+/// One solver kind's configurations (keyed by their columns joined with a unit separator,
+/// which orders them as the columns would), and which columns vary.
+#[derive(Default)]
+struct KindTotals {
+    configs: BTreeMap<String, Totals>,
+    first: Vec<String>,
+    varies: Vec<bool>,
+}
+
+const SEP: char = '\u{1f}';
+
 /// Prints the end-of-run summary: counts, wall time, the directory, and the best
-/// configuration of each solver by mean regret over its replicates.
+/// configuration of each solver (see [`best_lines`]).
 pub fn print_run_summary(
     sweep: &Sweep,
-    rows: &[Record],
+    results: &Path,
     dir: &Path,
     ran: usize,
     kept: usize,
     failed: usize,
     wall: Duration,
-) {
+) -> anyhow::Result<()> {
     eprintln!(
         "{}: {ran} jobs run{}, {failed} failed, {:.1} s wall; results in {}",
         sweep.name,
@@ -142,37 +163,162 @@ pub fn print_run_summary(
         wall.as_secs_f64(),
         dir.display()
     );
+    for line in best_lines(results)? {
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
+/// One line per solver kind: its best configuration by mean regret over its replicates,
+/// and that configuration's mean regret per seat and evaluation opponent. Reads `results`
+/// one row at a time and keeps only per-configuration totals, so memory grows with the
+/// number of grid points, not rows. Sums run in file order, as [`aggregate`] does.
+pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let by: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat" && c != "eval_opponent").collect();
-    let solver = column("solver");
-    let mut kinds: Vec<&str> = rows.iter().map(|r| r[solver].as_str()).collect();
-    kinds.dedup();
-    kinds.sort();
-    kinds.dedup();
-    for kind in kinds {
-        let these: Vec<Record> = rows.iter().filter(|r| r[solver] == kind).cloned().collect();
-        let show = varying(&these, &by);
-        if let Some(best) = aggregate(&these, &by).into_iter().find(|g| g.n > 0) {
-            // The same configuration, per evaluated seat and opponent.
-            let of_best: Vec<Record> =
-                these.iter().filter(|r| by.iter().zip(&best.key).all(|(c, v)| &r[column(c)] == v)).cloned().collect();
-            let parts: Vec<String> = aggregate(&of_best, &["seat", "eval_opponent"])
-                .iter()
-                .map(|g| format!("{} vs {} {:.4}", g.key[0], g.key[1], g.mean_regret))
-                .collect();
-            eprintln!(
-                "  best {kind}: {}  mean regret {:.4} ({}) over {} replicates",
-                describe(&best, &by, &show),
-                best.mean_regret,
-                parts.join(", "),
-                best.n / parts.len().max(1)
-            );
+    let idx: Vec<usize> = by.iter().map(|c| column(c)).collect();
+    let (solver, seat, opp, status, regret) =
+        (column("solver"), column("seat"), column("eval_opponent"), column("status"), column("regret"));
+    let mut kinds: BTreeMap<String, KindTotals> = BTreeMap::new();
+    let mut r = super::files::open_checked(results, &super::RESULT_COLUMNS)?;
+    let mut rec = csv::StringRecord::new();
+    let mut key = String::new();
+    while r.read_record(&mut rec)? {
+        let k = match kinds.get_mut(&rec[solver]) {
+            Some(k) => k,
+            None => kinds.entry(rec[solver].to_string()).or_insert_with(|| KindTotals {
+                first: idx.iter().map(|&i| rec[i].to_string()).collect(),
+                varies: vec![false; idx.len()],
+                ..KindTotals::default()
+            }),
+        };
+        key.clear();
+        for (j, &i) in idx.iter().enumerate() {
+            k.varies[j] |= rec[i] != k.first[j];
+            if j > 0 {
+                key.push(SEP);
+            }
+            key.push_str(&rec[i]);
+        }
+        let t = match k.configs.get_mut(key.as_str()) {
+            Some(t) => t,
+            None => k.configs.entry(key.clone()).or_default(),
+        };
+        let e = t.per.entry((rec[seat].to_string(), rec[opp].to_string())).or_default();
+        if &rec[status] == "ok" {
+            let x = rec[regret].parse::<f64>().unwrap_or(f64::NAN);
+            t.n += 1;
+            t.sum += x;
+            e.0 += 1;
+            e.1 += x;
         }
     }
+    let mean = |n: usize, sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+    let mut lines = Vec::new();
+    for (kind, k) in &kinds {
+        let best = k
+            .configs
+            .iter()
+            .filter(|(_, t)| t.n > 0)
+            .reduce(|a, b| if mean(b.1.n, b.1.sum) < mean(a.1.n, a.1.sum) { b } else { a });
+        let Some((best_key, t)) = best else { continue };
+        let show: Vec<usize> = (0..by.len()).filter(|&j| k.varies[j]).collect();
+        let g = Group {
+            key: best_key.split(SEP).map(str::to_string).collect(),
+            n: t.n,
+            failed: 0,
+            mean_regret: mean(t.n, t.sum),
+            sd_regret: f64::NAN,
+            ci95: f64::NAN,
+            p: [f64::NAN; 3],
+            train_ms: f64::NAN,
+        };
+        let parts: Vec<String> =
+            t.per.iter().map(|((s, o), &(n, sum))| format!("{s} vs {o} {:.4}", mean(n, sum))).collect();
+        lines.push(format!(
+            "  best {kind}: {}  mean regret {:.4} ({}) over {} replicates",
+            describe(&g, &by, &show),
+            g.mean_regret,
+            parts.join(", "),
+            t.n / parts.len().max(1)
+        ));
+    }
+    Ok(lines)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The summary as it was computed from rows held in memory, with [`aggregate`].
+    fn best_lines_in_memory(rows: &[Record]) -> Vec<String> {
+        let by: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat" && c != "eval_opponent").collect();
+        let solver = column("solver");
+        let mut kinds: Vec<&str> = rows.iter().map(|r| r[solver].as_str()).collect();
+        kinds.sort();
+        kinds.dedup();
+        let mut out = Vec::new();
+        for kind in kinds {
+            let these: Vec<Record> = rows.iter().filter(|r| r[solver] == kind).cloned().collect();
+            let show = varying(&these, &by);
+            if let Some(best) = aggregate(&these, &by).into_iter().find(|g| g.n > 0) {
+                let of_best: Vec<Record> = these
+                    .iter()
+                    .filter(|r| by.iter().zip(&best.key).all(|(c, v)| &r[column(c)] == v))
+                    .cloned()
+                    .collect();
+                let parts: Vec<String> = aggregate(&of_best, &["seat", "eval_opponent"])
+                    .iter()
+                    .map(|g| format!("{} vs {} {:.4}", g.key[0], g.key[1], g.mean_regret))
+                    .collect();
+                out.push(format!(
+                    "  best {kind}: {}  mean regret {:.4} ({}) over {} replicates",
+                    describe(&best, &by, &show),
+                    best.mean_regret,
+                    parts.join(", "),
+                    best.n / parts.len().max(1)
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn streamed_best_lines_match_the_in_memory_aggregate() {
+        let mut rows = Vec::new();
+        let mut h: u64 = 7;
+        for kind in ["q-learning", "mcts", "value-iteration"] {
+            for alpha in ["0.1", "0.5", "1"] {
+                for gamma in ["0.9", "1"] {
+                    for seat in ["x", "o"] {
+                        for opp in ["random", "minimax"] {
+                            for _replicate in 0..3 {
+                                h = crate::seed::splitmix64(h);
+                                let mut r: Record = vec![String::new(); super::super::RESULT_COLUMNS.len()];
+                                r[column("solver")] = kind.into();
+                                r[column("alpha")] = alpha.into();
+                                r[column("gamma")] = if kind == "mcts" { String::new() } else { gamma.into() };
+                                r[column("seat")] = seat.into();
+                                r[column("eval_opponent")] = opp.into();
+                                // Regrets from a few values, so that ties happen; some rows fail,
+                                // and every row of value-iteration fails.
+                                let failed = h % 7 == 0 || kind == "value-iteration";
+                                r[column("status")] = if failed { "failed".into() } else { "ok".into() };
+                                r[column("regret")] = if failed { String::new() } else { format!("{}", (h >> 8) % 4) };
+                                rows.push(r);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.csv");
+        super::super::files::write_atomic(&path, &super::super::RESULT_COLUMNS, rows.clone()).unwrap();
+        let streamed = best_lines(&path).unwrap();
+        assert_eq!(streamed, best_lines_in_memory(&rows));
+        assert_eq!(streamed.len(), 2, "no line for a solver whose rows all failed: {streamed:?}");
+        assert!(streamed[1].starts_with("  best q-learning: alpha="), "{streamed:?}");
+    }
 
     #[test]
     fn t_quantiles() {

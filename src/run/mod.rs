@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::error::{Interrupted, bad_input};
-use crate::report::files::{Appender, read, write_atomic};
+use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, now_utc};
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, summary};
 use crate::solvers::Params;
@@ -302,18 +302,21 @@ fn execute(
         return Err(Interrupted.into());
     }
     let order: HashMap<&str, usize> = all_jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
-    let rows = sort_file(&dir.join("results.csv"), &RESULT_COLUMNS, &order)?;
-    sort_file(&dir.join("curves.csv"), &CURVE_COLUMNS, &order)?;
-    let done: HashSet<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    let status = column("status");
+    let results = dir.join("results.csv");
+    let runs = sort_by_job(&results, &RESULT_COLUMNS, &order, |r| &r[status] != b"ok")?;
+    sort_by_job(&dir.join("curves.csv"), &CURVE_COLUMNS, &order, |_| false)?;
+    let done: HashSet<&str> = runs.iter().map(|r| &*r.job).collect();
     man.jobs_done = jobs.iter().filter(|j| done.contains(j.id.as_str())).count() as u64;
-    let failed_ids: HashSet<&str> =
-        rows.iter().filter(|r| r[column("status")] != "ok").map(|r| r[0].as_str()).collect();
+    let failed_ids: HashSet<&str> = runs.iter().filter(|r| r.flagged).map(|r| &*r.job).collect();
     man.jobs_failed = jobs.iter().filter(|j| failed_ids.contains(j.id.as_str())).count() as u64;
     man.complete = man.jobs_done == man.jobs_total && opts.only.is_empty();
     man.ended = Some(now_utc());
     man.write(dir)?;
-    if !opts.quiet {
-        summary::print_run_summary(sweep, &rows, dir, ran, kept, failed, started.elapsed());
+    if !opts.quiet
+        && let Err(e) = summary::print_run_summary(sweep, &results, dir, ran, kept, failed, started.elapsed())
+    {
+        eprintln!("warning: no summary: {e:#}");
     }
     Ok(RunReport { dir: dir.to_path_buf(), ran, kept, failed })
 }
@@ -354,10 +357,19 @@ fn print_resume_hint(opts: &RunOptions) {
     eprintln!("stopped; finished jobs are saved. To resume, run the same command again: {cmd}");
 }
 
-/// Rewrites a CSV file sorted by job in spec order (stable within a job).
-fn sort_file(path: &Path, header: &[&str], order: &HashMap<&str, usize>) -> Result<Vec<crate::report::Record>> {
-    let mut rows = read(path, header)?;
-    rows.sort_by_key(|r| order.get(r[0].as_str()).copied().unwrap_or(usize::MAX));
-    write_atomic(path, header, rows.iter().cloned())?;
-    Ok(rows)
+/// Rewrites a CSV file sorted by job in spec order (stable within a job; rows of jobs not
+/// in the spec last), moving each job's rows as one byte range; returns the sorted runs.
+fn sort_by_job(
+    path: &Path,
+    header: &[&str],
+    order: &HashMap<&str, usize>,
+    flag: impl Fn(&csv::ByteRecord) -> bool,
+) -> Result<Vec<Run>> {
+    let mut runs = scan_runs(path, header, flag)?;
+    let key = |r: &Run| order.get(&*r.job).copied().unwrap_or(usize::MAX);
+    if !runs.is_sorted_by_key(key) {
+        runs.sort_by_key(key);
+        rewrite_runs(path, header, &runs)?;
+    }
+    Ok(runs)
 }

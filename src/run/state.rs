@@ -13,9 +13,9 @@ use anyhow::{Context, Result};
 use fs2::FileExt;
 
 use crate::error::bad_input;
-use crate::report::files::{read, repair, write_atomic};
+use crate::report::files::{Run, repair, rewrite_runs, scan_runs, write_atomic};
 use crate::report::manifest::{Manifest, now_utc};
-use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, Record, column};
+use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
 
 /// How an existing results directory of another spec is treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -120,14 +120,13 @@ pub fn resume(dir: &Path, expected: &HashMap<String, usize>, rerun: &HashSet<Str
         return Ok(out);
     }
     out.repaired = repair(&rp)? + repair(&cp)?;
-    let rows = read(&rp, &RESULT_COLUMNS)?;
-    let curves = if cp.exists() { read(&cp, &CURVE_COLUMNS)? } else { Vec::new() };
-    let (id, status) = (column("job_id"), column("status"));
+    let status = column("status");
+    let rows = scan_runs(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok")?;
     let mut count: HashMap<&str, (usize, bool)> = HashMap::new();
-    for r in &rows {
-        let e = count.entry(r[id].as_str()).or_default();
-        e.0 += 1;
-        e.1 |= r[status] != "ok";
+    for run in &rows {
+        let e = count.entry(&run.job).or_default();
+        e.0 += run.rows;
+        e.1 |= run.flagged;
     }
     for (job, (n, failed)) in count {
         let complete = expected.get(job).is_some_and(|&want| want == n);
@@ -135,13 +134,16 @@ pub fn resume(dir: &Path, expected: &HashMap<String, usize>, rerun: &HashSet<Str
             out.done.insert(job.to_string(), failed);
         }
     }
-    let before = rows.len();
-    let kept: Vec<Record> = rows.into_iter().filter(|r| out.done.contains_key(&r[id])).collect();
-    out.dropped_rows = before - kept.len();
-    let kept_curves: Vec<Record> =
-        curves.into_iter().filter(|r| out.done.get(&r[0]).is_some_and(|failed| !failed)).collect();
-    write_atomic(&cp, &CURVE_COLUMNS, kept_curves)?;
-    write_atomic(&rp, &RESULT_COLUMNS, kept)?;
+    let kept: Vec<&Run> = rows.iter().filter(|r| out.done.contains_key(&*r.job)).collect();
+    out.dropped_rows = rows.iter().map(|r| r.rows).sum::<usize>() - kept.iter().map(|r| r.rows).sum::<usize>();
+    if cp.exists() {
+        let curves = scan_runs(&cp, &CURVE_COLUMNS, |_| false)?;
+        let kept_curves = curves.iter().filter(|r| out.done.get(&*r.job).is_some_and(|failed| !failed));
+        rewrite_runs(&cp, &CURVE_COLUMNS, kept_curves)?;
+    } else {
+        write_atomic(&cp, &CURVE_COLUMNS, Vec::new())?;
+    }
+    rewrite_runs(&rp, &RESULT_COLUMNS, kept)?;
     Ok(out)
 }
 
@@ -157,5 +159,5 @@ pub fn existing_job_ids(dir: &Path) -> Result<HashSet<String>> {
         return Ok(HashSet::new());
     }
     repair(&rp)?;
-    Ok(read(&rp, &RESULT_COLUMNS)?.into_iter().map(|mut r| r.swap_remove(0)).collect())
+    Ok(scan_runs(&rp, &RESULT_COLUMNS, |_| false)?.into_iter().map(|r| r.job.into()).collect())
 }
