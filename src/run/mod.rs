@@ -195,8 +195,8 @@ fn execute(
     shard: Option<Shard>,
 ) -> Result<RunReport> {
     let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
-    let expected: HashMap<String, usize> = all_jobs.iter().map(|j| (j.id.clone(), rows_per_job(j))).collect();
-    let selected: HashSet<String> = jobs.iter().map(|j| j.id.clone()).collect();
+    let expected: HashMap<&str, usize> = all_jobs.iter().map(|j| (j.id.as_str(), rows_per_job(j))).collect();
+    let selected: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
     let resumed = state::resume(dir, &expected, &selected)?;
     let mut man = manifest(opts, sweep, threads, shard, jobs.len())?;
     let mut pending: Vec<&Job> = jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();

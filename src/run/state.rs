@@ -112,7 +112,7 @@ pub struct Resumed {
 /// Reads the rows already in `dir`, keeps those of complete jobs (a job is complete when
 /// it has `expected(job_id)` rows; failed jobs in `rerun` are dropped to run again), and
 /// rewrites both files with what is kept.
-pub fn resume(dir: &Path, expected: &HashMap<String, usize>, rerun: &HashSet<String>) -> Result<Resumed> {
+pub fn resume(dir: &Path, expected: &HashMap<&str, usize>, rerun: &HashSet<&str>) -> Result<Resumed> {
     let rp = dir.join("results.csv");
     let cp = dir.join("curves.csv");
     let mut out = Resumed::default();
