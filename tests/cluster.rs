@@ -89,6 +89,39 @@ fn broken_splits_are_refused_with_what_is_wrong() {
 }
 
 #[test]
+fn tampered_shards_name_missing_duplicated_and_unknown_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    shard(&out, 0, 2);
+    shard(&out, 1, 2);
+    let (r0, r1) = (out.join("shards/0-of-2/results.csv"), out.join("shards/1-of-2/results.csv"));
+    let lines = |p: &std::path::Path| -> Vec<String> {
+        std::fs::read_to_string(p).unwrap().lines().map(|l| format!("{l}\n")).collect()
+    };
+    let (l0, l1) = (lines(&r0), lines(&r1));
+    let id = |l: &str| l.split(',').next().unwrap().to_string();
+    // Shard 1 loses its first job, gains a copy of shard 0's first job, and a row of a
+    // job that is not in the spec.
+    let (gone, copied) = (id(&l1[1]), id(&l0[1]));
+    let mut tampered: Vec<String> = l1.iter().filter(|l| id(l) != gone).cloned().collect();
+    tampered.extend(l0.iter().filter(|l| id(l) == copied).cloned());
+    tampered.push(l0[1].replacen(&copied, "000000000000", 1));
+    std::fs::write(&r1, tampered.concat()).unwrap();
+    let o = run(&["merge", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("1 jobs missing") && e.contains(&gone), "{e}");
+    assert!(e.contains("1 jobs in two shards") && e.contains(&format!("{copied} (shards 0 and 1)")), "{e}");
+    assert!(e.contains("1 rows of jobs not in the spec"), "{e}");
+    assert!(!out.join("results.csv").exists() && !out.join("curves.csv").exists());
+    // Restored, the merge goes through.
+    std::fs::write(&r1, l1.concat()).unwrap();
+    let o = run(&["merge", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read_csv(&out.join("results.csv")).1.len(), l0.len() + l1.len() - 2);
+}
+
+#[test]
 fn slurm_array_variables_choose_the_shard() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("s");

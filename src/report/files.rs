@@ -9,7 +9,7 @@
 //! - [`read`] reads a whole file into records (`reproduce`).
 //! - [`write_atomic`] writes a whole file to a temporary name, syncs it and renames it over
 //!   the old one, so a reader never sees half a file; every rewrite above goes through it.
-//! - [`RawTable`] holds several files as bytes to interleave them (`sweep merge`).
+//! - [`copy_runs`] interleaves the runs of several files (`sweep merge`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -183,49 +183,6 @@ pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
     atomically(path, "tmp", |w| Ok(w.write_all(text.as_bytes())?))
 }
 
-/// A CSV file held as its bytes, with the byte range of every record: rows can be
-/// reordered and copied out without splitting them into strings (merging a million rows
-/// takes a fraction of the memory and time).
-pub struct RawTable {
-    /// The file's bytes.
-    pub bytes: Vec<u8>,
-    /// Each record's byte range, including its line end.
-    pub rows: Vec<std::ops::Range<usize>>,
-}
-
-impl RawTable {
-    /// Reads `path`, checks that its header is `header`, and calls `each(i, record)` for
-    /// every record (to pick out the fields the caller needs).
-    pub fn read(
-        path: &Path,
-        header: &[&str],
-        mut each: impl FnMut(usize, &csv::ByteRecord) -> Result<()>,
-    ) -> Result<RawTable> {
-        let bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(bytes.as_slice());
-        let found = r.byte_headers().with_context(|| format!("{} is not a CSV file", path.display()))?.clone();
-        if found.iter().ne(header.iter().map(|h| h.as_bytes())) {
-            bail!("{} does not have the expected columns: expected {}", path.display(), header.join(","));
-        }
-        let mut rows = Vec::new();
-        let mut rec = csv::ByteRecord::new();
-        let mut start = r.position().byte() as usize;
-        while r
-            .read_byte_record(&mut rec)
-            .with_context(|| format!("{}: malformed row {}", path.display(), rows.len() + 2))?
-        {
-            if rec.len() != header.len() {
-                bail!("{}: row {} has {} fields, expected {}", path.display(), rows.len() + 2, rec.len(), header.len());
-            }
-            each(rows.len(), &rec)?;
-            let end = r.position().byte() as usize;
-            rows.push(start..end);
-            start = end;
-        }
-        Ok(RawTable { bytes, rows })
-    }
-}
-
 /// One job's consecutive rows in a file, as a byte range: files are rewritten by moving
 /// runs, so that no row is ever held in memory (a run is a few dozen bytes, whatever the
 /// number of rows in it).
@@ -276,34 +233,34 @@ pub fn scan_runs(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -
 }
 
 /// Rewrites `path` atomically as `header` followed by the given runs of it, in the given
-/// order (runs left out are dropped). Copies bytes; reads one run at a time.
+/// order (runs left out are dropped).
 pub fn rewrite_runs<'a>(path: &Path, header: &[&str], runs: impl IntoIterator<Item = &'a Run>) -> Result<()> {
-    let mut src = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    copy_runs(path, header, &[path], runs.into_iter().map(|r| (0, r)))
+}
+
+/// Writes `path` atomically as `header` followed by runs of several files, in the given
+/// order: `(i, run)` is `run` of `sources[i]`. Copies bytes, one run at a time; `path` may
+/// be one of the sources.
+pub fn copy_runs<'a, P: AsRef<Path>>(
+    path: &Path,
+    header: &[&str],
+    sources: &[P],
+    runs: impl IntoIterator<Item = (usize, &'a Run)>,
+) -> Result<()> {
+    let mut files: Vec<File> = sources
+        .iter()
+        .map(|p| File::open(p).with_context(|| format!("cannot read {}", p.as_ref().display())))
+        .collect::<Result<_>>()?;
     let mut buf = Vec::new();
     atomically(path, "csv.tmp", |w| {
         w.write_all(encode(std::iter::once(header.iter().map(|s| s.to_string()).collect())).as_bytes())?;
-        for run in runs {
+        for (i, run) in runs {
+            let src = &mut files[i];
             buf.resize((run.bytes.end - run.bytes.start) as usize, 0);
             src.seek(SeekFrom::Start(run.bytes.start))?;
-            src.read_exact(&mut buf)?;
+            src.read_exact(&mut buf).with_context(|| format!("cannot read {}", sources[i].as_ref().display()))?;
             w.write_all(&buf)?;
             if !buf.ends_with(b"\n") {
-                w.write_all(b"\n")?;
-            }
-        }
-        Ok(())
-    })
-}
-
-/// Writes `header` and then the given byte ranges of several tables, in order, atomically.
-pub fn write_raw_atomic(path: &Path, header: &[&str], tables: &[RawTable], order: &[(u32, u32)]) -> Result<()> {
-    atomically(path, "csv.tmp", |w| {
-        w.write_all(encode(std::iter::once(header.iter().map(|s| s.to_string()).collect())).as_bytes())?;
-        for &(table, row) in order {
-            let t = &tables[table as usize];
-            let row = &t.bytes[t.rows[row as usize].clone()];
-            w.write_all(row)?;
-            if !row.ends_with(b"\n") {
                 w.write_all(b"\n")?;
             }
         }

@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::error::bad_input;
-use crate::report::files::{RawTable, write_raw_atomic};
+use crate::report::files::{copy_runs, scan_runs};
 use crate::report::manifest::Manifest;
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
 use crate::spec;
@@ -101,39 +101,36 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     }
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = sweep.jobs();
-    let order: HashMap<&[u8], u32> = jobs.iter().map(|j| (j.id.as_bytes(), j.index as u32)).collect();
-    // Read every shard as bytes; note each row's job (spec order) and which shard has it.
+    let order: HashMap<&str, u32> = jobs.iter().map(|j| (j.id.as_str(), j.index as u32)).collect();
+    // Scan every shard, one row at a time: note each job's runs of rows (byte ranges) and
+    // which shard has it. Nothing but the ranges is held.
     const NOBODY: u32 = u32::MAX;
     let mut owner = vec![NOBODY; jobs.len()];
     let (mut duplicates, mut unknown) = (Vec::new(), 0usize);
     let status = column("status");
     let mut failed = vec![false; jobs.len()];
-    let mut results = Vec::new();
-    let mut curves = Vec::new();
-    let (mut result_order, mut curve_order) = (Vec::new(), Vec::new());
+    let (mut result_runs, mut curve_runs) = (Vec::new(), Vec::new());
+    let (mut result_files, mut curve_files) = (Vec::new(), Vec::new());
     for (t, (&k, path)) in shards.iter().enumerate() {
-        let table = RawTable::read(&path.join("results.csv"), &RESULT_COLUMNS, |row, rec| {
-            let Some(&job) = order.get(&rec[0]) else {
-                unknown += 1;
-                return Ok(());
+        let (rp, cp) = (path.join("results.csv"), path.join("curves.csv"));
+        let runs = scan_runs(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
+        for run in runs {
+            let Some(&job) = order.get(&*run.job) else {
+                unknown += run.rows;
+                continue;
             };
             match owner[job as usize] {
                 NOBODY => owner[job as usize] = k,
                 other if other != k => duplicates.push(format!("{} (shards {other} and {k})", jobs[job as usize].id)),
                 _ => {}
             }
-            failed[job as usize] |= &rec[status] != b"ok";
-            result_order.push((job, t as u32, row as u32));
-            Ok(())
-        })
-        .map_err(|e| bad_input(format!("{e:#}")))?;
-        results.push(table);
-        let table = RawTable::read(&path.join("curves.csv"), &CURVE_COLUMNS, |row, rec| {
-            curve_order.push((order.get(&rec[0]).copied().unwrap_or(u32::MAX), t as u32, row as u32));
-            Ok(())
-        })
-        .map_err(|e| bad_input(format!("{e:#}")))?;
-        curves.push(table);
+            failed[job as usize] |= run.flagged;
+            result_runs.push((job, t, run));
+        }
+        let runs = scan_runs(&cp, &CURVE_COLUMNS, |_| false).map_err(|e| bad_input(format!("{e:#}")))?;
+        curve_runs.extend(runs.into_iter().map(|run| (order.get(&*run.job).copied().unwrap_or(NOBODY), t, run)));
+        result_files.push(rp);
+        curve_files.push(cp);
     }
     duplicates.sort();
     duplicates.dedup();
@@ -154,12 +151,11 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
         return Err(bad_input(format!("cannot merge {}: {}", dir.display(), parts.join("; "))));
     }
     // Stable sorts: rows of one job keep their order.
-    result_order.sort_by_key(|&(job, _, _)| job);
-    curve_order.sort_by_key(|&(job, _, _)| job);
-    let strip = |v: Vec<(u32, u32, u32)>| v.into_iter().map(|(_, t, r)| (t, r)).collect::<Vec<_>>();
-    let row_count = result_order.len();
-    write_raw_atomic(&dir.join("curves.csv"), &CURVE_COLUMNS, &curves, &strip(curve_order))?;
-    write_raw_atomic(&dir.join("results.csv"), &RESULT_COLUMNS, &results, &strip(result_order))?;
+    result_runs.sort_by_key(|&(job, _, _)| job);
+    curve_runs.sort_by_key(|&(job, _, _)| job);
+    let row_count = result_runs.iter().map(|(_, _, r)| r.rows).sum();
+    copy_runs(&dir.join("curves.csv"), &CURVE_COLUMNS, &curve_files, curve_runs.iter().map(|(_, t, r)| (*t, r)))?;
+    copy_runs(&dir.join("results.csv"), &RESULT_COLUMNS, &result_files, result_runs.iter().map(|(_, t, r)| (*t, r)))?;
     let failed = failed.iter().filter(|&&f| f).count();
     let mut merged = first.clone();
     merged.shard = None;
