@@ -71,6 +71,14 @@ fn smoke_sweep_writes_tidy_reproducible_files() {
         assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
         assert!(stdout(&o).contains("reproduced: every column but the timings is identical"));
     }
+    // An empty prefix matches every job; a prefix of no job is refused.
+    let o = run(&["reproduce", one.to_str().unwrap(), "--job", ""]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("{} jobs have ids starting with", ids.len())), "{}", stderr(&o));
+    assert!(stderr(&o).contains(some[0]) && stderr(&o).contains("give more digits"), "{}", stderr(&o));
+    let o = run(&["reproduce", one.to_str().unwrap(), "--job", "zz"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no job in") && stderr(&o).contains("\"zz\""), "{}", stderr(&o));
     // Alter one value: reproduce must notice.
     let text = std::fs::read_to_string(one.join("results.csv")).unwrap();
     let first_row = text.lines().nth(1).unwrap().to_string();

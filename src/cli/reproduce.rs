@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::error::{bad_input, exit};
 use crate::mdp::{Evaluator, Opponent};
-use crate::report::files::{read, write_text_atomic};
+use crate::report::files::{open_checked, read, write_text_atomic};
 use crate::report::manifest::Manifest;
 use crate::report::{RESULT_COLUMNS, Record, TIMING_COLUMNS};
 use crate::run::job;
@@ -46,15 +46,40 @@ pub fn read_results(dir: &Path) -> Result<Vec<Record>> {
     read(&dir.join("results.csv"), &RESULT_COLUMNS).map_err(|e| bad_input(format!("{e:#}")))
 }
 
+/// Reads `results.csv` one row at a time: the distinct job ids that start with `prefix`
+/// (sorted), and the rows of the first few of them (enough for one job, or to show that the
+/// prefix is ambiguous), so a file of millions of rows is never held.
+fn matching_rows(dir: &Path, prefix: &str) -> Result<(Vec<String>, Vec<Record>)> {
+    let path = dir.join("results.csv");
+    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
+    let mut r = open_checked(&path, &RESULT_COLUMNS).map_err(bad)?;
+    let mut ids = std::collections::BTreeSet::new();
+    let mut rows = Vec::new();
+    let mut rec = csv::StringRecord::new();
+    let mut row = 1;
+    while r
+        .read_record(&mut rec)
+        .map_err(|e| bad_input(format!("{}: malformed row {}: {e}", path.display(), row + 1)))?
+    {
+        row += 1;
+        if !rec[0].starts_with(prefix) {
+            continue;
+        }
+        if ids.len() < 6 || ids.contains(&rec[0]) {
+            rows.push(rec.iter().map(str::to_string).collect());
+        }
+        if !ids.contains(&rec[0]) {
+            ids.insert(rec[0].to_string());
+        }
+    }
+    Ok((ids.into_iter().collect(), rows))
+}
+
 /// Runs `sweep reproduce`.
 pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let dir = results_dir(&args.results)?;
     let manifest = Manifest::read(&dir).map_err(|e| bad_input(format!("{e:#}")))?;
-    let rows = read_results(&dir)?;
-    let mut ids: Vec<&str> =
-        rows.iter().map(|r| r[0].as_str()).filter(|id| id.starts_with(args.job.as_str())).collect();
-    ids.sort_unstable();
-    ids.dedup();
+    let (ids, rows) = matching_rows(&dir, &args.job)?;
     let id = match ids.as_slice() {
         [one] => one.to_string(),
         [] => return Err(bad_input(format!("no job in {} has an id starting with {:?}", dir.display(), args.job))),
@@ -63,7 +88,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
                 "{} jobs have ids starting with {:?} ({}); give more digits",
                 many.len(),
                 args.job,
-                many.iter().take(5).copied().collect::<Vec<_>>().join(", ")
+                many[..many.len().min(5)].join(", ")
             )));
         }
     };
