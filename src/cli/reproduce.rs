@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::error::{bad_input, exit};
 use crate::mdp::{Evaluator, Opponent};
-use crate::report::files::{open_checked, read, write_text_atomic};
+use crate::report::files::{open_checked, write_text_atomic};
 use crate::report::manifest::Manifest;
 use crate::report::{RESULT_COLUMNS, Record, TIMING_COLUMNS};
 use crate::run::job;
@@ -39,11 +39,6 @@ pub fn results_dir(results: &Path) -> Result<PathBuf> {
         "{}: not a results directory or a results.csv (expected a directory written by `sweep run`)",
         results.display()
     )))
-}
-
-/// Reads a results directory's rows; any problem is bad input.
-pub fn read_results(dir: &Path) -> Result<Vec<Record>> {
-    read(&dir.join("results.csv"), &RESULT_COLUMNS).map_err(|e| bad_input(format!("{e:#}")))
 }
 
 /// Reads `results.csv` one row at a time: the distinct job ids that start with `prefix`

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::error::{bad_input, exit};
-use crate::report::files::encode;
-use crate::report::summary::{aggregate, config_columns, varying};
+use crate::report::files::{encode, open_checked};
+use crate::report::summary::{Aggregator, config_columns};
 use crate::report::{RESULT_COLUMNS, Record};
 
 /// Flags of `sweep summary`.
@@ -30,7 +30,6 @@ fn num(x: f64) -> String {
 /// Runs `sweep summary`.
 pub fn summary(args: &SummaryArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
-    let rows = super::reproduce::read_results(&dir)?;
     let by: Vec<&str> = if args.by.is_empty() {
         config_columns()
     } else {
@@ -41,23 +40,27 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         }
         args.by.iter().map(String::as_str).collect()
     };
-    if rows.is_empty() {
+    // One row at a time: a results file of millions of rows is never held.
+    let path = dir.join("results.csv");
+    let mut reader = open_checked(&path, &RESULT_COLUMNS).map_err(|e| bad_input(format!("{e:#}")))?;
+    let mut agg = Aggregator::new(&by);
+    let mut rec = csv::StringRecord::new();
+    while reader
+        .read_record(&mut rec)
+        .map_err(|e| bad_input(format!("{}: malformed row {}: {e}", path.display(), agg.rows() + 2)))?
+    {
+        agg.push(|i| &rec[i]);
+    }
+    if agg.rows() == 0 {
         return Err(bad_input(format!("{}: results.csv has no rows yet", dir.display())));
     }
-    let groups = aggregate(&rows, &by);
+    let groups = agg.groups();
     // Show the grouping columns that vary (all of them with --by or --csv).
     let show: Vec<usize> = if args.csv || !args.by.is_empty() {
         (0..by.len()).collect()
     } else {
         // Columns that vary within some solver, plus the solver and the evaluation.
-        let solver = crate::report::column("solver");
-        let mut kinds: Vec<&str> = rows.iter().map(|r| r[solver].as_str()).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        let mut show: Vec<usize> = kinds
-            .iter()
-            .flat_map(|k| varying(&rows.iter().filter(|r| r[solver] == *k).cloned().collect::<Vec<_>>(), &by))
-            .collect();
+        let mut show = agg.varying_within_kinds();
         let always = ["solver", "seat", "eval_opponent"];
         show.extend((0..by.len()).filter(|&k| always.contains(&by[k])));
         show.sort_unstable();
@@ -104,7 +107,7 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     println!(
         "{} configurations from {} rows{}; ci95 is the Student-t 95% interval of the mean regret over replicates",
         groups.len(),
-        rows.len(),
+        agg.rows(),
         if failed > 0 {
             format!(", {failed} failed rows (counted in `failed`, not in the means)")
         } else {

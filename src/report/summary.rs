@@ -61,52 +61,134 @@ pub struct Group {
     pub train_ms: f64,
 }
 
-/// Groups rows by `by` (column names) and aggregates; sorted by solver, seat and
-/// evaluation opponent (those of them in `by`), then mean regret, best first.
-pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
-    let idx: Vec<usize> = by.iter().map(|c| column(c)).collect();
-    let mut groups: BTreeMap<Vec<String>, Vec<&Record>> = BTreeMap::new();
-    for r in rows {
-        groups.entry(idx.iter().map(|&i| r[i].clone()).collect()).or_default().push(r);
-    }
-    let num = |r: &Record, c: &str| r[column(c)].parse::<f64>().unwrap_or(f64::NAN);
-    let mut out: Vec<Group> = groups
-        .into_iter()
-        .map(|(key, rs)| {
-            let ok: Vec<&&Record> = rs.iter().filter(|r| r[column("status")] == "ok").collect();
-            let n = ok.len();
-            let mean = |c: &str| if n == 0 { f64::NAN } else { ok.iter().map(|r| num(r, c)).sum::<f64>() / n as f64 };
-            let mean_regret = mean("regret");
-            let sd = if n < 2 {
-                f64::NAN
-            } else {
-                (ok.iter().map(|r| (num(r, "regret") - mean_regret).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-            };
-            Group {
-                key,
-                n,
-                failed: rs.len() - n,
-                mean_regret,
-                sd_regret: sd,
-                ci95: if n < 2 { f64::NAN } else { t95(n - 1) * sd / (n as f64).sqrt() },
-                p: [mean("p_win"), mean("p_draw"), mean("p_loss")],
-                train_ms: mean("train_ms"),
-            }
-        })
-        .collect();
-    // Best first within each (solver, seat, evaluation opponent) block.
-    let blocks: Vec<usize> =
-        ["solver", "seat", "eval_opponent"].iter().filter_map(|c| by.iter().position(|b| b == c)).collect();
-    out.sort_by(|a, b| {
-        let ka: Vec<&String> = blocks.iter().map(|&i| &a.key[i]).collect();
-        let kb: Vec<&String> = blocks.iter().map(|&i| &b.key[i]).collect();
-        ka.cmp(&kb).then(a.mean_regret.total_cmp(&b.mean_regret))
-    });
-    out
+/// One group's running totals: sums in row order (as a sum over the rows would be),
+/// and the regrets themselves for the standard deviation (8 bytes per row).
+#[derive(Default)]
+struct Acc {
+    failed: usize,
+    regrets: Vec<f64>,
+    p: [f64; 3],
+    train_ms: f64,
 }
 
-/// The grouping columns whose value varies between rows (so a table shows what matters).
-pub fn varying(rows: &[Record], columns: &[&str]) -> Vec<usize> {
+/// Groups rows by columns and aggregates them, one row at a time: what it keeps is a few
+/// numbers per group and one per successful row, never the rows.
+pub struct Aggregator {
+    by: Vec<String>,
+    idx: Vec<usize>,
+    groups: BTreeMap<Vec<String>, Acc>,
+    /// Per solver kind: its first row's grouping values, and which of them vary.
+    kinds: BTreeMap<String, (Vec<String>, Vec<bool>)>,
+    rows: usize,
+    key: Vec<String>,
+}
+
+impl Aggregator {
+    /// An empty aggregate grouping by `by` (results column names).
+    pub fn new(by: &[&str]) -> Aggregator {
+        Aggregator {
+            by: by.iter().map(|c| c.to_string()).collect(),
+            idx: by.iter().map(|c| column(c)).collect(),
+            groups: BTreeMap::new(),
+            kinds: BTreeMap::new(),
+            rows: 0,
+            key: vec![String::new(); by.len()],
+        }
+    }
+
+    /// Adds one results row, given as its fields by column position.
+    pub fn push<'r>(&mut self, field: impl Fn(usize) -> &'r str) {
+        self.rows += 1;
+        for (k, &i) in self.key.iter_mut().zip(&self.idx) {
+            k.clear();
+            k.push_str(field(i));
+        }
+        let kind = field(column("solver"));
+        if let Some((first, varies)) = self.kinds.get_mut(kind) {
+            for ((v, f), k) in varies.iter_mut().zip(first.iter()).zip(&self.key) {
+                *v |= f != k;
+            }
+        } else {
+            self.kinds.insert(kind.to_string(), (self.key.clone(), vec![false; self.key.len()]));
+        }
+        let acc = match self.groups.get_mut(&self.key) {
+            Some(a) => a,
+            None => self.groups.entry(self.key.clone()).or_default(),
+        };
+        if field(column("status")) != "ok" {
+            acc.failed += 1;
+            return;
+        }
+        let num = |c: &str| field(column(c)).parse::<f64>().unwrap_or(f64::NAN);
+        acc.regrets.push(num("regret"));
+        for (p, c) in acc.p.iter_mut().zip(["p_win", "p_draw", "p_loss"]) {
+            *p += num(c);
+        }
+        acc.train_ms += num("train_ms");
+    }
+
+    /// Rows added so far.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The grouping columns (positions in `by`) whose value varies between the rows of
+    /// some solver kind (so a table shows what matters).
+    pub fn varying_within_kinds(&self) -> Vec<usize> {
+        (0..self.by.len()).filter(|&k| self.kinds.values().any(|(_, varies)| varies[k])).collect()
+    }
+
+    /// The groups, sorted by solver, seat and evaluation opponent (those of them grouped
+    /// by), then mean regret, best first.
+    pub fn groups(&self) -> Vec<Group> {
+        let mut out: Vec<Group> = self
+            .groups
+            .iter()
+            .map(|(key, a)| {
+                let n = a.regrets.len();
+                let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+                let mean_regret = mean(a.regrets.iter().sum());
+                let sd = if n < 2 {
+                    f64::NAN
+                } else {
+                    (a.regrets.iter().map(|x| (x - mean_regret).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+                };
+                Group {
+                    key: key.clone(),
+                    n,
+                    failed: a.failed,
+                    mean_regret,
+                    sd_regret: sd,
+                    ci95: if n < 2 { f64::NAN } else { t95(n - 1) * sd / (n as f64).sqrt() },
+                    p: a.p.map(mean),
+                    train_ms: mean(a.train_ms),
+                }
+            })
+            .collect();
+        // Best first within each (solver, seat, evaluation opponent) block.
+        let blocks: Vec<usize> =
+            ["solver", "seat", "eval_opponent"].iter().filter_map(|c| self.by.iter().position(|b| b == c)).collect();
+        out.sort_by(|a, b| {
+            let ka: Vec<&String> = blocks.iter().map(|&i| &a.key[i]).collect();
+            let kb: Vec<&String> = blocks.iter().map(|&i| &b.key[i]).collect();
+            ka.cmp(&kb).then(a.mean_regret.total_cmp(&b.mean_regret))
+        });
+        out
+    }
+}
+
+/// Groups rows by `by` (column names) and aggregates, as [`Aggregator`] does.
+pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
+    let mut a = Aggregator::new(by);
+    for r in rows {
+        a.push(|i| r[i].as_str());
+    }
+    a.groups()
+}
+
+/// The grouping columns whose value varies between rows.
+#[cfg(test)]
+fn varying(rows: &[Record], columns: &[&str]) -> Vec<usize> {
     (0..columns.len())
         .filter(|&k| {
             let c = column(columns[k]);
