@@ -61,18 +61,22 @@ pub struct Group {
     pub train_ms: f64,
 }
 
-/// One group's running totals: sums in row order (as a sum over the rows would be),
-/// and the regrets themselves for the standard deviation (8 bytes per row).
+/// One group's running totals: plain sums in row order for the means (as a sum over the
+/// rows would give), and Welford's running mean and sum of squared deviations for the
+/// standard deviation.
 #[derive(Default)]
 struct Acc {
+    n: usize,
     failed: usize,
-    regrets: Vec<f64>,
+    regret: f64,
+    welford_mean: f64,
+    welford_m2: f64,
     p: [f64; 3],
     train_ms: f64,
 }
 
-/// Groups rows by columns and aggregates them, one row at a time: what it keeps is a few
-/// numbers per group and one per successful row, never the rows.
+/// Groups rows by columns and aggregates them, one row at a time: it keeps a few numbers
+/// per group, never the rows.
 pub struct Aggregator {
     by: Vec<String>,
     idx: Vec<usize>,
@@ -120,11 +124,22 @@ impl Aggregator {
             return;
         }
         let num = |c: &str| field(column(c)).parse::<f64>().unwrap_or(f64::NAN);
-        acc.regrets.push(num("regret"));
+        let x = num("regret");
+        acc.n += 1;
+        acc.regret += x;
+        let d = x - acc.welford_mean;
+        acc.welford_mean += d / acc.n as f64;
+        acc.welford_m2 += d * (x - acc.welford_mean);
         for (p, c) in acc.p.iter_mut().zip(["p_win", "p_draw", "p_loss"]) {
             *p += num(c);
         }
         acc.train_ms += num("train_ms");
+    }
+
+    /// The grouping columns (positions in `by`) whose value varies between the rows of
+    /// solver `kind`.
+    pub fn varying_in(&self, kind: &str) -> Vec<usize> {
+        self.kinds.get(kind).map_or_else(Vec::new, |(_, varies)| (0..varies.len()).filter(|&k| varies[k]).collect())
     }
 
     /// Rows added so far.
@@ -145,14 +160,10 @@ impl Aggregator {
             .groups
             .iter()
             .map(|(key, a)| {
-                let n = a.regrets.len();
+                let n = a.n;
                 let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
-                let mean_regret = mean(a.regrets.iter().sum());
-                let sd = if n < 2 {
-                    f64::NAN
-                } else {
-                    (a.regrets.iter().map(|x| (x - mean_regret).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-                };
+                let mean_regret = mean(a.regret);
+                let sd = if n < 2 { f64::NAN } else { (a.welford_m2 / (n - 1) as f64).sqrt() };
                 Group {
                     key: key.clone(),
                     n,
@@ -186,17 +197,6 @@ pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
     a.groups()
 }
 
-/// The grouping columns whose value varies between rows.
-#[cfg(test)]
-fn varying(rows: &[Record], columns: &[&str]) -> Vec<usize> {
-    (0..columns.len())
-        .filter(|&k| {
-            let c = column(columns[k]);
-            rows.first().is_some_and(|f| rows.iter().any(|r| r[c] != f[c]))
-        })
-        .collect()
-}
-
 fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
     let parts: Vec<String> = show
         .iter()
@@ -205,27 +205,6 @@ fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
         .collect();
     if parts.is_empty() { "(single configuration)".to_string() } else { parts.join(" ") }
 }
-
-/// One configuration's running totals for the end-of-run summary.
-#[derive(Default)]
-struct Totals {
-    /// Successful rows and the sum of their regrets.
-    n: usize,
-    sum: f64,
-    /// The same per (seat, evaluation opponent); failed rows make an entry with n = 0.
-    per: BTreeMap<(String, String), (usize, f64)>,
-}
-
-/// One solver kind's configurations (keyed by their columns joined with a unit separator,
-/// which orders them as the columns would), and which columns vary.
-#[derive(Default)]
-struct KindTotals {
-    configs: BTreeMap<String, Totals>,
-    first: Vec<String>,
-    varies: Vec<bool>,
-}
-
-const SEP: char = '\u{1f}';
 
 /// Prints the end-of-run summary: counts, wall time, the directory, and the best
 /// configuration of each solver (see [`best_lines`]).
@@ -253,75 +232,40 @@ pub fn print_run_summary(
 
 /// One line per solver kind: its best configuration by mean regret over its replicates,
 /// and that configuration's mean regret per seat and evaluation opponent. Reads `results`
-/// one row at a time and keeps only per-configuration totals, so memory grows with the
-/// number of grid points, not rows. Sums run in file order, as [`aggregate`] does.
+/// one row at a time (see [`Aggregator`]).
 pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let by: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat" && c != "eval_opponent").collect();
-    let idx: Vec<usize> = by.iter().map(|c| column(c)).collect();
-    let (solver, seat, opp, status, regret) =
-        (column("solver"), column("seat"), column("eval_opponent"), column("status"), column("regret"));
-    let mut kinds: BTreeMap<String, KindTotals> = BTreeMap::new();
+    let mut per_seat_by = by.clone();
+    per_seat_by.extend(["seat", "eval_opponent"]);
+    let (mut configs, mut per_seat) = (Aggregator::new(&by), Aggregator::new(&per_seat_by));
     let mut r = super::files::open_checked(results, &super::RESULT_COLUMNS)?;
     let mut rec = csv::StringRecord::new();
-    let mut key = String::new();
     while r.read_record(&mut rec)? {
-        let k = match kinds.get_mut(&rec[solver]) {
-            Some(k) => k,
-            None => kinds.entry(rec[solver].to_string()).or_insert_with(|| KindTotals {
-                first: idx.iter().map(|&i| rec[i].to_string()).collect(),
-                varies: vec![false; idx.len()],
-                ..KindTotals::default()
-            }),
-        };
-        key.clear();
-        for (j, &i) in idx.iter().enumerate() {
-            k.varies[j] |= rec[i] != k.first[j];
-            if j > 0 {
-                key.push(SEP);
-            }
-            key.push_str(&rec[i]);
-        }
-        let t = match k.configs.get_mut(key.as_str()) {
-            Some(t) => t,
-            None => k.configs.entry(key.clone()).or_default(),
-        };
-        let e = t.per.entry((rec[seat].to_string(), rec[opp].to_string())).or_default();
-        if &rec[status] == "ok" {
-            let x = rec[regret].parse::<f64>().unwrap_or(f64::NAN);
-            t.n += 1;
-            t.sum += x;
-            e.0 += 1;
-            e.1 += x;
-        }
+        configs.push(|i| &rec[i]);
+        per_seat.push(|i| &rec[i]);
     }
-    let mean = |n: usize, sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+    let per_seat = per_seat.groups();
     let mut lines = Vec::new();
-    for (kind, k) in &kinds {
-        let best = k
-            .configs
+    let mut groups = configs.groups().into_iter().peekable();
+    // Groups come sorted by solver, then mean regret: the first with a success is the best.
+    while let Some(g) = groups.next() {
+        let kind = g.key[0].clone();
+        let best =
+            std::iter::once(g).chain(std::iter::from_fn(|| groups.next_if(|h| h.key[0] == kind))).find(|g| g.n > 0);
+        while groups.next_if(|h| h.key[0] == kind).is_some() {}
+        let Some(best) = best else { continue };
+        let show = configs.varying_in(&kind);
+        let parts: Vec<String> = per_seat
             .iter()
-            .filter(|(_, t)| t.n > 0)
-            .reduce(|a, b| if mean(b.1.n, b.1.sum) < mean(a.1.n, a.1.sum) { b } else { a });
-        let Some((best_key, t)) = best else { continue };
-        let show: Vec<usize> = (0..by.len()).filter(|&j| k.varies[j]).collect();
-        let g = Group {
-            key: best_key.split(SEP).map(str::to_string).collect(),
-            n: t.n,
-            failed: 0,
-            mean_regret: mean(t.n, t.sum),
-            sd_regret: f64::NAN,
-            ci95: f64::NAN,
-            p: [f64::NAN; 3],
-            train_ms: f64::NAN,
-        };
-        let parts: Vec<String> =
-            t.per.iter().map(|((s, o), &(n, sum))| format!("{s} vs {o} {:.4}", mean(n, sum))).collect();
+            .filter(|h| h.key[..by.len()] == best.key[..])
+            .map(|h| format!("{} vs {} {:.4}", h.key[by.len()], h.key[by.len() + 1], h.mean_regret))
+            .collect();
         lines.push(format!(
             "  best {kind}: {}  mean regret {:.4} ({}) over {} replicates",
-            describe(&g, &by, &show),
-            g.mean_regret,
+            describe(&best, &by, &show),
+            best.mean_regret,
             parts.join(", "),
-            t.n / parts.len().max(1)
+            best.n / parts.len().max(1)
         ));
     }
     Ok(lines)
@@ -331,41 +275,59 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
 mod tests {
     use super::*;
 
-    /// The summary as it was computed from rows held in memory, with [`aggregate`].
+    /// The end-of-run summary computed directly from rows held in memory: group by
+    /// configuration, mean regret of the successful rows, best (lowest, first on ties in
+    /// key order) per solver, then the same per seat and evaluation opponent.
     fn best_lines_in_memory(rows: &[Record]) -> Vec<String> {
         let by: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat" && c != "eval_opponent").collect();
-        let solver = column("solver");
-        let mut kinds: Vec<&str> = rows.iter().map(|r| r[solver].as_str()).collect();
-        kinds.sort();
-        kinds.dedup();
+        let key = |r: &Record| by.iter().map(|c| r[column(c)].clone()).collect::<Vec<String>>();
+        let mean = |rs: &[&Record]| {
+            let ok: Vec<f64> = rs
+                .iter()
+                .filter(|r| r[column("status")] == "ok")
+                .map(|r| r[column("regret")].parse().unwrap())
+                .collect();
+            (ok.len(), if ok.is_empty() { f64::NAN } else { ok.iter().sum::<f64>() / ok.len() as f64 })
+        };
+        let mut kinds: BTreeMap<String, BTreeMap<Vec<String>, Vec<&Record>>> = BTreeMap::new();
+        for r in rows {
+            kinds.entry(r[column("solver")].clone()).or_default().entry(key(r)).or_default().push(r);
+        }
         let mut out = Vec::new();
-        for kind in kinds {
-            let these: Vec<Record> = rows.iter().filter(|r| r[solver] == kind).cloned().collect();
-            let show = varying(&these, &by);
-            if let Some(best) = aggregate(&these, &by).into_iter().find(|g| g.n > 0) {
-                let of_best: Vec<Record> = these
-                    .iter()
-                    .filter(|r| by.iter().zip(&best.key).all(|(c, v)| &r[column(c)] == v))
-                    .cloned()
-                    .collect();
-                let parts: Vec<String> = aggregate(&of_best, &["seat", "eval_opponent"])
-                    .iter()
-                    .map(|g| format!("{} vs {} {:.4}", g.key[0], g.key[1], g.mean_regret))
-                    .collect();
-                out.push(format!(
-                    "  best {kind}: {}  mean regret {:.4} ({}) over {} replicates",
-                    describe(&best, &by, &show),
-                    best.mean_regret,
-                    parts.join(", "),
-                    best.n / parts.len().max(1)
-                ));
+        for (kind, configs) in &kinds {
+            let mut best: Option<(&Vec<String>, usize, f64)> = None;
+            for (k, rs) in configs {
+                let (n, m) = mean(rs);
+                if n > 0 && best.is_none_or(|(_, _, b)| m < b) {
+                    best = Some((k, n, m));
+                }
             }
+            let Some((k, n, m)) = best else { continue };
+            let varies: Vec<String> = (0..by.len())
+                .filter(|&j| {
+                    by[j] != "solver"
+                        && !k[j].is_empty()
+                        && configs.keys().any(|o| o[j] != configs.keys().next().unwrap()[j])
+                })
+                .map(|j| format!("{}={}", by[j], k[j]))
+                .collect();
+            let mut split: BTreeMap<(String, String), Vec<&Record>> = BTreeMap::new();
+            for r in &configs[k] {
+                split.entry((r[column("seat")].clone(), r[column("eval_opponent")].clone())).or_default().push(r);
+            }
+            let parts: Vec<String> = split.iter().map(|((s, o), rs)| format!("{s} vs {o} {:.4}", mean(rs).1)).collect();
+            let what = if varies.is_empty() { "(single configuration)".to_string() } else { varies.join(" ") };
+            out.push(format!(
+                "  best {kind}: {what}  mean regret {m:.4} ({}) over {} replicates",
+                parts.join(", "),
+                n / parts.len().max(1)
+            ));
         }
         out
     }
 
     #[test]
-    fn streamed_best_lines_match_the_in_memory_aggregate() {
+    fn streamed_best_lines_match_a_direct_computation() {
         let mut rows = Vec::new();
         let mut h: u64 = 7;
         for kind in ["q-learning", "mcts", "value-iteration"] {
@@ -400,6 +362,35 @@ mod tests {
         assert_eq!(streamed, best_lines_in_memory(&rows));
         assert_eq!(streamed.len(), 2, "no line for a solver whose rows all failed: {streamed:?}");
         assert!(streamed[1].starts_with("  best q-learning: alpha="), "{streamed:?}");
+    }
+
+    #[test]
+    fn aggregate_gives_the_two_pass_mean_sd_and_interval() {
+        let mut h = 3u64;
+        let mut rows = Vec::new();
+        let mut xs = Vec::new();
+        for i in 0..50 {
+            h = crate::seed::splitmix64(h);
+            let mut r: Record = vec![String::new(); super::super::RESULT_COLUMNS.len()];
+            r[column("solver")] = "q-learning".into();
+            r[column("status")] = if i % 10 == 9 { "failed".into() } else { "ok".into() };
+            let x = (h >> 11) as f64 / (1u64 << 53) as f64 * 0.05 + 0.3;
+            r[column("regret")] = format!("{x}");
+            r[column("p_win")] = "0.5".into();
+            if i % 10 != 9 {
+                xs.push(x);
+            }
+            rows.push(r);
+        }
+        let g = &aggregate(&rows, &["solver"])[0];
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        assert_eq!((g.n, g.failed), (45, 5));
+        assert_eq!(g.mean_regret, mean, "the mean is the plain sum in row order over n");
+        assert!((g.sd_regret - sd).abs() <= 1e-12 * sd, "{} vs {sd}", g.sd_regret);
+        assert!((g.ci95 - t95(44) * sd / n.sqrt()).abs() <= 1e-12);
+        assert_eq!(g.p[0], 0.5);
     }
 
     #[test]
