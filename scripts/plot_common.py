@@ -265,6 +265,18 @@ def in_order(values, first=()):
     return [v for v in first if v in seen] + [v for v in seen if v not in first]
 
 
+def only_eval_opponent(df, name, what):
+    """The rows of `df` evaluated against `name` (all rows when `name` is empty); a usage
+    error naming the opponents present when there are none. `what` says what the rows are."""
+    if not name:
+        return df
+    present = in_order(df["eval_opponent"])
+    df = df[df["eval_opponent"] == name]
+    if df.empty:
+        raise UsageError(f"--eval-opponent {name}: no {what} against it; present: {', '.join(present)}")
+    return df
+
+
 def sorted_configs(df, columns):
     """The distinct combinations of `columns` in `df`, in value order (one empty row when
     no column varies)."""

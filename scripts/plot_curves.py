@@ -66,12 +66,7 @@ def load(args):
 
 
 def select(df, args):
-    if args.eval_opponent:
-        present = pc.in_order(df["eval_opponent"])
-        df = df[df["eval_opponent"] == args.eval_opponent]
-        if df.empty:
-            raise pc.UsageError(f"--eval-opponent {args.eval_opponent}: no curves against it; "
-                                f"present: {', '.join(present)}")
+    df = pc.only_eval_opponent(df, args.eval_opponent, "curves")
     df, fixed = pc.parse_fix(args.fix, df, [c for c in pc.PARAM_COLUMNS if c != "seat"])
     return df, fixed
 

@@ -29,12 +29,7 @@ def parse_args():
 
 
 def select(df, args):
-    if args.eval_opponent:
-        present = pc.in_order(df["eval_opponent"])
-        df = df[df["eval_opponent"] == args.eval_opponent]
-        if df.empty:
-            raise pc.UsageError(f"--eval-opponent {args.eval_opponent}: no mcts rows "
-                                f"evaluated against it; present: {', '.join(present)}")
+    df = pc.only_eval_opponent(df, args.eval_opponent, "mcts rows evaluated")
     return pc.parse_fix(args.fix, df, ["iterations"] + LINE_PARAMS)
 
 

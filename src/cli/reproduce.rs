@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::error::{bad_input, exit};
 use crate::mdp::{Evaluator, Opponent};
-use crate::report::files::{open_checked, write_text_atomic};
+use crate::report::files::{each_row, write_text_atomic};
 use crate::report::manifest::Manifest;
 use crate::report::{RESULT_COLUMNS, Record, TIMING_COLUMNS};
 use crate::run::job;
@@ -45,28 +45,21 @@ pub fn results_dir(results: &Path) -> Result<PathBuf> {
 /// (sorted), and the rows of the first few of them (enough for one job, or to show that the
 /// prefix is ambiguous), so a file of millions of rows is never held.
 fn matching_rows(dir: &Path, prefix: &str) -> Result<(Vec<String>, Vec<Record>)> {
-    let path = dir.join("results.csv");
-    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
-    let mut r = open_checked(&path, &RESULT_COLUMNS).map_err(bad)?;
     let mut ids = std::collections::BTreeSet::new();
     let mut rows = Vec::new();
-    let mut rec = csv::StringRecord::new();
-    let mut row = 1;
-    while r
-        .read_record(&mut rec)
-        .map_err(|e| bad_input(format!("{}: malformed row {}: {e}", path.display(), row + 1)))?
-    {
-        row += 1;
+    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, |rec| {
         if !rec[0].starts_with(prefix) {
-            continue;
+            return;
         }
-        if ids.len() < 6 || ids.contains(&rec[0]) {
+        let known = ids.contains(&rec[0]);
+        if known || ids.len() < 6 {
             rows.push(rec.iter().map(str::to_string).collect());
         }
-        if !ids.contains(&rec[0]) {
+        if !known {
             ids.insert(rec[0].to_string());
         }
-    }
+    })
+    .map_err(|e| bad_input(format!("{e:#}")))?;
     Ok((ids.into_iter().collect(), rows))
 }
 

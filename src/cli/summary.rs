@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::error::{bad_input, exit};
-use crate::report::files::{encode, open_checked};
+use crate::report::files::{each_row, encode};
 use crate::report::summary::{Aggregator, config_columns};
 use crate::report::{RESULT_COLUMNS, Record};
 
@@ -41,16 +41,9 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         args.by.iter().map(String::as_str).collect()
     };
     // One row at a time: a results file of millions of rows is never held.
-    let path = dir.join("results.csv");
-    let mut reader = open_checked(&path, &RESULT_COLUMNS).map_err(|e| bad_input(format!("{e:#}")))?;
     let mut agg = Aggregator::new(&by);
-    let mut rec = csv::StringRecord::new();
-    while reader
-        .read_record(&mut rec)
-        .map_err(|e| bad_input(format!("{}: malformed row {}: {e}", path.display(), agg.rows() + 2)))?
-    {
-        agg.push(|i| &rec[i]);
-    }
+    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, |rec| agg.push(|i| &rec[i]))
+        .map_err(|e| bad_input(format!("{e:#}")))?;
     if agg.rows() == 0 {
         return Err(bad_input(format!("{}: results.csv has no rows yet", dir.display())));
     }

@@ -9,6 +9,7 @@
 //! - [`write_atomic`] writes a whole file to a temporary name, syncs it and renames it over
 //!   the old one, so a reader never sees half a file; every rewrite above goes through it.
 //! - [`copy_runs`] interleaves the runs of several files (`sweep merge`).
+//! - [`each_row`] reads a file one record at a time (`summary`, `reproduce`).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -131,6 +132,20 @@ pub fn open_checked(path: &Path, header: &[&str]) -> Result<csv::Reader<BufReade
         );
     }
     Ok(r)
+}
+
+/// Reads a CSV file whose header must be `header` one row at a time, calling `each` with
+/// every record; returns the number of rows. Errors name the file and the row (the header
+/// is row 1).
+pub fn each_row(path: &Path, header: &[&str], mut each: impl FnMut(&csv::StringRecord)) -> Result<usize> {
+    let mut r = open_checked(path, header)?;
+    let mut rec = csv::StringRecord::new();
+    let mut rows = 0;
+    while r.read_record(&mut rec).with_context(|| format!("{}: malformed row {}", path.display(), rows + 2))? {
+        rows += 1;
+        each(&rec);
+    }
+    Ok(rows)
 }
 
 /// Writes `path` atomically: `fill` writes a temporary file beside it, which is synced and

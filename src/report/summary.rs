@@ -238,12 +238,10 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let mut per_seat_by = by.clone();
     per_seat_by.extend(["seat", "eval_opponent"]);
     let (mut configs, mut per_seat) = (Aggregator::new(&by), Aggregator::new(&per_seat_by));
-    let mut r = super::files::open_checked(results, &super::RESULT_COLUMNS)?;
-    let mut rec = csv::StringRecord::new();
-    while r.read_record(&mut rec)? {
+    super::files::each_row(results, &super::RESULT_COLUMNS, |rec| {
         configs.push(|i| &rec[i]);
         per_seat.push(|i| &rec[i]);
-    }
+    })?;
     let per_seat = per_seat.groups();
     let mut lines = Vec::new();
     let mut groups = configs.groups().into_iter().peekable();
