@@ -9,9 +9,10 @@ use serde_json::json;
 use crate::bench::{Figure, evaluation_seconds, mcts_rate, midgame, qlearning_rate, repeat, solve_seconds};
 use crate::error::{bad_input, exit};
 use crate::game::Board;
+use crate::kinds::Params;
 use crate::mdp::{Evaluator, Opponent};
 use crate::run::job;
-use crate::solvers::{Params, QParams};
+use crate::solvers::QParams;
 use crate::spec::{EvaluationSpec, Job};
 
 /// Flags of `sweep bench`.

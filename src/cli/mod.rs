@@ -4,6 +4,7 @@
 //! differently, 2 bad input, 130 interrupted.
 
 mod bench;
+mod columns;
 mod merge;
 mod plan;
 mod play;
@@ -74,6 +75,14 @@ enum Command {
     /// Measure this machine's speed for each kernel (one core each) and the parallel speedup.
     #[command(after_help = "Examples:\n  sweep bench\n  sweep bench --json --seconds 10")]
     Bench(bench::BenchArgs),
+    /// List the columns of results.csv and curves.csv; for parameters, their type, default,
+    /// allowed values and the kinds that take them.
+    #[command(after_help = "Examples:\n  sweep columns\n  sweep columns --json     # for scripts")]
+    Columns {
+        /// Print one JSON object: {"results": [...], "curves": [...]}.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  sweep completions bash > ~/.local/share/bash-completion/completions/sweep\n  sweep completions zsh > ~/.zfunc/_sweep\n  sweep completions fish > ~/.config/fish/completions/sweep.fish"
@@ -151,8 +160,8 @@ impl RunArgs {
     }
 }
 
-const SUBCOMMANDS: [&str; 10] =
-    ["run", "plan", "solve", "reproduce", "merge", "summary", "completions", "help", "play", "bench"];
+const SUBCOMMANDS: [&str; 11] =
+    ["run", "plan", "solve", "reproduce", "merge", "summary", "completions", "help", "play", "bench", "columns"];
 
 /// `sweep SPEC ...` means `sweep run SPEC ...`.
 fn normalise(mut args: Vec<String>) -> Vec<String> {
@@ -213,6 +222,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Summary(args) => summary::summary(&args),
         Command::Play(args) => play::play(&args),
         Command::Bench(args) => bench::bench(&args),
+        Command::Columns { json } => columns::columns(json),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "sweep", &mut std::io::stdout());
             Ok(exit::OK)

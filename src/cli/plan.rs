@@ -7,41 +7,7 @@ use anyhow::Result;
 
 use crate::bench::Calibration;
 use crate::error::{bad_input, exit};
-use crate::mdp::{Opponent, Seat};
-use crate::solvers::{Params, TrainOpponent};
 use crate::spec;
-
-/// Seconds one job of `params` takes on one core, by the calibration.
-pub fn job_seconds(params: &Params, evaluation: &spec::EvaluationSpec, cal: &Calibration) -> f64 {
-    let seats = params.eval_seats();
-    let evals = (seats.len() * evaluation.opponents.len()) as f64;
-    let games = evaluation.games as f64 * evals * 2e-7;
-    // Each job also pays a fixed cost (setting up its tables, building and writing its
-    // rows): about 50 µs measured on 100,000 tiny jobs.
-    const PER_JOB: f64 = 5e-5;
-    PER_JOB
-        + games
-        + match params {
-            Params::PolicyIteration(_) | Params::ValueIteration(_) => cal.solve_s * 2.0 + evals * cal.eval_s,
-            Params::QLearning(q) => {
-                // Self-play games are about twice as long as the agent's half of a game.
-                let per_episode = if q.opponent == TrainOpponent::SelfPlay { 2.0 } else { 1.0 } / cal.q_per_s;
-                q.episodes as f64 * per_episode + f64::from(evaluation.checkpoints) * evals * (cal.eval_s + 2e-5)
-            }
-            Params::Mcts(m) => {
-                // One search per position reached (searches are shared between evaluation
-                // opponents, so the largest reach counts); the optimal policy's reach is
-                // the proxy.
-                let index = |seat: Seat| Seat::ALL.iter().position(|&s| s == seat).expect("a seat");
-                let opp = |o: Opponent| Opponent::ALL.iter().position(|&x| x == o).expect("an opponent");
-                let positions: usize = seats
-                    .iter()
-                    .map(|&s| evaluation.opponents.iter().map(|&o| cal.reach[index(s)][opp(o)]).max().unwrap_or(0))
-                    .sum();
-                positions as f64 * f64::from(m.iterations) / cal.mcts_per_s
-            }
-        }
-}
 
 /// Runs `sweep plan`.
 pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
@@ -66,14 +32,12 @@ pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
         let mut eps = 0u128;
         let mut iters = 0u128;
         for p in &s.points {
-            let t = job_seconds(p, &sweep.evaluation, &cal);
+            let t = p.seconds(&sweep.evaluation, &cal);
             secs += t * reps as f64;
             longest = longest.max(t);
-            match p {
-                Params::QLearning(q) => eps += u128::from(q.episodes) * u128::from(reps),
-                Params::Mcts(m) => iters += u128::from(m.iterations) * u128::from(reps),
-                _ => {}
-            }
+            let work = p.work();
+            eps += u128::from(work.episodes) * u128::from(reps);
+            iters += u128::from(work.iterations) * u128::from(reps);
         }
         println!(
             "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>11.1}s",

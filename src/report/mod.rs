@@ -9,45 +9,66 @@ pub mod manifest;
 pub mod rows;
 pub mod summary;
 
-/// The columns of `results.csv`, in order.
-pub const RESULT_COLUMNS: [&str; 36] = [
-    "job_id",
-    "solver",
-    "replicate",
-    "seed",
-    "seat",
-    "opponent",
-    "episodes",
-    "alpha",
-    "alpha_decay",
-    "alpha_min",
-    "gamma",
-    "epsilon",
-    "epsilon_decay",
-    "epsilon_min",
-    "q_init",
-    "symmetry",
-    "iterations",
-    "uct_c",
-    "opponent_model",
-    "final_move",
-    "eval_opponent",
-    "value",
-    "optimal_value",
-    "regret",
-    "p_win",
-    "p_draw",
-    "p_loss",
-    "games",
-    "wins",
-    "draws",
-    "losses",
-    "states",
-    "status",
-    "error",
-    "train_ms",
-    "eval_ms",
+use std::sync::LazyLock;
+
+use crate::kinds::{Kind, parameter_names};
+
+/// The columns of `results.csv` that are not parameters, in order, with the results-file
+/// version that introduced each. `job_id`..`seed` open the row; then come the version-1
+/// parameters, then the version-1 fields from `eval_opponent` on; columns of later
+/// versions (parameters first, then fields) are appended at the end, in version order,
+/// so an older file's header is always a prefix of a newer one's.
+pub const FIELDS: [(&str, u32); 20] = [
+    ("job_id", 1),
+    ("solver", 1),
+    ("replicate", 1),
+    ("seed", 1),
+    ("eval_opponent", 1),
+    ("value", 1),
+    ("optimal_value", 1),
+    ("regret", 1),
+    ("p_win", 1),
+    ("p_draw", 1),
+    ("p_loss", 1),
+    ("games", 1),
+    ("wins", 1),
+    ("draws", 1),
+    ("losses", 1),
+    ("states", 1),
+    ("status", 1),
+    ("error", 1),
+    ("train_ms", 1),
+    ("eval_ms", 1),
 ];
+
+/// How many fields open the row, before the version-1 parameters.
+const HEAD: usize = 4;
+
+/// The columns of `results.csv`, in order, derived from [`FIELDS`] and the parameter
+/// declarations of every kind (see [`crate::kinds::param`]).
+pub static RESULT_COLUMNS: LazyLock<Vec<&'static str>> = LazyLock::new(result_columns);
+
+/// The results-file version a parameter's column belongs to (the earliest declaration).
+fn param_since(name: &str) -> u32 {
+    Kind::ALL.iter().filter_map(|k| k.param(name)).map(|p| p.since).min().expect("a declared parameter")
+}
+
+fn result_columns() -> Vec<&'static str> {
+    let params = parameter_names();
+    let newest = FIELDS.iter().map(|f| f.1).chain(params.iter().map(|p| param_since(p))).max().unwrap_or(1);
+    let mut columns: Vec<&'static str> = FIELDS[..HEAD].iter().map(|f| f.0).collect();
+    for version in 1..=newest {
+        columns.extend(params.iter().filter(|p| param_since(p) == version));
+        columns.extend(FIELDS[HEAD..].iter().filter(|f| f.1 == version).map(|f| f.0));
+    }
+    columns
+}
+
+/// The parameter columns of `results.csv`, in file order.
+pub fn param_columns() -> Vec<&'static str> {
+    let params = parameter_names();
+    RESULT_COLUMNS.iter().copied().filter(|c| params.contains(c)).collect()
+}
 
 /// The columns of `curves.csv`, in order.
 pub const CURVE_COLUMNS: [&str; 11] =
@@ -56,7 +77,8 @@ pub const CURVE_COLUMNS: [&str; 11] =
 /// The columns that hold timings: the only ones that may differ between two runs.
 pub const TIMING_COLUMNS: [&str; 2] = ["train_ms", "eval_ms"];
 
-/// Position of a results column.
+/// Position of a results column of today's layout (a bug if there is none: names come from
+/// [`FIELDS`] and the parameter declarations).
 pub fn column(name: &str) -> usize {
     RESULT_COLUMNS.iter().position(|&c| c == name).unwrap_or_else(|| panic!("no column {name}"))
 }
@@ -66,9 +88,58 @@ pub type Record = Vec<String>;
 
 #[cfg(test)]
 mod tests {
+    /// The results header of version 1, as the contract states it: the derived layout
+    /// must start with it, column for column.
+    const VERSION_1: [&str; 36] = [
+        "job_id",
+        "solver",
+        "replicate",
+        "seed",
+        "seat",
+        "opponent",
+        "episodes",
+        "alpha",
+        "alpha_decay",
+        "alpha_min",
+        "gamma",
+        "epsilon",
+        "epsilon_decay",
+        "epsilon_min",
+        "q_init",
+        "symmetry",
+        "iterations",
+        "uct_c",
+        "opponent_model",
+        "final_move",
+        "eval_opponent",
+        "value",
+        "optimal_value",
+        "regret",
+        "p_win",
+        "p_draw",
+        "p_loss",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "states",
+        "status",
+        "error",
+        "train_ms",
+        "eval_ms",
+    ];
+
     #[test]
-    fn the_parameter_columns_sit_between_seed_and_eval_opponent() {
-        assert_eq!(super::RESULT_COLUMNS[4..20], crate::solvers::params::PARAM_COLUMNS);
-        assert_eq!(super::RESULT_COLUMNS[20], "eval_opponent");
+    fn the_derived_header_starts_with_version_1() {
+        assert_eq!(super::RESULT_COLUMNS[..VERSION_1.len()], VERSION_1);
+    }
+
+    #[test]
+    fn every_column_is_named_once() {
+        let mut names = super::RESULT_COLUMNS.clone();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
     }
 }

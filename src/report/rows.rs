@@ -2,8 +2,8 @@
 //! one `curves.csv` row per (checkpoint, seat, evaluation opponent).
 
 use super::{CURVE_COLUMNS, RESULT_COLUMNS, Record, column};
+use crate::kinds::Params;
 use crate::mdp::{Evaluation, GameTally, Opponent, Seat};
-use crate::solvers::Params;
 use crate::solvers::params::fmt_f64;
 
 /// A regret whose magnitude is below this is floating-point noise and is reported as 0.

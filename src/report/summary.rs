@@ -15,7 +15,7 @@ use crate::spec::Sweep;
 /// column, and the evaluation opponent.
 pub fn config_columns() -> Vec<&'static str> {
     let mut v = vec!["solver"];
-    v.extend(crate::solvers::params::PARAM_COLUMNS);
+    v.extend(super::param_columns());
     v.push("eval_opponent");
     v
 }

@@ -7,13 +7,12 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
+use crate::kinds::{Agent, search_policy};
 use crate::mdp::{Evaluator, GameTally, Opponent, Policy, Seat, sample_games};
 use crate::report::Record;
 use crate::report::rows::{JobKey, Scored, curve_row, failed_row, result_row};
 use crate::seed::{self, Stream};
-use crate::solvers::mcts::Searcher;
-use crate::solvers::q_learning::{self, checkpoint_episodes};
-use crate::solvers::{Params, TrainOpponent, ground_truth, policy_iteration, self_play, value_iteration};
+use crate::solvers::ground_truth;
 use crate::spec::{EvaluationSpec, Job};
 
 /// Environment variable that makes chosen jobs fail on purpose, to test failure handling:
@@ -65,47 +64,20 @@ fn injected_fault(id: &str) -> Result<(), String> {
     }
 }
 
-/// How a trained agent picks moves.
-enum Agent {
-    /// A table over positions.
-    Table(Policy),
-    /// A search per position, cached.
-    Search(crate::solvers::MctsParams),
-}
-
 fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOutput, String> {
     injected_fault(&job.id)?;
     let seats = job.params.eval_seats();
     let mut curves = Vec::new();
     let started = Instant::now();
-    let agent = match &job.params {
-        Params::PolicyIteration(p) => {
-            let truth = ground_truth(p.seat, p.opponent);
-            Agent::Table(policy_iteration::solve(&truth.mdp).policy(&truth.mdp))
+    let mut evaluator = Evaluator::new();
+    let agent = job.params.train(job.seed, evaluation.checkpoints, &mut |c, policy| {
+        for &seat in &seats {
+            for &opp in &evaluation.opponents {
+                let s = score_table(&mut evaluator, policy, seat, opp);
+                curves.push(curve_row(&job.id, c.episode, &s, c.epsilon, c.alpha));
+            }
         }
-        Params::ValueIteration(p) => {
-            let truth = ground_truth(p.seat, p.opponent);
-            Agent::Table(value_iteration::solve(&truth.mdp).0.policy(&truth.mdp))
-        }
-        Params::QLearning(q) => {
-            let marks = checkpoint_episodes(q.episodes, evaluation.checkpoints);
-            let mut evaluator = Evaluator::new();
-            let mut record = |c: q_learning::Checkpoint, policy: Policy| {
-                for &seat in &seats {
-                    for &opp in &evaluation.opponents {
-                        let s = score_table(&mut evaluator, &policy, seat, opp);
-                        curves.push(curve_row(&job.id, c.episode, &s, c.epsilon, c.alpha));
-                    }
-                }
-            };
-            let policy = match q.opponent {
-                TrainOpponent::SelfPlay => self_play::train(q, job.seed, &marks, |c, t| record(c, t.policy())),
-                TrainOpponent::Fixed(_) => q_learning::train(q, job.seed, &marks, |c, t| record(c, t.policy())),
-            };
-            Agent::Table(policy)
-        }
-        Params::Mcts(m) => Agent::Search(*m),
-    };
+    });
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
     let policy = match agent {
@@ -139,51 +111,17 @@ fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Oppo
     Scored { seat, opponent: opp, eval, optimal: truth.solution.value, games: GameTally::default() }
 }
 
-/// Runs one search per position that any evaluation reaches, and returns the moves as a
-/// table. Each search is seeded by the job seed and the position, so the table is the
-/// same whatever order the positions are met in.
-pub fn search_policy(m: &crate::solvers::MctsParams, seed: u64, seats: &[Seat], opponents: &[Opponent]) -> Policy {
-    let mut searcher = Searcher::new();
-    let mut policy = Policy::new();
-    let mut evaluator = Evaluator::new();
-    for &seat in seats {
-        for &opp in opponents {
-            let truth = ground_truth(seat, opp);
-            evaluator.evaluate(&truth.mdp, |s, b| {
-                let pos = truth.mdp.position(s);
-                match policy.get(b) {
-                    Some(c) => c,
-                    None => {
-                        let c = searcher.choose(m, seed, b);
-                        policy.set(pos, c);
-                        c
-                    }
-                }
-            });
-        }
-    }
-    policy
-}
-
 /// The job's final greedy policy (trained again from its seed, without checkpoints), over
 /// every position that the evaluations reach. Used by `reproduce --policy-out` and `play`.
 pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
-    let seats = job.params.eval_seats();
-    match &job.params {
-        Params::PolicyIteration(p) | Params::ValueIteration(p) => {
-            let truth = ground_truth(p.seat, p.opponent);
-            truth.solution.policy(&truth.mdp)
-        }
-        Params::QLearning(q) => match q.opponent {
-            TrainOpponent::SelfPlay => self_play::train(q, job.seed, &[], |_, _| {}),
-            TrainOpponent::Fixed(_) => q_learning::train(q, job.seed, &[], |_, _| {}),
-        },
-        Params::Mcts(m) => {
+    match job.params.train(job.seed, 0, &mut |_, _| {}) {
+        Agent::Table(policy) => policy,
+        Agent::Search(m) => {
             let mut opponents = evaluation.opponents.clone();
             if !opponents.contains(&Opponent::Random) {
                 opponents.push(Opponent::Random);
             }
-            search_policy(m, job.seed, &seats, &opponents)
+            search_policy(&m, job.seed, &job.params.eval_seats(), &opponents)
         }
     }
 }

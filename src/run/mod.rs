@@ -25,11 +25,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::bench::Calibration;
 use crate::error::{Interrupted, bad_input};
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, now_utc};
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, summary};
-use crate::solvers::Params;
 use crate::spec::{self, Job, Sweep};
 use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
@@ -78,16 +78,13 @@ pub struct RunReport {
     pub failed: usize,
 }
 
-/// A rough relative cost of a job, to start the expensive ones first.
-pub fn cost(params: &Params, evaluation: &spec::EvaluationSpec) -> f64 {
-    let opponents = evaluation.opponents.len() as f64;
-    match params {
-        Params::PolicyIteration(_) | Params::ValueIteration(_) => 1e3,
-        Params::QLearning(q) => {
-            let seats = params.eval_seats().len() as f64;
-            q.episodes as f64 * seats + f64::from(evaluation.checkpoints) * opponents * seats * 3e3
-        }
-        Params::Mcts(m) => f64::from(m.iterations) * 40.0 * 300.0 * opponents,
+/// Orders jobs most expensive first, by each kind's own estimate at nominal speeds.
+fn longest_first(jobs: &mut [&Job], evaluation: &spec::EvaluationSpec) {
+    let nominal = Calibration::nominal();
+    let mut costed: Vec<(f64, &Job)> = jobs.iter().map(|&j| (j.params.seconds(evaluation, &nominal), j)).collect();
+    costed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (slot, (_, job)) in jobs.iter_mut().zip(costed) {
+        *slot = job;
     }
 }
 
@@ -213,7 +210,7 @@ fn execute(
             }
         );
     }
-    pending.sort_by(|a, b| cost(&b.params, &sweep.evaluation).total_cmp(&cost(&a.params, &sweep.evaluation)));
+    longest_first(&mut pending, &sweep.evaluation);
     man.write(dir)?;
     let mut appender = Appender::open(dir)?;
     install_signal_handler();

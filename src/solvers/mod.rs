@@ -10,4 +10,4 @@ pub mod self_play;
 pub mod value_iteration;
 
 pub use ground_truth::{GroundTruth, ground_truth};
-pub use params::{ExactParams, FinalMove, Kind, MctsParams, OpponentModel, Params, QParams, TrainOpponent};
+pub use params::{ExactParams, FinalMove, MctsParams, OpponentModel, QParams, TrainOpponent};

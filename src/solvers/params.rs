@@ -1,44 +1,11 @@
-//! The validated parameters of each solver kind: plain values that cannot be out of range
-//! (the spec module checks ranges before building them).
+//! The algorithms' parameter types: plain values that cannot be out of range (the spec
+//! checks ranges, by the declarations in `kinds::param`, before building them), with
+//! their defaults as constants that those declarations refer to.
 //!
-//! Field names are the TOML keys and the CSV columns. [`Params::columns`] lists every
-//! parameter as `(column, value)` in the fixed CSV order; it is also the canonical key
-//! that job ids hash.
+//! Field names are the TOML keys and the CSV columns.
 
 use crate::mdp::{Opponent, Seat};
-
-/// The solver kinds, as spelled in specs and in the `solver` column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// Exact policy iteration.
-    PolicyIteration,
-    /// Exact value iteration.
-    ValueIteration,
-    /// Tabular Q-learning, against a fixed opponent or in self-play.
-    QLearning,
-    /// Monte Carlo tree search with UCT.
-    Mcts,
-}
-
-impl Kind {
-    /// Every kind.
-    pub const ALL: [Kind; 4] = [Kind::PolicyIteration, Kind::ValueIteration, Kind::QLearning, Kind::Mcts];
-
-    /// The spelling in specs and CSV files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::PolicyIteration => "policy-iteration",
-            Kind::ValueIteration => "value-iteration",
-            Kind::QLearning => "q-learning",
-            Kind::Mcts => "mcts",
-        }
-    }
-
-    /// The kind with this name.
-    pub fn from_name(s: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == s)
-    }
-}
+use crate::names::named_enum;
 
 /// Who a Q-learner trains against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,9 +33,24 @@ impl TrainOpponent {
         TrainOpponent::SelfPlay,
     ];
 
+    /// Every spelling, in the order of [`TrainOpponent::ALL`].
+    pub const NAMES: &'static [&'static str] = &["random", "minimax", "minimax-uniform", "self"];
+
     /// The training opponent with this name.
     pub fn from_name(s: &str) -> Option<TrainOpponent> {
         TrainOpponent::ALL.into_iter().find(|o| o.name() == s)
+    }
+}
+
+impl std::str::FromStr for TrainOpponent {
+    type Err = crate::names::ParseNameError;
+
+    fn from_str(s: &str) -> Result<TrainOpponent, Self::Err> {
+        TrainOpponent::from_name(s).ok_or_else(|| crate::names::ParseNameError {
+            what: "opponent",
+            value: s.to_string(),
+            allowed: TrainOpponent::NAMES.join(", "),
+        })
     }
 }
 
@@ -110,78 +92,49 @@ pub struct QParams {
     pub symmetry: bool,
 }
 
+impl QParams {
+    /// The defaults of a spec that sets nothing.
+    pub const DEFAULT: QParams = QParams {
+        seat: Seat::X,
+        opponent: TrainOpponent::Fixed(Opponent::Random),
+        episodes: 50_000,
+        alpha: 0.5,
+        alpha_decay: 1.0,
+        alpha_min: 0.0,
+        gamma: 0.99,
+        epsilon: 1.0,
+        epsilon_decay: 0.9995,
+        epsilon_min: 0.05,
+        q_init: 0.0,
+        symmetry: false,
+    };
+}
+
 impl Default for QParams {
     fn default() -> QParams {
-        QParams {
-            seat: Seat::X,
-            opponent: TrainOpponent::Fixed(Opponent::Random),
-            episodes: 50_000,
-            alpha: 0.5,
-            alpha_decay: 1.0,
-            alpha_min: 0.0,
-            gamma: 0.99,
-            epsilon: 1.0,
-            epsilon_decay: 0.9995,
-            epsilon_min: 0.05,
-            q_init: 0.0,
-            symmetry: false,
-        }
+        QParams::DEFAULT
     }
 }
 
-/// How MCTS models the opponent's nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OpponentModel {
-    /// The opponent also picks by UCB, from its own view (a minimax-like search).
-    Adversarial,
-    /// The opponent's nodes pick uniformly at random (expectation under a random opponent).
-    Random,
-}
-
-impl OpponentModel {
-    /// The spelling in specs and CSV files.
-    pub fn name(self) -> &'static str {
-        match self {
-            OpponentModel::Adversarial => "adversarial",
-            OpponentModel::Random => "random",
-        }
+named_enum!(
+    /// How MCTS models the opponent's nodes.
+    OpponentModel, "opponent model", {
+        /// The opponent also picks by UCB, from its own view (a minimax-like search).
+        Adversarial = "adversarial",
+        /// The opponent's nodes pick uniformly at random (expectation under a random opponent).
+        Random = "random",
     }
+);
 
-    /// Every model.
-    pub const ALL: [OpponentModel; 2] = [OpponentModel::Adversarial, OpponentModel::Random];
-
-    /// The model with this name.
-    pub fn from_name(s: &str) -> Option<OpponentModel> {
-        OpponentModel::ALL.into_iter().find(|m| m.name() == s)
+named_enum!(
+    /// Which root move MCTS plays.
+    FinalMove, "final move", {
+        /// The most visited child (ties: lowest cell).
+        Visits = "visits",
+        /// The child with the best mean reward (ties: lowest cell).
+        Value = "value",
     }
-}
-
-/// Which root move MCTS plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FinalMove {
-    /// The most visited child (ties: lowest cell).
-    Visits,
-    /// The child with the best mean reward (ties: lowest cell).
-    Value,
-}
-
-impl FinalMove {
-    /// The spelling in specs and CSV files.
-    pub fn name(self) -> &'static str {
-        match self {
-            FinalMove::Visits => "visits",
-            FinalMove::Value => "value",
-        }
-    }
-
-    /// Every rule.
-    pub const ALL: [FinalMove; 2] = [FinalMove::Visits, FinalMove::Value];
-
-    /// The rule with this name.
-    pub fn from_name(s: &str) -> Option<FinalMove> {
-        FinalMove::ALL.into_iter().find(|m| m.name() == s)
-    }
-}
+);
 
 /// MCTS/UCT.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -198,125 +151,24 @@ pub struct MctsParams {
     pub final_move: FinalMove,
 }
 
+impl MctsParams {
+    /// The defaults of a spec that sets nothing.
+    pub const DEFAULT: MctsParams = MctsParams {
+        seat: Seat::X,
+        iterations: 1000,
+        uct_c: 1.414,
+        opponent_model: OpponentModel::Adversarial,
+        final_move: FinalMove::Visits,
+    };
+}
+
 impl Default for MctsParams {
     fn default() -> MctsParams {
-        MctsParams {
-            seat: Seat::X,
-            iterations: 1000,
-            uct_c: 1.414,
-            opponent_model: OpponentModel::Adversarial,
-            final_move: FinalMove::Visits,
-        }
+        MctsParams::DEFAULT
     }
 }
-
-/// One grid point of one solver: everything a job needs besides its seed.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Params {
-    /// `policy-iteration`.
-    PolicyIteration(ExactParams),
-    /// `value-iteration`.
-    ValueIteration(ExactParams),
-    /// `q-learning`.
-    QLearning(QParams),
-    /// `mcts`.
-    Mcts(MctsParams),
-}
-
-/// The parameter columns of `results.csv`, in order.
-pub const PARAM_COLUMNS: [&str; 16] = [
-    "seat",
-    "opponent",
-    "episodes",
-    "alpha",
-    "alpha_decay",
-    "alpha_min",
-    "gamma",
-    "epsilon",
-    "epsilon_decay",
-    "epsilon_min",
-    "q_init",
-    "symmetry",
-    "iterations",
-    "uct_c",
-    "opponent_model",
-    "final_move",
-];
 
 /// Formats a float so that it parses back to the same bits (shortest round-trip form).
 pub fn fmt_f64(v: f64) -> String {
     format!("{v:?}")
-}
-
-impl Params {
-    /// The solver kind.
-    pub fn kind(&self) -> Kind {
-        match self {
-            Params::PolicyIteration(_) => Kind::PolicyIteration,
-            Params::ValueIteration(_) => Kind::ValueIteration,
-            Params::QLearning(_) => Kind::QLearning,
-            Params::Mcts(_) => Kind::Mcts,
-        }
-    }
-
-    /// The seats a job of these parameters is evaluated in.
-    pub fn eval_seats(&self) -> Vec<Seat> {
-        match self {
-            Params::PolicyIteration(p) | Params::ValueIteration(p) => vec![p.seat],
-            Params::QLearning(q) if q.opponent == TrainOpponent::SelfPlay => vec![Seat::X, Seat::O],
-            Params::QLearning(q) => vec![q.seat],
-            Params::Mcts(m) => vec![m.seat],
-        }
-    }
-
-    /// Every parameter this kind takes, as `(column, value)` in CSV column order. The seat
-    /// of a self-play job is left out (it plays both).
-    pub fn columns(&self) -> Vec<(&'static str, String)> {
-        match self {
-            Params::PolicyIteration(p) | Params::ValueIteration(p) => {
-                vec![("seat", p.seat.name().into()), ("opponent", p.opponent.name().into())]
-            }
-            Params::QLearning(q) => {
-                let mut v = Vec::with_capacity(12);
-                if q.opponent != TrainOpponent::SelfPlay {
-                    v.push(("seat", q.seat.name().to_string()));
-                }
-                v.extend([
-                    ("opponent", q.opponent.name().to_string()),
-                    ("episodes", q.episodes.to_string()),
-                    ("alpha", fmt_f64(q.alpha)),
-                    ("alpha_decay", fmt_f64(q.alpha_decay)),
-                    ("alpha_min", fmt_f64(q.alpha_min)),
-                    ("gamma", fmt_f64(q.gamma)),
-                    ("epsilon", fmt_f64(q.epsilon)),
-                    ("epsilon_decay", fmt_f64(q.epsilon_decay)),
-                    ("epsilon_min", fmt_f64(q.epsilon_min)),
-                    ("q_init", fmt_f64(q.q_init)),
-                    ("symmetry", q.symmetry.to_string()),
-                ]);
-                v
-            }
-            Params::Mcts(m) => vec![
-                ("seat", m.seat.name().to_string()),
-                ("iterations", m.iterations.to_string()),
-                ("uct_c", fmt_f64(m.uct_c)),
-                ("opponent_model", m.opponent_model.name().to_string()),
-                ("final_move", m.final_move.name().to_string()),
-            ],
-        }
-    }
-
-    /// The canonical key that the job id hashes: master seed, kind, every parameter as
-    /// `name=value` in column order, replicate; `;`-separated.
-    pub fn canonical_key(&self, master_seed: u64, replicate: u32) -> String {
-        let mut key = format!("seed={master_seed};solver={}", self.kind().name());
-        for (name, value) in self.columns() {
-            key.push(';');
-            key.push_str(name);
-            key.push('=');
-            key.push_str(&value);
-        }
-        key.push_str(&format!(";replicate={replicate}"));
-        key
-    }
 }

@@ -7,7 +7,7 @@ use super::MAX_JOBS;
 use super::error::Report;
 use super::solver::Draft;
 use super::tree::Entry;
-use crate::solvers::Kind;
+use crate::kinds::Kind;
 
 /// Every solver's label: the explicit one, or the default; duplicates are problems.
 pub(crate) fn labels(report: &mut Report, drafts: &[Draft]) -> Vec<String> {

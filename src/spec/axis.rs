@@ -13,10 +13,9 @@
 
 use super::MAX_JOBS;
 use super::error::{Report, closest, quoted_list};
-use super::schema::{Choice, Param, Ty, fmt_short};
 use super::tree::{Entry, Leaf, Node};
-use super::value::Val;
-use crate::solvers::Kind;
+use crate::kinds::param::fmt_short;
+use crate::kinds::{Kind, Param, Ty, Val, takers};
 
 /// Reads the axis of `param` (for solver kind `kind`, if known) from `node`, recording
 /// every problem; `None` when there was one.
@@ -49,13 +48,13 @@ pub(crate) fn read(report: &mut Report, key: &str, node: &Node, param: &Param, k
 }
 
 /// What a parameter of this type accepts, for messages.
-pub(crate) fn accepted(param: &Param, kind: Option<Kind>) -> String {
+pub(crate) fn accepted(param: &Param) -> String {
     const SPACED: &str = "{ linspace = [from, to, n] } or { logspace = [from_exp, to_exp, n] }";
     match param.ty {
         Ty::Real(bounds) => format!("a number {}, a non-empty list of them, {SPACED}", bounds.describe()),
         Ty::Count { .. } => format!("a whole number >= 1, a non-empty list of them, {SPACED}"),
         Ty::Flag => "true, false or a list of them".to_string(),
-        Ty::Choice(choice) => format!("one of {} or a non-empty list of them", quoted_list(choice.names(kind))),
+        Ty::Choice(names) => format!("one of {} or a non-empty list of them", quoted_list(names.iter().copied())),
     }
 }
 
@@ -67,13 +66,12 @@ fn range_rule(param: &Param) -> String {
             format!("{} must be a whole number >= 1 ({})", param.name, param.meaning)
         }
         Ty::Count { max } => format!("{} must be a whole number from 1 to {max} ({})", param.name, param.meaning),
-        Ty::Flag | Ty::Choice(_) => format!("{} takes {}", param.name, accepted(param, None)),
+        Ty::Flag | Ty::Choice(_) => format!("{} takes {}", param.name, accepted(param)),
     }
 }
 
-fn wrong_type(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) {
-    let message =
-        format!("has the wrong type ({}): {} takes {}", node.value.type_name(), param.name, accepted(param, kind));
+fn wrong_type(report: &mut Report, key: &str, node: &Node, param: &Param) {
+    let message = format!("has the wrong type ({}): {} takes {}", node.value.type_name(), param.name, accepted(param));
     report.value(key, node, message);
 }
 
@@ -104,15 +102,15 @@ fn scalar(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Opti
             None
         }
         (Ty::Flag, &Leaf::Bool(b)) => Some(Val::Flag(b)),
-        (Ty::Choice(choice), Leaf::Str(s)) => {
-            let val = choice.parse(s, kind);
+        (Ty::Choice(names), Leaf::Str(s)) => {
+            let val = param.choose(s);
             if val.is_none() {
-                unknown_name(report, key, node, s, param, choice, kind);
+                unknown_name(report, key, node, s, param, names, kind);
             }
             val
         }
         _ => {
-            wrong_type(report, key, node, param, kind);
+            wrong_type(report, key, node, param);
             None
         }
     }
@@ -124,19 +122,25 @@ fn unknown_name(
     node: &Node,
     name: &str,
     param: &Param,
-    choice: Choice,
+    names: &[&'static str],
     kind: Option<Kind>,
 ) {
-    let names = choice.names(kind);
-    let mut message = if choice == Choice::Opponent && name == "self" {
+    // A name that another kind's declaration of this parameter takes (`opponent = "self"`).
+    let elsewhere: Vec<&str> = takers(param.name)
+        .into_iter()
+        .filter(|k| k.param(param.name).and_then(|p| p.choose(name)).is_some())
+        .map(Kind::name)
+        .collect();
+    let mut message = if name == "self" && !elsewhere.is_empty() {
         let kind = kind.map_or("this kind", Kind::name);
-        format!("is not allowed: self-play (\"self\") is only for q-learning; {kind} takes an opponent from")
+        let only = elsewhere.join(", ");
+        format!("is not allowed: self-play (\"self\") is only for {only}; {kind} takes an opponent from")
     } else {
         format!("is not a known {}: allowed are", param.name)
     };
     message.push(' ');
     message.push_str(&quoted_list(names.iter().copied()));
-    if let Some(near) = closest(name, names) {
+    if let Some(near) = closest(name, names.iter().copied()) {
         message.push_str(&format!(" (did you mean \"{near}\"?)"));
     }
     report.value(key, node, message);
@@ -165,7 +169,7 @@ const FORMS: &str = "an axis table is { linspace = [from, to, n] } or { logspace
 fn spaced(report: &mut Report, key: &str, node: &Node, entries: &[Entry], param: &Param) -> Option<Vec<Val>> {
     let (entry, spacing) = spacing(report, key, node, entries)?;
     if !matches!(param.ty, Ty::Real(_) | Ty::Count { .. }) {
-        let message = format!("is not allowed: {} is not numeric; it takes {}", param.name, accepted(param, None));
+        let message = format!("is not allowed: {} is not numeric; it takes {}", param.name, accepted(param));
         report.value(key, node, message);
         return None;
     }

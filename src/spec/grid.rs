@@ -1,9 +1,7 @@
 //! A solver's validated axes and the grid they span: its size, its points in order, the
 //! points it shares with another grid, and its resolved form.
 
-use super::schema::{build, kind_params};
-use super::value::Val;
-use crate::solvers::{Kind, Params};
+use crate::kinds::{Kind, Params, Val};
 
 /// One solver's axes: one non-empty list of distinct values per parameter of its kind, in
 /// column order.
@@ -26,7 +24,7 @@ impl Grid {
         let mut digits = vec![0usize; self.axes.len()];
         let mut values: Vec<Val> = self.axes.iter().map(|axis| axis[0]).collect();
         for _ in 0..len {
-            points.push(build(self.kind, &values));
+            points.push(self.kind.build(&values));
             // Advance the odometer: the last axis fastest.
             for a in (0..self.axes.len()).rev() {
                 digits[a] += 1;
@@ -49,7 +47,7 @@ impl Grid {
             return None;
         }
         let mut shown = Vec::with_capacity(self.axes.len());
-        for ((param, a), b) in kind_params(self.kind).zip(&self.axes).zip(&other.axes) {
+        for ((param, a), b) in self.kind.params().iter().zip(&self.axes).zip(&other.axes) {
             let common = common_value(a, b)?;
             shown.push(format!("{}={}", param.name, common.show()));
         }
@@ -61,7 +59,7 @@ impl Grid {
         let mut object = serde_json::Map::new();
         object.insert("label".into(), label.into());
         object.insert("kind".into(), self.kind.name().into());
-        for (param, axis) in kind_params(self.kind).zip(&self.axes) {
+        for (param, axis) in self.kind.params().iter().zip(&self.axes) {
             let values = axis.iter().map(|v| v.to_json()).collect();
             object.insert(param.name.into(), serde_json::Value::Array(values));
         }
@@ -111,17 +109,17 @@ pub(crate) fn canonical_json(value: &serde_json::Value, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::PolicyIteration;
     use crate::mdp::Opponent;
     use crate::mdp::Seat;
-    use crate::solvers::TrainOpponent;
     use crate::solvers::params::ExactParams;
 
     fn exact(seats: &[Seat], opponents: &[Opponent]) -> Grid {
         Grid {
             kind: Kind::PolicyIteration,
             axes: vec![
-                seats.iter().map(|&s| Val::Seat(s)).collect(),
-                opponents.iter().map(|&o| Val::Opponent(TrainOpponent::Fixed(o))).collect(),
+                seats.iter().map(|&s| Val::Name(s.name())).collect(),
+                opponents.iter().map(|&o| Val::Name(o.name())).collect(),
             ],
         }
     }
@@ -130,7 +128,7 @@ mod tests {
     fn points_run_the_last_axis_fastest() {
         let grid = exact(&[Seat::X, Seat::O], &[Opponent::Random, Opponent::Minimax]);
         assert_eq!(grid.len(), 4);
-        let p = |seat, opponent| Params::PolicyIteration(ExactParams { seat, opponent });
+        let p = |seat, opponent| Params::PolicyIteration(PolicyIteration(ExactParams { seat, opponent }));
         assert_eq!(
             grid.points(),
             [

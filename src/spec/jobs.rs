@@ -10,10 +10,8 @@ use std::fmt::Write as _;
 
 use super::Sweep;
 use super::grid::Grid;
-use super::schema::kind_params;
-use super::value::Val;
+use crate::kinds::{Params, SELF_PLAY};
 use crate::seed::{job_id, job_seed};
-use crate::solvers::{Params, TrainOpponent};
 
 /// One run: a grid point of a solver and a replicate.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,7 +89,7 @@ struct Keys<'g> {
 
 impl<'g> Keys<'g> {
     fn new(seed: u64, grid: &'g Grid) -> Keys<'g> {
-        let names: Vec<&str> = kind_params(grid.kind).map(|p| p.name).collect();
+        let names: Vec<&str> = grid.kind.params().iter().map(|p| p.name).collect();
         let fragments = names
             .iter()
             .zip(&grid.axes)
@@ -133,8 +131,7 @@ impl<'g> Keys<'g> {
     /// Rewrites the fragments of `axis` and every later axis.
     fn rewrite_from(&mut self, axis: usize) {
         self.key.truncate(if axis == 0 { self.head } else { self.ends[axis - 1] });
-        let self_play =
-            self.opponent.is_some_and(|o| self.grid.axes[o][self.digits[o]] == Val::Opponent(TrainOpponent::SelfPlay));
+        let self_play = self.opponent.is_some_and(|o| self.grid.axes[o][self.digits[o]] == SELF_PLAY);
         for a in axis..self.digits.len() {
             if !(self_play && self.seat == Some(a)) {
                 self.key.push_str(&self.fragments[a][self.digits[a]]);

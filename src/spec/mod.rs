@@ -40,37 +40,33 @@
 //! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
 //!   plays both seats.
 //! - A solver's grid points are the cartesian product of its axes, the first axis in
-//!   [`PARAM_COLUMNS`] order varying slowest. Jobs: for each solver in file order, for each
+//!   order of the kind's parameters varying slowest. Jobs: for each solver in file order, for each
 //!   point, for each replicate. Two solvers that share a grid point would share job ids:
 //!   an error. A sweep has at most [`MAX_JOBS`] jobs.
 //!
 //! Every problem is collected before failing; see [`SpecError`].
 //!
-//! The files: `tree.rs` (TOML with spans), `schema.rs` and `value.rs` (the parameters and
-//! their values), `axis.rs` (one axis), `solver.rs` (one `[[solver]]`), `validate.rs` (the
+//! The parameters, their types, ranges and defaults are declared once, in
+//! [`crate::kinds::param`]. The files: `tree.rs` (TOML with spans), `axis.rs` (one axis), `solver.rs` (one `[[solver]]`), `validate.rs` (the
 //! whole spec), `across.rs` (checks across solvers), `grid.rs` (a solver's grid),
 //! `jobs.rs` (the job list), `error.rs` (problems and their messages).
-//!
-//! [`PARAM_COLUMNS`]: crate::solvers::params::PARAM_COLUMNS
 
 mod across;
 mod axis;
 mod error;
 mod grid;
 mod jobs;
-mod schema;
 mod solver;
 mod tree;
 mod validate;
-mod value;
 
 use std::path::Path;
 
 pub use error::{Problem, SpecError};
 pub use jobs::Job;
 
+use crate::kinds::{Kind, Params};
 use crate::mdp::Opponent;
-use crate::solvers::{Kind, Params};
 
 /// The most jobs one sweep may have: larger grids are refused when the spec is read, before
 /// anything is listed (a sweep this size holds its points and jobs in about 0.5 GB).

@@ -7,10 +7,9 @@ use std::ops::Range;
 use super::axis;
 use super::error::{Report, closest, quoted_list};
 use super::grid::Grid;
-use super::schema::{self, Param, default_val, kind_params};
 use super::tree::{Entry, Leaf, Node};
-use super::value::Val;
-use crate::solvers::{Kind, TrainOpponent};
+use crate::kinds::param::fmt_short;
+use crate::kinds::{Kind, Param, SELF_PLAY, Val, any_param, parameter_names, takers};
 
 /// A solver as read, before the checks across solvers.
 pub(crate) struct Draft<'t> {
@@ -55,16 +54,21 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
     let mut given: Vec<Given> = Vec::new();
     for entry in entries {
         let entry_key = format!("{key}.{}", entry.key);
-        match (entry.key.as_str(), schema::param(&entry.key)) {
+        match (entry.key.as_str(), any_param(&entry.key)) {
             ("kind", _) => {}
             ("label", _) => draft.label = read_label(report, &entry_key, entry).map(|l| (l, entry)),
-            (_, Some(param)) => match draft.kind {
-                Some(kind) if param.kinds.contains(&kind) => {
-                    given.push((param, entry, axis::read(report, &entry_key, &entry.node, param, Some(kind))));
+            (_, Some(param)) => {
+                // Without a known kind there is nothing to read the value against.
+                if let Some(kind) = draft.kind {
+                    match kind.param(param.name) {
+                        Some(param) => {
+                            let axis = axis::read(report, &entry_key, &entry.node, param, Some(kind));
+                            given.push((param, entry, axis));
+                        }
+                        None => not_taken(report, &entry_key, entry, param, kind),
+                    }
                 }
-                Some(kind) => not_taken(report, &entry_key, entry, param, kind),
-                None => {}
-            },
+            }
             (other, None) => unknown_key(report, &entry_key, entry, other, draft.kind),
         }
     }
@@ -84,9 +88,7 @@ fn fewest_episodes(kind: Kind, given: &[Given]) -> Option<u64> {
     match given.iter().find(|g| g.0.name == "episodes") {
         Some((_, _, Some(values))) => values.iter().filter_map(|v| v.as_count()).min(),
         Some((_, _, None)) => None,
-        None => {
-            schema::param("episodes").filter(|p| p.kinds.contains(&kind)).and_then(|p| default_val(kind, p).as_count())
-        }
+        None => kind.param("episodes").and_then(|p| p.default.as_count()),
     }
 }
 
@@ -143,7 +145,7 @@ fn read_label(report: &mut Report, key: &str, entry: &Entry) -> Option<String> {
 }
 
 fn not_taken(report: &mut Report, key: &str, entry: &Entry, param: &Param, kind: Kind) {
-    let takers: Vec<&str> = param.kinds.iter().map(|k| k.name()).collect();
+    let takers: Vec<&str> = takers(param.name).into_iter().map(Kind::name).collect();
     let message = format!("is not a parameter of {}: {} is taken by {}", kind.name(), param.name, takers.join(", "));
     report.entry(key, entry, message);
 }
@@ -151,8 +153,8 @@ fn not_taken(report: &mut Report, key: &str, entry: &Entry, param: &Param, kind:
 fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, kind: Option<Kind>) {
     let mut known: Vec<&str> = vec!["kind", "label"];
     match kind {
-        Some(kind) => known.extend(kind_params(kind).map(|p| p.name)),
-        None => known.extend(schema::PARAMS.iter().map(|p| p.name)),
+        Some(kind) => known.extend(kind.params().iter().map(|p| p.name)),
+        None => known.extend(parameter_names()),
     }
     let mut message = "is not a known key".to_string();
     if let Some(near) = closest(name, known.iter().copied()) {
@@ -171,17 +173,17 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
     let mut axes = Vec::new();
     let mut entries = Vec::new();
     let mut valid = Vec::new();
-    for param in kind_params(kind) {
+    for param in kind.params() {
         let found = given.iter().find(|g| g.0.name == param.name);
         let values = found.and_then(|g| g.2.clone());
         valid.push(found.is_none() || values.is_some());
-        axes.push(values.unwrap_or_else(|| vec![default_val(kind, param)]));
+        axes.push(values.unwrap_or_else(|| vec![param.default]));
         entries.push(found.map(|g| g.1));
     }
     let mut ok = valid.iter().all(|&v| v);
-    let find = |name: &str| kind_params(kind).position(|p| p.name == name).filter(|&i| valid[i]);
+    let find = |name: &str| kind.params().iter().position(|p| p.name == name).filter(|&i| valid[i]);
     if let (Some(seat), Some(opponent)) = (find("seat"), find("opponent")) {
-        let self_play = axes[opponent].contains(&Val::Opponent(TrainOpponent::SelfPlay));
+        let self_play = axes[opponent].contains(&SELF_PLAY);
         if let (true, Some(entry)) = (self_play, entries[seat]) {
             let message = "cannot be given when opponent includes \"self\": self-play plays both seats; \
                            remove seat, or put self-play in its own [[solver]]";
@@ -189,7 +191,8 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
             ok = false;
         }
     }
-    for (floor, main) in [("alpha_min", "alpha"), ("epsilon_min", "epsilon")] {
+    let floors = kind.params().iter().filter_map(|p| p.floor_of.map(|main| (p.name, main)));
+    for (floor, main) in floors {
         if let (Some(f), Some(m)) = (find(floor), find(main)) {
             let entries = (entries[f], entries[m]);
             ok &= check_floor(report, key, (floor, &axes[f]), (main, &axes[m]), entries);
@@ -215,7 +218,7 @@ fn check_floor(
     if highest_floor <= lowest_main {
         return true;
     }
-    let (hi, lo) = (schema::fmt_short(highest_floor), schema::fmt_short(lowest_main));
+    let (hi, lo) = (fmt_short(highest_floor), fmt_short(lowest_main));
     match (floor_entry, main_entry) {
         (Some(entry), _) => {
             let message = format!(

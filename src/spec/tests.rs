@@ -574,7 +574,13 @@ fn jobs_follow_solver_point_replicate_order() {
         assert_eq!(job.seed, job_seed(11, job.replicate));
         assert_eq!(job.id, job_id(&job.params.canonical_key(11, job.replicate)));
     }
-    assert_eq!(jobs[6].params, Params::PolicyIteration(ExactParams { seat: Seat::X, opponent: Opponent::Random }));
+    assert_eq!(
+        jobs[6].params,
+        Params::PolicyIteration(crate::kinds::PolicyIteration(ExactParams {
+            seat: Seat::X,
+            opponent: Opponent::Random
+        }))
+    );
     // Paired seeds: the same replicate has the same seed at every grid point.
     assert_eq!(jobs[0].seed, jobs[3].seed);
     assert_ne!(jobs[0].seed, jobs[1].seed);

@@ -1,0 +1,106 @@
+//! `sweep columns`: the columns of `results.csv` and `curves.csv`, with what each holds;
+//! for parameters, the declaration (type, default, allowed values, the kinds that take it,
+//! meaning). Scripts read `--json` instead of keeping their own lists.
+
+use anyhow::Result;
+use serde_json::{Value, json};
+
+use crate::error::exit;
+use crate::kinds::{Param, Ty, Val, any_param, takers};
+use crate::report::{CURVE_COLUMNS, FIELDS, RESULT_COLUMNS};
+
+/// What a parameter accepts, in words.
+fn allowed(p: &Param) -> String {
+    match p.ty {
+        Ty::Real(bounds) => bounds.describe(),
+        Ty::Count { max } if max >= i64::MAX as u64 => "a whole number >= 1".to_string(),
+        Ty::Count { max } => format!("a whole number from 1 to {max}"),
+        Ty::Flag => "true or false".to_string(),
+        Ty::Choice(names) => names.join(", "),
+    }
+}
+
+/// Every declaration of parameter `name` (kinds may accept different values), merged.
+fn describe_param(name: &str) -> Value {
+    let p = any_param(name).expect("a declared parameter");
+    let kinds = takers(name);
+    let mut accepted: Vec<String> = Vec::new();
+    for kind in &kinds {
+        let a = allowed(kind.param(name).expect("a taker"));
+        if !accepted.contains(&a) {
+            accepted.push(a);
+        }
+    }
+    let ty = match p.ty {
+        Ty::Real(_) => "real",
+        Ty::Count { .. } => "count",
+        Ty::Flag => "flag",
+        Ty::Choice(_) => "choice",
+    };
+    json!({
+        "name": name,
+        "role": "parameter",
+        "since": p.since,
+        "type": ty,
+        "default": match p.default { Val::Name(n) => Value::from(n), v => v.to_json() },
+        "allowed": accepted.join(" | "),
+        "kinds": kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
+        "meaning": p.meaning,
+    })
+}
+
+/// The listing as JSON.
+pub fn listing() -> Value {
+    let results: Vec<Value> = RESULT_COLUMNS
+        .iter()
+        .map(|&c| match FIELDS.iter().find(|f| f.0 == c) {
+            Some(&(name, since)) => json!({ "name": name, "role": "field", "since": since }),
+            None => describe_param(c),
+        })
+        .collect();
+    let curves: Vec<Value> = CURVE_COLUMNS.iter().map(|&c| json!({ "name": c, "role": "field", "since": 1 })).collect();
+    json!({ "results": results, "curves": curves })
+}
+
+/// Runs `sweep columns`.
+pub fn columns(as_json: bool) -> Result<i32> {
+    let listing = listing();
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&listing)?);
+        return Ok(exit::OK);
+    }
+    println!("results.csv:");
+    for c in listing["results"].as_array().into_iter().flatten() {
+        let name = c["name"].as_str().unwrap_or_default();
+        match c["role"].as_str() {
+            Some("parameter") => {
+                let kinds: Vec<&str> = c["kinds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                println!(
+                    "  {name:<15} parameter of {}: {}; {} (default {})",
+                    kinds.join(", "),
+                    c["meaning"].as_str().unwrap_or_default(),
+                    c["allowed"].as_str().unwrap_or_default(),
+                    c["default"]
+                );
+            }
+            _ => println!("  {name}"),
+        }
+    }
+    println!("curves.csv:\n  {}", CURVE_COLUMNS.join(", "));
+    Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_listing_names_every_column_once_in_file_order() {
+        let listing = super::listing();
+        let names: Vec<&str> =
+            listing["results"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(names, *crate::report::RESULT_COLUMNS);
+        let opponent = listing["results"].as_array().unwrap().iter().find(|c| c["name"] == "opponent").unwrap();
+        assert_eq!(opponent["kinds"], serde_json::json!(["policy-iteration", "value-iteration", "q-learning"]));
+        assert_eq!(opponent["allowed"], "random, minimax, minimax-uniform | random, minimax, minimax-uniform, self");
+        assert_eq!(opponent["default"], "random");
+    }
+}

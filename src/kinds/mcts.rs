@@ -1,0 +1,84 @@
+//! `mcts`: Monte Carlo tree search with UCT (`solvers/mcts.rs`). It does not train: its
+//! agent searches in every position an evaluation reaches, one seeded search per position.
+
+use super::param::{FINAL_MOVE, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
+use super::{Agent, Declared, Param, Solver, Val, Values, Work};
+use crate::bench::Calibration;
+use crate::mdp::{Evaluator, Opponent, Policy, Seat};
+use crate::solvers::mcts::Searcher;
+use crate::solvers::q_learning::Checkpoint;
+use crate::solvers::{MctsParams, ground_truth};
+use crate::spec::EvaluationSpec;
+
+impl Declared for MctsParams {
+    const NAME: &'static str = "mcts";
+    const PARAMS: &'static [&'static Param] = &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE];
+
+    fn build(v: &Values<'_>) -> MctsParams {
+        MctsParams {
+            seat: v.choice(&SEAT),
+            iterations: u32::try_from(v.count(&ITERATIONS)).expect("iterations were validated to fit in u32"),
+            uct_c: v.real(&UCT_C),
+            opponent_model: v.choice(&OPPONENT_MODEL),
+            final_move: v.choice(&FINAL_MOVE),
+        }
+    }
+}
+
+impl Solver for MctsParams {
+    fn values(&self) -> Vec<Val> {
+        vec![
+            Val::Name(self.seat.name()),
+            Val::Count(u64::from(self.iterations)),
+            Val::Real(self.uct_c),
+            Val::Name(self.opponent_model.name()),
+            Val::Name(self.final_move.name()),
+        ]
+    }
+
+    fn work(&self) -> Work {
+        Work { episodes: 0, iterations: u64::from(self.iterations) }
+    }
+
+    /// One search per position reached (searches are shared between evaluation opponents,
+    /// so the largest reach counts); the optimal policy's reach is the proxy.
+    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
+        let index = |seat: Seat| Seat::ALL.iter().position(|&s| s == seat).expect("a seat");
+        let opp = |o: Opponent| Opponent::ALL.iter().position(|&x| x == o).expect("an opponent");
+        let positions: usize = seats
+            .iter()
+            .map(|&s| evaluation.opponents.iter().map(|&o| cal.reach[index(s)][opp(o)]).max().unwrap_or(0))
+            .sum();
+        positions as f64 * f64::from(self.iterations) / cal.mcts_per_s
+    }
+
+    fn train(&self, _seed: u64, _checkpoints: u32, _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+        Agent::Search(*self)
+    }
+}
+
+/// Runs one search per position that any evaluation reaches, and returns the moves as a
+/// table. Each search is seeded by the job seed and the position, so the table is the
+/// same whatever order the positions are met in.
+pub fn search_policy(m: &MctsParams, seed: u64, seats: &[Seat], opponents: &[Opponent]) -> Policy {
+    let mut searcher = Searcher::new();
+    let mut policy = Policy::new();
+    let mut evaluator = Evaluator::new();
+    for &seat in seats {
+        for &opp in opponents {
+            let truth = ground_truth(seat, opp);
+            evaluator.evaluate(&truth.mdp, |s, b| {
+                let pos = truth.mdp.position(s);
+                match policy.get(b) {
+                    Some(c) => c,
+                    None => {
+                        let c = searcher.choose(m, seed, b);
+                        policy.set(pos, c);
+                        c
+                    }
+                }
+            });
+        }
+    }
+    policy
+}

@@ -1,0 +1,265 @@
+//! Solver kinds: each kind owns itself. A kind's file (`kinds/<kind>.rs`) declares its
+//! name and parameters, builds its typed grid point from validated values, gives back its
+//! values in column order, estimates its cost, and trains (or solves) into an [`Agent`].
+//! The spec reader, the CSV header, the job key, the executor, `plan` and `reproduce` all
+//! go through the registry below and never match on a kind themselves.
+//!
+//! Adding a kind is one new file implementing [`Solver`] and [`Declared`], plus one line
+//! in [`registry!`]'s invocation; leaving out a method is a compile error (the traits
+//! have no default methods).
+//!
+//! The algorithms live in `solvers/`; this layer is the glue between them and the spec
+//! (it reads no files and prints nothing either).
+
+mod exact;
+mod mcts;
+pub mod param;
+mod q_learning;
+
+use std::fmt;
+
+pub use exact::{PolicyIteration, ValueIteration};
+pub use mcts::search_policy;
+pub use param::{Param, Ty, Val, Values};
+
+use crate::bench::Calibration;
+use crate::mdp::{Policy, Seat};
+use crate::solvers::q_learning::Checkpoint;
+use crate::solvers::{MctsParams, QParams};
+use crate::spec::EvaluationSpec;
+
+/// What a trained (or solved) job plays with.
+#[derive(Clone, Debug)]
+pub enum Agent {
+    /// A move per position.
+    Table(Policy),
+    /// A search per position, run when the evaluation reaches it (see [`search_policy`]).
+    Search(MctsParams),
+}
+
+/// The work of one job, as `sweep plan` counts it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// Training episodes.
+    pub episodes: u64,
+    /// Search iterations per move.
+    pub iterations: u64,
+}
+
+/// What every kind does with one grid point. Object-safe: the registry hands out
+/// `&dyn Solver`.
+pub trait Solver: fmt::Debug + Send + Sync {
+    /// The values of the kind's parameters, in the order of [`Declared::PARAMS`].
+    fn values(&self) -> Vec<Val>;
+
+    /// The work `sweep plan` counts.
+    fn work(&self) -> Work;
+
+    /// Seconds of one core that training, solving or searching takes by `cal`, for an
+    /// evaluation of `seats` by `evaluation` (the executor's shared costs are added by
+    /// [`Params::seconds`]).
+    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64;
+
+    /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy at
+    /// `checkpoints` evenly spaced episodes (none when 0).
+    fn train(&self, seed: u64, checkpoints: u32, record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent;
+}
+
+/// What a kind declares about itself.
+pub trait Declared: Solver + Sized {
+    /// Its name in specs and in the `solver` column.
+    const NAME: &'static str;
+    /// Its parameters, in column order.
+    const PARAMS: &'static [&'static Param];
+    /// The grid point with these validated values.
+    fn build(values: &Values<'_>) -> Self;
+}
+
+/// Generates [`Kind`] (the names) and [`Params`] (the grid points) from one list of
+/// `Variant(Type)`, and the one `match` that dispatches to each kind.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty)),+ $(,)?) => {
+        /// The solver kinds, as spelled in specs and in the `solver` column.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Kind {
+            $($(#[$doc])* $variant),+
+        }
+
+        /// One grid point of one solver: everything a job needs besides its seed.
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum Params {
+            $($(#[$doc])* $variant($ty)),+
+        }
+
+        impl Kind {
+            /// Every kind, in registry order.
+            pub const ALL: &'static [Kind] = &[$(Kind::$variant),+];
+
+            /// The spelling in specs and CSV files.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Kind::$variant => <$ty as Declared>::NAME),+
+                }
+            }
+
+            /// The kind's parameters, in column order.
+            pub fn params(self) -> &'static [&'static Param] {
+                match self {
+                    $(Kind::$variant => <$ty as Declared>::PARAMS),+
+                }
+            }
+
+            /// The grid point with `values`, one per parameter of [`Kind::params`].
+            pub fn build(self, values: &[Val]) -> Params {
+                match self {
+                    $(Kind::$variant => Params::$variant(<$ty>::build(&Values::new(self.params(), values)))),+
+                }
+            }
+        }
+
+        impl Params {
+            /// The solver kind.
+            pub fn kind(&self) -> Kind {
+                match self {
+                    $(Params::$variant(_) => Kind::$variant),+
+                }
+            }
+
+            /// The kind's behaviour for this grid point.
+            pub fn solver(&self) -> &dyn Solver {
+                match self {
+                    $(Params::$variant(p) => p),+
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    /// Exact policy iteration.
+    PolicyIteration(PolicyIteration),
+    /// Exact value iteration.
+    ValueIteration(ValueIteration),
+    /// Tabular Q-learning, against a fixed opponent or in self-play.
+    QLearning(QParams),
+    /// Monte Carlo tree search with UCT.
+    Mcts(MctsParams),
+}
+
+impl Kind {
+    /// The kind with this name.
+    pub fn from_name(s: &str) -> Option<Kind> {
+        Kind::ALL.iter().copied().find(|k| k.name() == s)
+    }
+
+    /// This kind's declaration of the parameter `name`, if it takes one.
+    pub fn param(self, name: &str) -> Option<&'static Param> {
+        self.params().iter().copied().find(|p| p.name == name)
+    }
+}
+
+/// Every parameter name any kind takes, once each, in registry order (each kind's own
+/// order, new names as they first appear): the order of the parameter columns.
+pub fn parameter_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for kind in Kind::ALL {
+        for p in kind.params() {
+            if !names.contains(&p.name) {
+                names.push(p.name);
+            }
+        }
+    }
+    names
+}
+
+/// Any kind's declaration of the parameter `name` (the first in registry order).
+pub fn any_param(name: &str) -> Option<&'static Param> {
+    Kind::ALL.iter().find_map(|k| k.param(name))
+}
+
+/// The kinds that take a parameter called `name`.
+pub fn takers(name: &str) -> Vec<Kind> {
+    Kind::ALL.iter().copied().filter(|k| k.param(name).is_some()).collect()
+}
+
+/// The value that makes a learner play itself.
+pub const SELF_PLAY: Val = Val::Name("self");
+
+impl Params {
+    /// The values of every parameter of the kind, in column order.
+    pub fn values(&self) -> Vec<Val> {
+        self.solver().values()
+    }
+
+    /// Whether this grid point trains by self-play (its `opponent` is `self`).
+    pub fn self_play(&self) -> bool {
+        let params = self.kind().params();
+        let values = self.values();
+        params.iter().zip(&values).any(|(p, &v)| p.name == "opponent" && v == SELF_PLAY)
+    }
+
+    /// The seats a job of these parameters is evaluated in: both in self-play, else its
+    /// seat.
+    pub fn eval_seats(&self) -> Vec<Seat> {
+        if self.self_play() {
+            return vec![Seat::X, Seat::O];
+        }
+        let params = self.kind().params();
+        let seat = params.iter().zip(self.values()).find(|(p, _)| p.name == "seat").map(|(_, v)| v);
+        match seat {
+            Some(Val::Name(s)) => vec![s.parse().expect("a validated seat")],
+            other => unreachable!("every kind has a seat, got {other:?}"),
+        }
+    }
+
+    /// Every parameter as `(column, value)` in column order; the seat of a self-play job
+    /// is left out (it plays both). This is also the canonical key that job ids hash.
+    pub fn columns(&self) -> Vec<(&'static str, String)> {
+        let self_play = self.self_play();
+        let params = self.kind().params();
+        params
+            .iter()
+            .zip(self.values())
+            .filter(|(p, _)| !(self_play && p.name == "seat"))
+            .map(|(p, v)| (p.name, v.show()))
+            .collect()
+    }
+
+    /// The canonical key that the job id hashes: master seed, kind, every parameter as
+    /// `name=value` in column order, replicate; `;`-separated.
+    pub fn canonical_key(&self, master_seed: u64, replicate: u32) -> String {
+        let mut key = format!("seed={master_seed};solver={}", self.kind().name());
+        for (name, value) in self.columns() {
+            key.push(';');
+            key.push_str(name);
+            key.push('=');
+            key.push_str(&value);
+        }
+        key.push_str(&format!(";replicate={replicate}"));
+        key
+    }
+
+    /// Seconds one job of these parameters takes on one core, by `cal`.
+    pub fn seconds(&self, evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
+        let seats = self.eval_seats();
+        let evals = (seats.len() * evaluation.opponents.len()) as f64;
+        let games = evaluation.games as f64 * evals * 2e-7;
+        // Each job also pays a fixed cost (setting up its tables, building and writing its
+        // rows): about 50 µs measured on 100,000 tiny jobs.
+        const PER_JOB: f64 = 5e-5;
+        PER_JOB + games + self.solver().seconds(&seats, evaluation, cal)
+    }
+
+    /// The work `sweep plan` counts.
+    pub fn work(&self) -> Work {
+        self.solver().work()
+    }
+
+    /// Trains or solves (see [`Solver::train`]).
+    pub fn train(&self, seed: u64, checkpoints: u32, record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+        self.solver().train(seed, checkpoints, record)
+    }
+}
+
+#[cfg(test)]
+mod tests;

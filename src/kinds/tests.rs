@@ -1,0 +1,95 @@
+//! Every kind's declaration, builder and values agree, parameter by parameter.
+
+use super::param::Ty;
+use super::*;
+use crate::mdp::Opponent;
+use crate::solvers::params::ExactParams;
+
+/// A valid value of `param` other than its default.
+fn other_value(param: &Param) -> Val {
+    match (param.ty, param.default) {
+        (Ty::Real(b), Val::Real(x)) => {
+            let candidates = [x * 0.5, x + 0.25, x - 0.25, 0.3, 2.5, -1.5];
+            let y = candidates.into_iter().find(|&y| y != x && b.contains(y)).expect("a second value in range");
+            Val::Real(y)
+        }
+        (Ty::Count { .. }, Val::Count(n)) => Val::Count(n + 7),
+        (Ty::Flag, Val::Flag(b)) => Val::Flag(!b),
+        (Ty::Choice(names), Val::Name(n)) => Val::Name(names.iter().copied().find(|&m| m != n).expect("two names")),
+        other => panic!("{}: default of the wrong type: {other:?}", param.name),
+    }
+}
+
+#[test]
+fn every_parameter_round_trips_through_its_kind() {
+    // Setting each parameter alone to a non-default value and building must give back
+    // exactly that value in that position: a builder or a values list that mixes up two
+    // positions fails here, whatever their defaults.
+    for &kind in Kind::ALL {
+        let defaults: Vec<Val> = kind.params().iter().map(|p| p.default).collect();
+        assert_eq!(kind.build(&defaults).values(), defaults, "{kind:?} defaults");
+        for (i, param) in kind.params().iter().enumerate() {
+            let mut values = defaults.clone();
+            values[i] = other_value(param);
+            assert_eq!(kind.build(&values).values(), values, "{kind:?}.{}", param.name);
+        }
+    }
+}
+
+#[test]
+fn declared_defaults_are_the_algorithms_defaults() {
+    let defaults = |k: Kind| k.build(&k.params().iter().map(|p| p.default).collect::<Vec<_>>());
+    assert_eq!(defaults(Kind::QLearning), Params::QLearning(QParams::DEFAULT));
+    assert_eq!(defaults(Kind::Mcts), Params::Mcts(MctsParams::DEFAULT));
+    let exact = ExactParams { seat: Seat::X, opponent: Opponent::Random };
+    assert_eq!(defaults(Kind::PolicyIteration), Params::PolicyIteration(PolicyIteration(exact)));
+}
+
+#[test]
+fn columns_are_the_kinds_parameters_and_self_play_drops_the_seat() {
+    for &kind in Kind::ALL {
+        let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>());
+        let names: Vec<&str> = params.columns().into_iter().map(|(c, _)| c).collect();
+        let declared: Vec<&str> = kind.params().iter().map(|p| p.name).collect();
+        assert_eq!(names, declared, "{kind:?}");
+        assert_eq!(params.eval_seats(), [Seat::X]);
+    }
+    let self_play =
+        Params::QLearning(QParams { opponent: crate::solvers::TrainOpponent::SelfPlay, ..QParams::DEFAULT });
+    assert!(self_play.columns().iter().all(|(c, _)| *c != "seat"));
+    assert_eq!(self_play.eval_seats(), [Seat::X, Seat::O]);
+    assert_eq!(
+        self_play.canonical_key(7, 2),
+        "seed=7;solver=q-learning;opponent=self;episodes=50000;alpha=0.5;alpha_decay=1.0;alpha_min=0.0;\
+         gamma=0.99;epsilon=1.0;epsilon_decay=0.9995;epsilon_min=0.05;q_init=0.0;symmetry=false;replicate=2"
+    );
+}
+
+#[test]
+fn parameter_names_follow_the_registry() {
+    assert_eq!(
+        parameter_names(),
+        [
+            "seat",
+            "opponent",
+            "episodes",
+            "alpha",
+            "alpha_decay",
+            "alpha_min",
+            "gamma",
+            "epsilon",
+            "epsilon_decay",
+            "epsilon_min",
+            "q_init",
+            "symmetry",
+            "iterations",
+            "uct_c",
+            "opponent_model",
+            "final_move"
+        ]
+    );
+    assert_eq!(takers("opponent"), [Kind::PolicyIteration, Kind::ValueIteration, Kind::QLearning]);
+    assert_eq!(Kind::from_name("mcts"), Some(Kind::Mcts));
+    assert_eq!(Kind::QLearning.param("opponent").map(|p| p.choose("self").is_some()), Some(true));
+    assert_eq!(Kind::ValueIteration.param("opponent").map(|p| p.choose("self").is_some()), Some(false));
+}
