@@ -13,33 +13,64 @@ use std::sync::LazyLock;
 
 use crate::kinds::{Kind, parameter_names};
 
-/// The columns of `results.csv` that are not parameters, in order, with the results-file
-/// version that introduced each. `job_id`..`seed` open the row; then come the version-1
-/// parameters, then the version-1 fields from `eval_opponent` on; columns of later
-/// versions (parameters first, then fields) are appended at the end, in version order,
-/// so an older file's header is always a prefix of a newer one's.
-pub const FIELDS: [(&str, u32); 20] = [
-    ("job_id", 1),
-    ("solver", 1),
-    ("replicate", 1),
-    ("seed", 1),
-    ("eval_opponent", 1),
-    ("value", 1),
-    ("optimal_value", 1),
-    ("regret", 1),
-    ("p_win", 1),
-    ("p_draw", 1),
-    ("p_loss", 1),
-    ("games", 1),
-    ("wins", 1),
-    ("draws", 1),
-    ("losses", 1),
-    ("states", 1),
-    ("status", 1),
-    ("error", 1),
-    ("train_ms", 1),
-    ("eval_ms", 1),
-];
+/// Declares the [`Field`]s: the columns of `results.csv` that are not parameters.
+macro_rules! fields {
+    ($($variant:ident = ($name:literal, $since:literal)),+ $(,)?) => {
+        /// A column of `results.csv` that is not a parameter. Naming a column by its
+        /// variant, not by a string, makes a misspelt column a compile error.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[allow(missing_docs)]
+        pub enum Field {
+            $($variant),+
+        }
+
+        /// The fields in order, with the results-file version that introduced each.
+        /// `job_id`..`seed` open the row; then come the version-1 parameters, then the
+        /// version-1 fields from `eval_opponent` on; columns of later versions (parameters
+        /// first, then fields) are appended at the end, in version order, so an older
+        /// file's header is always a prefix of a newer one's.
+        pub const FIELDS: &[(&str, u32)] = &[$(($name, $since)),+];
+
+        impl Field {
+            /// The column's name.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Field::$variant => $name),+
+                }
+            }
+        }
+    };
+}
+
+fields! {
+    JobId = ("job_id", 1),
+    Solver = ("solver", 1),
+    Replicate = ("replicate", 1),
+    Seed = ("seed", 1),
+    EvalOpponent = ("eval_opponent", 1),
+    Value = ("value", 1),
+    OptimalValue = ("optimal_value", 1),
+    Regret = ("regret", 1),
+    PWin = ("p_win", 1),
+    PDraw = ("p_draw", 1),
+    PLoss = ("p_loss", 1),
+    Games = ("games", 1),
+    Wins = ("wins", 1),
+    Draws = ("draws", 1),
+    Losses = ("losses", 1),
+    States = ("states", 1),
+    Status = ("status", 1),
+    Error = ("error", 1),
+    TrainMs = ("train_ms", 1),
+    EvalMs = ("eval_ms", 1),
+}
+
+impl Field {
+    /// Its position in today's `results.csv`.
+    pub fn column(self) -> usize {
+        column(self.name())
+    }
+}
 
 /// How many fields open the row, before the version-1 parameters.
 const HEAD: usize = 4;

@@ -1,7 +1,7 @@
 //! Building rows: one `results.csv` row per (job, evaluated seat, evaluation opponent),
 //! one `curves.csv` row per (checkpoint, seat, evaluation opponent).
 
-use super::{CURVE_COLUMNS, RESULT_COLUMNS, Record, column};
+use super::{CURVE_COLUMNS, Field, RESULT_COLUMNS, Record, column};
 use crate::kinds::Params;
 use crate::mdp::{Evaluation, GameTally, Opponent, Seat};
 use crate::solvers::params::fmt_f64;
@@ -45,15 +45,15 @@ pub struct Scored {
 
 fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
     let mut r = vec![String::new(); RESULT_COLUMNS.len()];
-    r[0] = job.id.to_string();
-    r[1] = job.params.kind().name().to_string();
-    r[2] = job.replicate.to_string();
-    r[3] = job.seed.to_string();
+    r[Field::JobId.column()] = job.id.to_string();
+    r[Field::Solver.column()] = job.params.kind().name().to_string();
+    r[Field::Replicate.column()] = job.replicate.to_string();
+    r[Field::Seed.column()] = job.seed.to_string();
     for (name, value) in job.params.columns() {
         r[column(name)] = value;
     }
     r[column("seat")] = seat.name().to_string();
-    r[column("eval_opponent")] = opponent.name().to_string();
+    r[Field::EvalOpponent.column()] = opponent.name().to_string();
     r
 }
 
@@ -61,24 +61,24 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
 pub fn result_row(job: &JobKey<'_>, s: &Scored, train_ms: f64, eval_ms: f64) -> Record {
     let mut r = head(job, s.seat, s.opponent);
     let e = &s.eval;
-    let fields: [(&str, String); 14] = [
-        ("value", fmt_f64(e.value)),
-        ("optimal_value", fmt_f64(s.optimal)),
-        ("regret", fmt_f64(regret(s.optimal, e.value))),
-        ("p_win", fmt_f64(e.p_win)),
-        ("p_draw", fmt_f64(e.p_draw)),
-        ("p_loss", fmt_f64(e.p_loss)),
-        ("games", s.games.games().to_string()),
-        ("wins", s.games.wins.to_string()),
-        ("draws", s.games.draws.to_string()),
-        ("losses", s.games.losses.to_string()),
-        ("states", e.states.to_string()),
-        ("status", "ok".to_string()),
-        ("train_ms", format!("{train_ms:.3}")),
-        ("eval_ms", format!("{eval_ms:.3}")),
+    let fields: [(Field, String); 14] = [
+        (Field::Value, fmt_f64(e.value)),
+        (Field::OptimalValue, fmt_f64(s.optimal)),
+        (Field::Regret, fmt_f64(regret(s.optimal, e.value))),
+        (Field::PWin, fmt_f64(e.p_win)),
+        (Field::PDraw, fmt_f64(e.p_draw)),
+        (Field::PLoss, fmt_f64(e.p_loss)),
+        (Field::Games, s.games.games().to_string()),
+        (Field::Wins, s.games.wins.to_string()),
+        (Field::Draws, s.games.draws.to_string()),
+        (Field::Losses, s.games.losses.to_string()),
+        (Field::States, e.states.to_string()),
+        (Field::Status, "ok".to_string()),
+        (Field::TrainMs, format!("{train_ms:.3}")),
+        (Field::EvalMs, format!("{eval_ms:.3}")),
     ];
-    for (name, value) in fields {
-        r[column(name)] = value;
+    for (field, value) in fields {
+        r[field.column()] = value;
     }
     r
 }
@@ -86,8 +86,8 @@ pub fn result_row(job: &JobKey<'_>, s: &Scored, train_ms: f64, eval_ms: f64) -> 
 /// A failed row: parameters, status `failed` and the message; no metrics.
 pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: Opponent, error: &str) -> Record {
     let mut r = head(job, seat, opponent);
-    r[column("status")] = "failed".to_string();
-    r[column("error")] = error.replace(['\n', '\r'], " ");
+    r[Field::Status.column()] = "failed".to_string();
+    r[Field::Error.column()] = error.replace(['\n', '\r'], " ");
     r
 }
 
