@@ -1,7 +1,7 @@
 //! The executor as a library: several runs in one process, each ending in an outcome that
 //! it returns instead of ending the process.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sweep::report::manifest::Manifest;
 use sweep::run::{Fault, Outcome, RunOptions, RunReport, StopToken, run};
@@ -28,7 +28,7 @@ fn options(dir: &Path, out: &str) -> RunOptions {
 }
 
 /// The `status` column of every row of `out/results.csv`.
-fn statuses(out: &PathBuf) -> Vec<String> {
+fn statuses(out: &Path) -> Vec<String> {
     let mut reader = csv::Reader::from_path(out.join("results.csv")).unwrap();
     let status = reader.headers().unwrap().iter().position(|h| h == "status").unwrap();
     reader.records().map(|r| r.unwrap()[status].to_string()).collect()
