@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use sweep::run::{Existing, RunOptions, run};
+use sweep::run::{Existing, RunOptions, StopToken, run};
 
 /// One timed run.
 struct Sample {
@@ -71,7 +71,7 @@ fn one_run(spec: &Path, threads: usize, out: &Path) -> Sample {
     }
     let (busy0, cpu0) = (machine_busy(), own_cpu());
     let t = Instant::now();
-    let report = run(&opts).expect("the sweep runs");
+    let report = run(&opts, &StopToken::new()).expect("the sweep runs");
     let wall = t.elapsed().as_secs_f64();
     let (busy1, cpu1) = (machine_busy(), own_cpu());
     assert_eq!(report.failed, 0, "no job may fail");

@@ -5,11 +5,6 @@
 #[error("{0}")]
 pub struct BadInput(pub String);
 
-/// The run was interrupted (SIGINT or SIGTERM): exit code 130.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted")]
-pub struct Interrupted;
-
 /// Shorthand for a bad-input error.
 pub fn bad_input(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(BadInput(message.into()))

@@ -52,7 +52,7 @@ fn wall_seconds(jobs: &[Job], threads: usize) -> f64 {
     pool.install(|| {
         use rayon::prelude::*;
         jobs.par_iter().with_max_len(1).for_each(|j| {
-            let out = job::execute(j, &evaluation);
+            let out = job::execute(j, &evaluation, None);
             assert!(out.failure.is_none());
         })
     });

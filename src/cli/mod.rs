@@ -9,6 +9,7 @@ mod merge;
 mod plan;
 mod play;
 mod reproduce;
+mod run;
 mod solve;
 mod summary;
 
@@ -17,10 +18,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
-use crate::error::{BadInput, Interrupted, bad_input, exit};
+use crate::error::{BadInput, bad_input, exit};
 use crate::mdp::{Opponent, Seat};
 use crate::report::manifest::Shard;
-use crate::run::{Existing, RunOptions};
+use crate::run::{Existing, Fault, RunOptions};
 
 /// Reinforcement-learning experiments on tic-tac-toe, scored against the exact optimum.
 #[derive(Parser, Debug)]
@@ -156,6 +157,7 @@ impl RunArgs {
             fail_fast: self.fail_fast,
             yes: self.yes,
             quiet: self.quiet,
+            fault: Fault::from_env(),
         })
     }
 }
@@ -198,23 +200,14 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
-            if err.downcast_ref::<BadInput>().is_some() {
-                exit::BAD_INPUT
-            } else if err.downcast_ref::<Interrupted>().is_some() {
-                exit::INTERRUPTED
-            } else {
-                exit::FAILED
-            }
+            if err.downcast_ref::<BadInput>().is_some() { exit::BAD_INPUT } else { exit::FAILED }
         }
     }
 }
 
 fn dispatch(command: Command) -> Result<i32> {
     match command {
-        Command::Run(args) => {
-            let report = crate::run::run(&args.options()?)?;
-            Ok(if report.failed > 0 { exit::FAILED } else { exit::OK })
-        }
+        Command::Run(args) => run::run(&args.options()?),
         Command::Plan { spec, threads } => plan::plan(&spec, threads),
         Command::Solve(args) => solve::solve(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),

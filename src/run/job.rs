@@ -15,6 +15,8 @@ use crate::seed::{self, Stream};
 use crate::solvers::ground_truth;
 use crate::spec::{EvaluationSpec, Job};
 
+use super::fault::Fault;
+
 /// Environment variable that makes chosen jobs fail on purpose, to test failure handling:
 /// `panic:PREFIX` or `error:PREFIX` fails every job whose id starts with `PREFIX`.
 pub const FAULT_VAR: &str = "SWEEP_FAULT";
@@ -30,10 +32,11 @@ pub struct JobOutput {
     pub failure: Option<String>,
 }
 
-/// Runs a job; never panics.
-pub fn execute(job: &Job, evaluation: &EvaluationSpec) -> JobOutput {
+/// Runs a job, failing it on purpose if `fault` says so; never panics.
+pub fn execute(job: &Job, evaluation: &EvaluationSpec, fault: Option<&Fault>) -> JobOutput {
     let key = JobKey { id: &job.id, replicate: job.replicate, seed: job.seed, params: &job.params };
-    let outcome = catch_unwind(AssertUnwindSafe(|| run(job, evaluation, &key)));
+    let outcome =
+        catch_unwind(AssertUnwindSafe(|| injected_fault(&job.id, fault).and_then(|()| run(job, evaluation, &key))));
     let message = match outcome {
         Ok(Ok(out)) => return out,
         Ok(Err(message)) => message,
@@ -55,17 +58,15 @@ pub fn execute(job: &Job, evaluation: &EvaluationSpec) -> JobOutput {
     JobOutput { rows, curves: Vec::new(), failure: Some(message) }
 }
 
-fn injected_fault(id: &str) -> Result<(), String> {
-    let Ok(spec) = std::env::var(FAULT_VAR) else { return Ok(()) };
-    match spec.split_once(':') {
-        Some(("panic", prefix)) if id.starts_with(prefix) => panic!("fault injected by {FAULT_VAR}"),
-        Some(("error", prefix)) if id.starts_with(prefix) => Err(format!("fault injected by {FAULT_VAR}")),
+fn injected_fault(id: &str, fault: Option<&Fault>) -> Result<(), String> {
+    match fault {
+        Some(Fault::Panic(prefix)) if id.starts_with(prefix.as_str()) => panic!("fault injected by {FAULT_VAR}"),
+        Some(Fault::Error(prefix)) if id.starts_with(prefix.as_str()) => Err(format!("fault injected by {FAULT_VAR}")),
         _ => Ok(()),
     }
 }
 
 fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOutput, String> {
-    injected_fault(&job.id)?;
     let seats = job.params.eval_seats();
     let mut curves = Vec::new();
     let started = Instant::now();

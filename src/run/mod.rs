@@ -1,39 +1,47 @@
 //! The executor: runs a sweep's jobs in parallel on a rayon pool, appends each finished
 //! job's rows as it arrives, resumes, shards, and survives interruptions and failures.
 //!
-//! Flow: validate everything (spec, shard, `--only`, size) before touching the disk; take
-//! the directory lock; decide resume / `--fresh` / `--extend`; keep the finished jobs'
-//! rows; run the rest, most expensive first, with one writer (this thread) appending and
-//! flushing rows; at the end rewrite both files sorted by job in spec order (atomically)
-//! and complete the manifest.
+//! [`run`] validates everything (spec, shard, `--only`, size) before touching the disk,
+//! takes the directory lock and decides resume / `--fresh` / `--extend`; then it runs in
+//! named phases: `resume` keeps the finished jobs' rows, `schedule` orders the rest
+//! most expensive first, `pool` runs them on worker threads while its writer loop (this
+//! thread) appends and flushes rows, and `finish` rewrites both files sorted by job in
+//! spec order (atomically) and completes the manifest.
 //!
 //! Invariants: results never depend on the thread count (each job is a pure function of its
 //! seed and there is no reduction across jobs); the writer is the only code that touches
-//! the files while jobs run.
+//! the files while jobs run. The executor never ends the process: it stops when its
+//! [`StopToken`] asks (the command line's Ctrl-C handler holds it), returns an
+//! [`Outcome`], and leaves the exit code to the caller.
 
 mod checks;
+mod fault;
 pub mod job;
 pub mod merge;
+mod pool;
 mod progress;
 pub mod state;
+mod stop;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
 use crate::bench::Calibration;
-use crate::error::{Interrupted, bad_input};
+use crate::error::bad_input;
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, now_utc};
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, summary};
 use crate::spec::{self, Job, Sweep};
 use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
+pub use fault::{FAULT_VAR, Fault};
+use pool::Work;
 pub use state::Existing;
+pub use stop::StopToken;
 
 /// More jobs than this need `--yes`.
 pub const HUGE: u64 = 100_000;
@@ -63,9 +71,27 @@ pub struct RunOptions {
     pub yes: bool,
     /// No progress bar, no summary.
     pub quiet: bool,
+    /// A fault to inject on purpose (tests; the command line reads [`FAULT_VAR`]).
+    pub fault: Option<Fault>,
 }
 
-/// What a finished run reports.
+/// How a run ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Every selected job ran (some may have failed); the files are sorted and the
+    /// manifest is complete.
+    Completed,
+    /// A job failed with `--fail-fast`: no job was started after it, the ones running
+    /// finished, and the files are sorted.
+    StoppedByFailFast,
+    /// The [`StopToken`] asked to stop: the finished jobs are saved, the jobs still
+    /// running after [`GRACE`] were abandoned, and the same run resumes.
+    Interrupted,
+    /// Writing rows failed; everything written before is intact and the same run resumes.
+    WriteFailed(anyhow::Error),
+}
+
+/// What a run did.
 #[derive(Debug)]
 pub struct RunReport {
     /// The directory written.
@@ -76,6 +102,8 @@ pub struct RunReport {
     pub kept: usize,
     /// Jobs that failed now.
     pub failed: usize,
+    /// How it ended.
+    pub outcome: Outcome,
 }
 
 /// Orders jobs most expensive first, by each kind's own estimate at nominal speeds.
@@ -88,23 +116,26 @@ fn longest_first(jobs: &mut [&Job], evaluation: &spec::EvaluationSpec) {
     }
 }
 
-/// Runs a sweep.
-pub fn run(opts: &RunOptions) -> Result<RunReport> {
+/// A validated run: the sweep, the jobs it selects and where they go.
+struct Plan<'a> {
+    opts: &'a RunOptions,
+    sweep: &'a Sweep,
+    /// Every job of the sweep, in spec order.
+    all_jobs: &'a [Job],
+    /// The jobs this run selects (shard, `--only`).
+    jobs: Vec<&'a Job>,
+    dir: PathBuf,
+    threads: usize,
+    shard: Option<Shard>,
+}
+
+/// Runs a sweep until it completes or stops, and says how it ended; stops early when
+/// `stop` asks. Errors are bad input (refused before anything is written) or failures
+/// outside the writer loop.
+pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     let sweep = spec::load(&opts.spec).map_err(|e| bad_input(e.to_string()))?;
-    let threads = match opts.threads {
-        Some(0) => return Err(bad_input("--threads 0: give at least 1 thread (default: all cores)")),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    if sweep.job_count() > HUGE && !opts.yes {
-        let per: Vec<String> = sweep.job_counts().iter().map(|(l, n)| format!("{l}: {n}")).collect();
-        return Err(bad_input(format!(
-            "{} has {} jobs ({}), more than {HUGE}; run `sweep plan` to see the cost, and add --yes to run it anyway",
-            opts.spec.display(),
-            sweep.job_count(),
-            per.join(", ")
-        )));
-    }
+    let threads = thread_count(opts)?;
+    check_size(opts, &sweep)?;
     let all_jobs = sweep.jobs();
     check_unique_ids(&all_jobs)?;
     let shard = match opts.shard {
@@ -133,75 +164,115 @@ pub fn run(opts: &RunOptions) -> Result<RunReport> {
     }
     prepare(&dir, &sweep, opts.existing, &all_jobs)?;
     let _lock = state::lock(&dir)?;
-    execute(opts, &sweep, &all_jobs, &jobs, &dir, threads, shard)
+    execute(&Plan { opts, sweep: &sweep, all_jobs: &all_jobs, jobs, dir, threads, shard }, stop)
+}
+
+/// The worker threads `--threads` asks for (default: all cores).
+fn thread_count(opts: &RunOptions) -> Result<usize> {
+    match opts.threads {
+        Some(0) => Err(bad_input("--threads 0: give at least 1 thread (default: all cores)")),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}
+
+/// Refuses more than [`HUGE`] jobs without `--yes`.
+fn check_size(opts: &RunOptions, sweep: &Sweep) -> Result<()> {
+    if sweep.job_count() > HUGE && !opts.yes {
+        let per: Vec<String> = sweep.job_counts().iter().map(|(l, n)| format!("{l}: {n}")).collect();
+        return Err(bad_input(format!(
+            "{} has {} jobs ({}), more than {HUGE}; run `sweep plan` to see the cost, and add --yes to run it anyway",
+            opts.spec.display(),
+            sweep.job_count(),
+            per.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// The manifest for this run.
-fn manifest(opts: &RunOptions, sweep: &Sweep, threads: usize, shard: Option<Shard>, total: usize) -> Result<Manifest> {
-    let spec_text =
-        std::fs::read_to_string(&opts.spec).with_context(|| format!("cannot read {}", opts.spec.display()))?;
+fn manifest(plan: &Plan<'_>) -> Result<Manifest> {
+    let spec = &plan.opts.spec;
+    let spec_text = std::fs::read_to_string(spec).with_context(|| format!("cannot read {}", spec.display()))?;
     Ok(Manifest {
         tool: "sweep".into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         rand_version: RAND_VERSION.into(),
         rand_pcg_version: RAND_PCG_VERSION.into(),
         generator: GENERATOR.into(),
-        spec_file: opts.spec.display().to_string(),
+        spec_file: spec.display().to_string(),
         spec_text,
-        spec_hash: sweep.hash(),
-        spec: sweep.resolved(),
-        master_seed: sweep.seed,
-        threads,
-        shard,
+        spec_hash: plan.sweep.hash(),
+        spec: plan.sweep.resolved(),
+        master_seed: plan.sweep.seed,
+        threads: plan.threads,
+        shard: plan.shard,
         started: now_utc(),
         ended: None,
-        jobs_total: total as u64,
+        jobs_total: plan.jobs.len() as u64,
         jobs_done: 0,
         jobs_failed: 0,
         complete: false,
     })
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
-static SIGNALS: AtomicUsize = AtomicUsize::new(0);
-
-fn install_signal_handler() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let _ = ctrlc::set_handler(|| {
-            if SIGNALS.fetch_add(1, Ordering::SeqCst) > 0 {
-                eprintln!("\nsecond interrupt: exiting now; rows already written are valid");
-                std::process::exit(crate::error::exit::INTERRUPTED);
-            }
-            STOP.store(true, Ordering::SeqCst);
-            eprintln!(
-                "\ninterrupted: starting no new jobs; waiting up to {} s for running ones (Ctrl-C again to exit now)",
-                GRACE.as_secs()
-            );
-        });
-    });
+/// Runs the selected jobs of a validated sweep in its locked directory: resume, schedule,
+/// the worker pool with its writer loop, then finish (or record where it stopped).
+fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
+    let (resumed, pending) = resume(plan)?;
+    let kept = plan.jobs.len() - pending.len();
+    let pending = schedule(pending, &plan.sweep.evaluation);
+    let mut manifest = manifest(plan)?;
+    manifest.write(&plan.dir)?;
+    let mut appender = Appender::open(&plan.dir)?;
+    let bar = progress::Bar::new(plan.jobs.len() as u64, kept as u64, plan.opts.quiet);
+    let started = Instant::now();
+    let opts = plan.opts;
+    let work = Work::new(pending, plan.sweep.evaluation.clone(), opts.fault.clone(), opts.fail_fast, stop.clone());
+    let work = Arc::new(work);
+    let finished = pool::start(&work, plan.threads)?;
+    let written = pool::write_rows(&work, &finished, &mut appender, &bar);
+    bar.finish();
+    let (ran, failed) = (written.ran, written.failed);
+    let outcome = match written.write_error {
+        Some(error) => Outcome::WriteFailed(error),
+        None if stop.is_stopped() => Outcome::Interrupted,
+        None if written.fail_fast_stop => Outcome::StoppedByFailFast,
+        None => Outcome::Completed,
+    };
+    let report = RunReport { dir: plan.dir.clone(), ran, kept, failed, outcome };
+    if matches!(report.outcome, Outcome::WriteFailed(_) | Outcome::Interrupted) {
+        // The jobs still running are abandoned: their rows are never written.
+        let failed_before = resumed.done.values().filter(|&&f| f).count();
+        finish_stopped(&mut appender, &mut manifest, &plan.dir, kept + ran, failed_before + failed);
+        return Ok(report);
+    }
+    appender.sync()?;
+    finish(plan, &mut manifest)?;
+    if !opts.quiet {
+        let results = plan.dir.join("results.csv");
+        if let Err(e) =
+            summary::print_run_summary(plan.sweep, &results, &plan.dir, ran, kept, failed, started.elapsed())
+        {
+            eprintln!("warning: no summary: {e:#}");
+        }
+    }
+    Ok(report)
 }
 
-fn execute(
-    opts: &RunOptions,
-    sweep: &Sweep,
-    all_jobs: &[Job],
-    jobs: &[&Job],
-    dir: &Path,
-    threads: usize,
-    shard: Option<Shard>,
-) -> Result<RunReport> {
-    let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
-    let expected: HashMap<&str, usize> = all_jobs.iter().map(|j| (j.id.as_str(), rows_per_job(j))).collect();
-    let selected: HashSet<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
-    let resumed = state::resume(dir, &expected, &selected)?;
-    let mut man = manifest(opts, sweep, threads, shard, jobs.len())?;
-    let mut pending: Vec<&Job> = jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();
-    let kept = jobs.len() - pending.len();
-    if !opts.quiet && (kept > 0 || resumed.repaired > 0) {
+/// Resume phase: keeps the rows of the jobs already done (dropping any other rows) and
+/// returns what it found with the selected jobs still to run.
+fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
+    let rows_per_job = |j: &Job| j.params.eval_seats().len() * plan.sweep.evaluation.opponents.len();
+    let expected: HashMap<&str, usize> = plan.all_jobs.iter().map(|j| (j.id.as_str(), rows_per_job(j))).collect();
+    let selected: HashSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
+    let resumed = state::resume(&plan.dir, &expected, &selected)?;
+    let pending: Vec<&Job> = plan.jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();
+    let kept = plan.jobs.len() - pending.len();
+    if !plan.opts.quiet && (kept > 0 || resumed.repaired > 0) {
         eprintln!(
             "resuming in {}: {kept} jobs already done, {} to run{}",
-            dir.display(),
+            plan.dir.display(),
             pending.len(),
             if resumed.repaired > 0 {
                 format!(" (cut a partial last line of {} bytes)", resumed.repaired)
@@ -210,148 +281,39 @@ fn execute(
             }
         );
     }
-    longest_first(&mut pending, &sweep.evaluation);
-    man.write(dir)?;
-    let mut appender = Appender::open(dir)?;
-    install_signal_handler();
-    let bar = progress::Bar::new(jobs.len() as u64, kept as u64, opts.quiet);
-    let started = Instant::now();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")?;
-    let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(&Job, job::JobOutput)>();
-    let (mut ran, mut failed) = (0usize, 0usize);
-    let mut write_error = None;
-    std::thread::scope(|scope| -> Result<()> {
-        let pending = &pending;
-        let next = &next;
-        let evaluation = &sweep.evaluation;
-        let fail_fast = opts.fail_fast;
-        scope.spawn(move || {
-            pool.scope(|s| {
-                for _ in 0..threads {
-                    let tx = tx.clone();
-                    s.spawn(move |_| {
-                        while !STOP.load(Ordering::SeqCst) {
-                            let i = next.fetch_add(1, Ordering::SeqCst);
-                            let Some(&job) = pending.get(i) else { break };
-                            let out = job::execute(job, evaluation);
-                            if fail_fast && out.failure.is_some() {
-                                STOP.store(true, Ordering::SeqCst);
-                            }
-                            if tx.send((job, out)).is_err() {
-                                break;
-                            }
-                        }
-                    });
-                }
-                drop(tx);
-            });
-        });
-        let mut deadline: Option<Instant> = None;
-        loop {
-            if SIGNALS.load(Ordering::SeqCst) > 0 && deadline.is_none() {
-                deadline = Some(Instant::now() + GRACE);
-            }
-            if deadline.is_some_and(|d| Instant::now() > d) {
-                bar.println("running jobs did not finish in time; they are abandoned and will run again on resume");
-                break;
-            }
-            let (job, out) = match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(x) => x,
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            };
-            if let Err(e) = injected_write_fault(ran).and_then(|_| appender.append(&out.rows, &out.curves)) {
-                write_error = Some(e);
-                STOP.store(true, Ordering::SeqCst);
-                break;
-            }
-            ran += 1;
-            if let Some(msg) = &out.failure {
-                failed += 1;
-                bar.println(&format!("job {} ({}) failed: {msg}", job.id, job.params.kind().name()));
-                if opts.fail_fast {
-                    bar.println("--fail-fast: starting no new jobs");
-                    STOP.store(true, Ordering::SeqCst);
-                }
-            }
-            bar.job_done(failed);
-        }
-        if deadline.is_some() || write_error.is_some() {
-            // Abandon the jobs still running: their rows were never written.
-            finish_interrupted(&mut appender, &mut man, dir, kept + ran, resumed_failed(&resumed) + failed);
-            bar.finish();
-            if let Some(e) = write_error.take() {
-                eprintln!("error: {e:#}");
-                eprintln!("everything written before is intact; fix the problem and run the same command to resume");
-                std::process::exit(crate::error::exit::FAILED);
-            }
-            print_resume_hint(opts);
-            std::process::exit(crate::error::exit::INTERRUPTED);
-        }
-        Ok(())
-    })?;
-    bar.finish();
-    appender.sync()?;
-    if STOP.load(Ordering::SeqCst) && SIGNALS.load(Ordering::SeqCst) > 0 {
-        finish_interrupted(&mut appender, &mut man, dir, kept + ran, resumed_failed(&resumed) + failed);
-        print_resume_hint(opts);
-        return Err(Interrupted.into());
-    }
-    let order: HashMap<&str, usize> = all_jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
+    Ok((resumed, pending))
+}
+
+/// Schedule phase: the jobs to run, most expensive first.
+fn schedule(mut pending: Vec<&Job>, evaluation: &spec::EvaluationSpec) -> Vec<Job> {
+    longest_first(&mut pending, evaluation);
+    pending.into_iter().cloned().collect()
+}
+
+/// Finish phase of a run that was not stopped: rewrites both files sorted by job in spec
+/// order and completes the manifest.
+fn finish(plan: &Plan<'_>, manifest: &mut Manifest) -> Result<()> {
+    let order: HashMap<&str, usize> = plan.all_jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
     let status = column("status");
-    let results = dir.join("results.csv");
-    let runs = sort_by_job(&results, &RESULT_COLUMNS, &order, |r| &r[status] != b"ok")?;
-    sort_by_job(&dir.join("curves.csv"), &CURVE_COLUMNS, &order, |_| false)?;
+    let runs = sort_by_job(&plan.dir.join("results.csv"), &RESULT_COLUMNS, &order, |r| &r[status] != b"ok")?;
+    sort_by_job(&plan.dir.join("curves.csv"), &CURVE_COLUMNS, &order, |_| false)?;
     let done: HashSet<&str> = runs.iter().map(|r| &*r.job).collect();
-    man.jobs_done = jobs.iter().filter(|j| done.contains(j.id.as_str())).count() as u64;
+    manifest.jobs_done = plan.jobs.iter().filter(|j| done.contains(j.id.as_str())).count() as u64;
     let failed_ids: HashSet<&str> = runs.iter().filter(|r| r.flagged).map(|r| &*r.job).collect();
-    man.jobs_failed = jobs.iter().filter(|j| failed_ids.contains(j.id.as_str())).count() as u64;
-    man.complete = man.jobs_done == man.jobs_total && opts.only.is_empty();
-    man.ended = Some(now_utc());
-    man.write(dir)?;
-    if !opts.quiet
-        && let Err(e) = summary::print_run_summary(sweep, &results, dir, ran, kept, failed, started.elapsed())
-    {
-        eprintln!("warning: no summary: {e:#}");
-    }
-    Ok(RunReport { dir: dir.to_path_buf(), ran, kept, failed })
+    manifest.jobs_failed = plan.jobs.iter().filter(|j| failed_ids.contains(j.id.as_str())).count() as u64;
+    manifest.complete = manifest.jobs_done == manifest.jobs_total && plan.opts.only.is_empty();
+    manifest.ended = Some(now_utc());
+    manifest.write(&plan.dir)
 }
 
-/// `SWEEP_FAULT=write:N` makes the writer fail after N jobs, as a full disk would.
-fn injected_write_fault(written: usize) -> Result<()> {
-    match std::env::var(job::FAULT_VAR)
-        .ok()
-        .and_then(|v| v.strip_prefix("write:").and_then(|n| n.parse::<usize>().ok()))
-    {
-        Some(n) if written >= n => {
-            Err(anyhow::anyhow!("cannot write results.csv: No space left on device (injected by {})", job::FAULT_VAR))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn resumed_failed(r: &state::Resumed) -> usize {
-    r.done.values().filter(|&&f| f).count()
-}
-
-fn finish_interrupted(appender: &mut Appender, man: &mut Manifest, dir: &Path, done: usize, failed: usize) {
+/// Finish phase of a stopped run: flushes what was written and records the counts in the
+/// manifest, which stays incomplete (the same run resumes).
+fn finish_stopped(appender: &mut Appender, manifest: &mut Manifest, dir: &Path, done: usize, failed: usize) {
     let _ = appender.sync();
-    man.jobs_done = done as u64;
-    man.jobs_failed = failed as u64;
-    man.ended = Some(now_utc());
-    let _ = man.write(dir);
-}
-
-fn print_resume_hint(opts: &RunOptions) {
-    let mut cmd = format!("sweep run {}", opts.spec.display());
-    if let Some(out) = &opts.out {
-        cmd.push_str(&format!(" --out {}", out.display()));
-    }
-    if let Some(s) = opts.shard {
-        cmd.push_str(&format!(" --shard {}/{}", s.index, s.count));
-    }
-    eprintln!("stopped; finished jobs are saved. To resume, run the same command again: {cmd}");
+    manifest.jobs_done = done as u64;
+    manifest.jobs_failed = failed as u64;
+    manifest.ended = Some(now_utc());
+    let _ = manifest.write(dir);
 }
 
 /// Rewrites a CSV file sorted by job in spec order (stable within a job; rows of jobs not

@@ -8,14 +8,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// A progress bar, or nothing.
 pub struct Bar {
     bar: Option<ProgressBar>,
-    quiet: bool,
 }
 
 impl Bar {
     /// A bar over `total` jobs of which `done` are already done.
     pub fn new(total: u64, done: u64, quiet: bool) -> Bar {
         if quiet || !std::io::stderr().is_terminal() {
-            return Bar { bar: None, quiet };
+            return Bar { bar: None };
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(8));
         bar.set_style(
@@ -27,7 +26,7 @@ impl Bar {
         );
         bar.set_position(done);
         bar.set_message("0 failed");
-        Bar { bar: Some(bar), quiet }
+        Bar { bar: Some(bar) }
     }
 
     /// One more job done; `failed` so far.
@@ -43,10 +42,7 @@ impl Bar {
     pub fn println(&self, line: &str) {
         match &self.bar {
             Some(b) => b.println(line),
-            None => {
-                let _ = self.quiet;
-                eprintln!("{line}");
-            }
+            None => eprintln!("{line}"),
         }
     }
 

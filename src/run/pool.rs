@@ -1,0 +1,148 @@
+//! The worker pool and the writer loop: workers take the pending jobs in order and send
+//! their rows to the writer (the calling thread), which appends and flushes them job by
+//! job.
+//!
+//! The workers run detached on their own rayon pool and share nothing with the caller but
+//! [`Work`], so that the writer can abandon jobs still running when a stop's grace period
+//! ends: their rows are never written, and they run again on resume. Workers start no new
+//! job once the run is halted (`--fail-fast`, a failed write) or its [`StopToken`] asks
+//! to stop.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use super::fault::Fault;
+use super::job::{self, JobOutput};
+use super::progress::Bar;
+use super::{GRACE, StopToken};
+use crate::report::files::Appender;
+use crate::spec::{EvaluationSpec, Job};
+
+/// What the workers share: the jobs in the order to start them, and when to stop.
+pub struct Work {
+    /// The jobs to run, first started first.
+    pub jobs: Vec<Job>,
+    /// How every job is evaluated.
+    pub evaluation: EvaluationSpec,
+    /// A fault to inject, if any.
+    pub fault: Option<Fault>,
+    /// Stop starting jobs at the first failure.
+    pub fail_fast: bool,
+    /// The owner's request to stop.
+    pub stop: StopToken,
+    /// The index of the next job to start.
+    next: AtomicUsize,
+    /// Set by this run itself (`--fail-fast`, a failed write) to start no new job.
+    halted: AtomicBool,
+}
+
+/// A finished job: its index in [`Work::jobs`] and its rows.
+type Finished = (usize, JobOutput);
+
+/// What the writer loop did.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// Jobs whose rows were written.
+    pub ran: usize,
+    /// Of those, the failed ones.
+    pub failed: usize,
+    /// A failed job stopped the run (`--fail-fast`).
+    pub fail_fast_stop: bool,
+    /// The write that failed, after which nothing more was written.
+    pub write_error: Option<anyhow::Error>,
+}
+
+impl Work {
+    /// Work on `jobs`, none started yet.
+    pub fn new(
+        jobs: Vec<Job>,
+        evaluation: EvaluationSpec,
+        fault: Option<Fault>,
+        fail_fast: bool,
+        stop: StopToken,
+    ) -> Work {
+        Work { jobs, evaluation, fault, fail_fast, stop, next: AtomicUsize::new(0), halted: AtomicBool::new(false) }
+    }
+
+    /// Starts no new job from now on.
+    pub fn halt(&self) {
+        self.halted.store(true, Ordering::SeqCst);
+    }
+
+    fn is_halted(&self) -> bool {
+        self.halted.load(Ordering::SeqCst) || self.stop.is_stopped()
+    }
+
+    /// One worker: runs jobs until none is left, the run halts, or the writer is gone.
+    fn run_jobs(&self, finished: &mpsc::Sender<Finished>) {
+        while !self.is_halted() {
+            let index = self.next.fetch_add(1, Ordering::SeqCst);
+            let Some(job) = self.jobs.get(index) else { break };
+            let out = job::execute(job, &self.evaluation, self.fault.as_ref());
+            if self.fail_fast && out.failure.is_some() {
+                self.halt();
+            }
+            if finished.send((index, out)).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// Starts `threads` workers on `work`; the receiver gets every finished job and is
+/// disconnected when all workers have stopped.
+pub fn start(work: &Arc<Work>, threads: usize) -> Result<mpsc::Receiver<Finished>> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")?;
+    let (sender, receiver) = mpsc::channel();
+    for _ in 0..threads {
+        let (sender, work) = (sender.clone(), Arc::clone(work));
+        pool.spawn(move || work.run_jobs(&sender));
+    }
+    // Dropping the pool does not wait: its threads end when their workers return.
+    Ok(receiver)
+}
+
+/// The writer loop: appends each finished job's rows until every worker has stopped, a
+/// write fails, or the grace period after a stop request ends (the jobs still running
+/// are then abandoned). Halts the work before it returns.
+pub fn write_rows(work: &Work, finished: &mpsc::Receiver<Finished>, appender: &mut Appender, bar: &Bar) -> Written {
+    let mut written = Written::default();
+    let mut deadline: Option<Instant> = None;
+    loop {
+        if work.stop.is_stopped() && deadline.is_none() {
+            deadline = Some(Instant::now() + GRACE);
+        }
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            bar.println("running jobs did not finish in time; they are abandoned and will run again on resume");
+            break;
+        }
+        let (index, out) = match finished.recv_timeout(Duration::from_millis(100)) {
+            Ok(x) => x,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let appended =
+            Fault::check_write(work.fault.as_ref(), written.ran).and_then(|()| appender.append(&out.rows, &out.curves));
+        if let Err(e) = appended {
+            written.write_error = Some(e);
+            break;
+        }
+        written.ran += 1;
+        if let Some(message) = &out.failure {
+            let job = &work.jobs[index];
+            written.failed += 1;
+            bar.println(&format!("job {} ({}) failed: {message}", job.id, job.params.kind().name()));
+            if work.fail_fast {
+                bar.println("--fail-fast: starting no new jobs");
+                written.fail_fast_stop = true;
+                work.halt();
+            }
+        }
+        bar.job_done(written.failed);
+    }
+    work.halt();
+    written
+}
