@@ -4,6 +4,9 @@
 //! Checks, each a clear error that lists exactly what is wrong: every shard of one N is
 //! present; each is complete; all share the spec hash and the tool and generator
 //! versions; every job of the spec appears in exactly one shard.
+//!
+//! Shards written by an older version (fewer columns) merge too: DIR's files get today's
+//! columns, the older shards' rows padded with empty cells; the shards are only read.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -11,7 +14,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::error::bad_input;
-use crate::report::files::{copy_runs, scan_runs};
+use crate::report::files::{copy_runs, scan_file};
 use crate::report::manifest::Manifest;
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
 use crate::spec;
@@ -27,6 +30,9 @@ pub struct MergeReport {
     pub rows: usize,
     /// Failed jobs among them.
     pub failed: usize,
+    /// The shard files written by an older version, with the columns they lack (their
+    /// rows were padded with empty cells).
+    pub upgraded: Vec<String>,
 }
 
 /// Merges `dir/shards/*` into `dir`.
@@ -111,9 +117,17 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     let mut failed = vec![false; jobs.len()];
     let (mut result_runs, mut curve_runs) = (Vec::new(), Vec::new());
     let (mut result_files, mut curve_files) = (Vec::new(), Vec::new());
+    let mut upgraded = Vec::new();
+    let mut note_older = |path: &Path, columns: &crate::report::files::Columns| {
+        if !columns.is_current() {
+            upgraded.push(format!("{} (lacks {})", path.display(), columns.missing().join(", ")));
+        }
+    };
     for (t, (&k, path)) in shards.iter().enumerate() {
         let (rp, cp) = (path.join("results.csv"), path.join("curves.csv"));
-        let runs = scan_runs(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
+        let (columns, runs) =
+            scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
+        note_older(&rp, &columns);
         for run in runs {
             let Some(&job) = order.get(&*run.job) else {
                 unknown += run.rows;
@@ -127,7 +141,8 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             failed[job as usize] |= run.flagged;
             result_runs.push((job, t, run));
         }
-        let runs = scan_runs(&cp, &CURVE_COLUMNS, |_| false).map_err(|e| bad_input(format!("{e:#}")))?;
+        let (columns, runs) = scan_file(&cp, &CURVE_COLUMNS, |_| false).map_err(|e| bad_input(format!("{e:#}")))?;
+        note_older(&cp, &columns);
         curve_runs.extend(runs.into_iter().map(|run| (order.get(&*run.job).copied().unwrap_or(NOBODY), t, run)));
         result_files.push(rp);
         curve_files.push(cp);
@@ -167,5 +182,5 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     merged.jobs_failed = failed as u64;
     merged.complete = true;
     merged.write(dir)?;
-    Ok(MergeReport { shards: n, jobs: jobs.len(), rows: row_count, failed })
+    Ok(MergeReport { shards: n, jobs: jobs.len(), rows: row_count, failed, upgraded })
 }
