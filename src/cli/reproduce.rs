@@ -95,29 +95,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         println!("recorded {} rows, reproduced {}", recorded.len(), out.rows.len());
         differ += 1;
     }
-    for (old, new) in recorded.iter().zip(&out.rows) {
-        println!("{:<14} {:<24} {:<24}", "column", "recorded", "reproduced");
-        for (c, name) in RESULT_COLUMNS.iter().enumerate() {
-            let timing = TIMING_COLUMNS.contains(name);
-            // A column newer than the file was not recorded: shown, not compared.
-            let recorded = columns.index(name).is_some();
-            let same = old[c] == new[c];
-            if !same && !timing && recorded {
-                differ += 1;
-            }
-            let mark = if !recorded {
-                "  (not recorded)"
-            } else if timing {
-                "  (timing)"
-            } else if same {
-                ""
-            } else {
-                "  DIFFERENT"
-            };
-            println!("{name:<14} {:<24} {:<24}{mark}", old[c], new[c]);
-        }
-        println!();
-    }
+    differ += compare(&recorded, &out.rows, &columns);
     if let Some(path) = &args.policy_out {
         write_policy(job, &sweep.evaluation, path)?;
         println!("policy written to {}", path.display());
@@ -135,6 +113,36 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         println!("NOT reproduced: {differ} values differ");
         Ok(exit::FAILED)
     }
+}
+
+/// Prints the recorded and reproduced rows side by side, column by column, and returns how
+/// many values differ (timings and columns newer than the file are shown, not compared).
+fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns) -> usize {
+    let mut differ = 0;
+    for (old, new) in recorded.iter().zip(reproduced) {
+        println!("{:<14} {:<24} {:<24}", "column", "recorded", "reproduced");
+        for (c, name) in RESULT_COLUMNS.iter().enumerate() {
+            let timing = TIMING_COLUMNS.contains(name);
+            // A column newer than the file was not recorded: shown, not compared.
+            let in_file = columns.index(name).is_some();
+            let same = old[c] == new[c];
+            if !same && !timing && in_file {
+                differ += 1;
+            }
+            let mark = if !in_file {
+                "  (not recorded)"
+            } else if timing {
+                "  (timing)"
+            } else if same {
+                ""
+            } else {
+                "  DIFFERENT"
+            };
+            println!("{name:<14} {:<24} {:<24}{mark}", old[c], new[c]);
+        }
+        println!();
+    }
+    differ
 }
 
 fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {

@@ -224,11 +224,7 @@ pub fn scan_runs(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -
 }
 
 /// As [`scan_runs`], and the file's columns.
-pub fn scan_file(
-    path: &Path,
-    header: &[&str],
-    flag: impl Fn(&csv::ByteRecord) -> bool,
-) -> Result<(Columns, Vec<Run>)> {
+pub fn scan_file(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -> bool) -> Result<(Columns, Vec<Run>)> {
     let (mut r, columns) = open_checked(path, header)?;
     let missing_columns = u16::try_from(columns.missing().len()).expect("fewer than 65536 columns");
     let mut runs: Vec<Run> = Vec::new();
@@ -367,5 +363,32 @@ mod tests {
         fs::write(&p, "id,v\na\n").unwrap();
         let err = scan_runs(&p, &["id", "v"], |_| false).unwrap_err();
         assert!(format!("{err:#}").contains("row 2"), "{err:#}");
+    }
+
+    #[test]
+    fn an_older_file_reads_padded_and_is_rewritten_with_todays_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.csv");
+        fs::write(&p, "id,v\nb,\"1,\n2\"\na,3\n").unwrap();
+        let today = ["id", "v", "w", "z"];
+        let mut seen = Vec::new();
+        let columns = each_row(&p, &today, &["v"], |r| seen.push(r.iter().collect::<Vec<_>>().join("|"))).unwrap();
+        assert_eq!(seen, ["b|1,\n2||", "a|3||"]);
+        assert_eq!(columns.missing(), ["w", "z"]);
+        assert!(format!("{:#}", each_row(&p, &today, &["w"], |_| {}).unwrap_err()).contains("lacks the column(s) w"));
+        let runs = scan_runs(&p, &today, |r| r.len() == 4 && r[3].is_empty()).unwrap();
+        assert!(runs.iter().all(|r| r.flagged && r.missing_columns == 2));
+        rewrite_runs(&p, &today, [&runs[1], &runs[0]]).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "id,v,w,z\na,3,,\nb,\"1,\n2\",,\n");
+        assert!(scan_runs(&p, &today, |_| false).unwrap().iter().all(|r| r.missing_columns == 0));
+    }
+
+    #[test]
+    fn the_appender_refuses_a_file_of_an_older_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let older = &super::super::RESULT_COLUMNS[..10];
+        write_atomic(&dir.path().join("results.csv"), older, Vec::new()).unwrap();
+        let err = format!("{:#}", Appender::open(dir.path()).err().expect("refused"));
+        assert!(err.contains("was written by an older version of sweep; run the same `sweep run` command"), "{err}");
     }
 }

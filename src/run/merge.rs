@@ -9,7 +9,7 @@
 //! columns, the older shards' rows padded with empty cells; the shards are only read.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -35,13 +35,14 @@ pub struct MergeReport {
     pub upgraded: Vec<String>,
 }
 
-/// Merges `dir/shards/*` into `dir`.
-pub fn merge(dir: &Path) -> Result<MergeReport> {
+/// The shard folders of one split in `dir/shards` (`K-of-N`): N and the folder of each K.
+/// Refuses no shards, shards of several N, or a missing K.
+fn find_shards(dir: &Path) -> Result<(u32, BTreeMap<u32, PathBuf>)> {
     let shards_dir = dir.join("shards");
     let entries = std::fs::read_dir(&shards_dir).map_err(|e| {
         bad_input(format!("{}: cannot read the shards folder ({e}); run the shards first", shards_dir.display()))
     })?;
-    let mut by_n: BTreeMap<u32, BTreeMap<u32, std::path::PathBuf>> = BTreeMap::new();
+    let mut by_n: BTreeMap<u32, BTreeMap<u32, PathBuf>> = BTreeMap::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         let Some((k, n)) = name.split_once("-of-") else { continue };
@@ -61,7 +62,7 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             )));
         }
     };
-    let shards = &by_n[&n];
+    let shards = by_n.remove(&n).expect("the one N");
     let missing: Vec<String> = (0..n).filter(|k| !shards.contains_key(k)).map(|k| format!("{k}-of-{n}")).collect();
     if !missing.is_empty() {
         return Err(bad_input(format!(
@@ -72,6 +73,12 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             dir.display()
         )));
     }
+    Ok((n, shards))
+}
+
+/// The manifests of the shards; refuses an incomplete shard, or shards of different specs,
+/// tool versions or generator versions.
+fn read_manifests(shards: &BTreeMap<u32, PathBuf>, n: u32) -> Result<Vec<(u32, Manifest)>> {
     let manifests: Vec<(u32, Manifest)> = shards
         .iter()
         .map(|(&k, p)| Manifest::read(p).map(|m| (k, m)).map_err(|e| bad_input(format!("shard {k}-of-{n}: {e:#}"))))
@@ -105,6 +112,15 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             odd.join(", ")
         )));
     }
+    Ok(manifests)
+}
+
+/// Merges `dir/shards/*` into `dir`.
+pub fn merge(dir: &Path) -> Result<MergeReport> {
+    let (n, shards) = find_shards(dir)?;
+    let shards = &shards;
+    let manifests = read_manifests(shards, n)?;
+    let first = &manifests[0].1;
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = sweep.jobs();
     let order: HashMap<&str, u32> = jobs.iter().map(|j| (j.id.as_str(), j.index as u32)).collect();

@@ -179,7 +179,8 @@ pub fn keep_older(path: &Path, columns: &Columns) -> Result<PathBuf> {
         n += 1;
     }
     if fs::hard_link(path, &aside).is_err() {
-        fs::copy(path, &aside).with_context(|| format!("cannot keep a copy of {} as {}", path.display(), aside.display()))?;
+        fs::copy(path, &aside)
+            .with_context(|| format!("cannot keep a copy of {} as {}", path.display(), aside.display()))?;
     }
     eprintln!(
         "upgraded {} from an older version of sweep to today's columns (added {}, empty in its rows); the old file is kept as {}",
