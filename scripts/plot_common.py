@@ -50,6 +50,13 @@ CURVES_COLUMNS = [
 ]
 SOLVERS = ["policy-iteration", "value-iteration", "q-learning", "mcts"]
 
+# Columns only grow, at the end: a file written by an older version of `sweep` has the
+# first columns of the lists above. The first version of the files wrote this many; every
+# reader requires them, and reads a column appended later as '' (empty) when a file of an
+# older version lacks it. Columns are always found by name, never by position.
+FIRST_RESULTS_WIDTH = 36
+FIRST_CURVES_WIDTH = 11
+
 
 class UsageError(Exception):
     """Bad input: the script prints the message and exits with status 2."""
@@ -105,21 +112,27 @@ def results_dir(arg):
     raise UsageError(f"no such results directory or file: {path}")
 
 
-def read_csv(path, columns, what):
-    """Reads a CSV file of the sweep's: every column as text, empty cells as ''."""
+def read_csv(path, columns, what, required=None):
+    """Reads a CSV file of the sweep's: every column as text, empty cells as ''.
+
+    The columns of `required` (default: all of `columns`) must be present; the other
+    `columns` may be absent (a file of an older version) and then read as ''. Columns the
+    script does not know (a file of a newer version) are kept and ignored."""
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[])
     except pd.errors.EmptyDataError:
         raise UsageError(f"{path} is empty (no header, no rows)") from None
     except (OSError, pd.errors.ParserError, UnicodeDecodeError) as err:
         raise UsageError(f"cannot read {path} as CSV: {err}") from None
-    missing = [c for c in columns if c not in df.columns]
+    required = columns if required is None else required
+    missing = [c for c in required if c not in df.columns]
     if missing:
         raise UsageError(f"{path} is not a {what}: it lacks the column(s) "
                          f"{', '.join(missing)}")
     if df.empty:
         raise UsageError(f"{path} has a header but no rows")
-    return df
+    newer = [c for c in columns if c not in df.columns]
+    return df.assign(**{c: "" for c in newer}) if newer else df
 
 
 def numeric(df, columns):
@@ -138,7 +151,8 @@ def load_results(arg, solver):
     message (UsageError) when the file is missing or unreadable, or has no usable row of
     the solver."""
     directory, csv = results_dir(arg)
-    df = read_csv(csv, RESULTS_COLUMNS, "results.csv of `sweep run`")
+    df = read_csv(csv, RESULTS_COLUMNS, "results.csv of `sweep run`",
+                  required=RESULTS_COLUMNS[:FIRST_RESULTS_WIDTH])
     rows = df[df["solver"] == solver]
     if rows.empty:
         present = ", ".join(in_order(df["solver"])) or "none"

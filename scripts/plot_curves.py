@@ -44,7 +44,8 @@ def load(args):
     if not path.is_file():
         raise pc.UsageError(f"{directory} has no curves.csv: learning curves come from "
                             "the checkpoints that q-learning jobs write there")
-    curves = pc.read_csv(path, pc.CURVES_COLUMNS, "curves.csv of `sweep run`")
+    curves = pc.read_csv(path, pc.CURVES_COLUMNS, "curves.csv of `sweep run`",
+                         required=pc.CURVES_COLUMNS[:pc.FIRST_CURVES_WIDTH])
     # curves.csv's alpha and epsilon are the values in force at the checkpoint, not the
     # parameters of the same names; keep them apart
     curves = curves.rename(columns={"alpha": "alpha_now", "epsilon": "epsilon_now"})

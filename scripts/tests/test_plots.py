@@ -263,14 +263,32 @@ class Scripts(unittest.TestCase):
                                           "alpha"), "--colour alpha: not a parameter that varies")
         self.assert_usage_error(self.plot("plot_curves.py", "--name", "/"), "--name")
 
+    def test_columns_are_found_by_name_in_older_and_newer_files(self):
+        # A newer version appends columns: the scripts ignore the ones they do not know.
+        newer = self.filtered("newer", lambda r: True, extra={"game": "3x3k3"})
+        self.assert_pngs(call("plot_curves.py", newer), 1)
+        self.assert_pngs(call("plot_mcts.py", newer), 1)
+        # A column the scripts know but an older file lacks reads as empty.
+        known = pc.RESULTS_COLUMNS
+        pc.RESULTS_COLUMNS = known + ["game"]
+        try:
+            _, ok, _ = pc.load_results(self.results, "q-learning")
+        finally:
+            pc.RESULTS_COLUMNS = known
+        self.assertTrue((ok["game"] == "").all())
+        # One of the first version's columns missing: refused, naming it.
+        lacking = self.filtered("lacking", lambda r: True, drop="eval_ms")
+        self.assert_usage_error(call("plot_mcts.py", lacking), "lacks the column(s) eval_ms")
+
     def test_two_seats_make_a_grid_of_panels(self):
         both = self.filtered("seats", lambda r: True, also_seat_o=True)
         self.assert_pngs(call("plot_curves.py", both), 1)
         self.assert_pngs(call("plot_heatmap.py", both), 4)
 
-    def filtered(self, name, keep, curves=True, also_seat_o=False):
+    def filtered(self, name, keep, curves=True, also_seat_o=False, extra=None, drop=None):
         """A copy of the fake results with the rows that `keep`; with `also_seat_o`, every
-        q-learning row and checkpoint doubled for seat o (as a self-play job would be)."""
+        q-learning row and checkpoint doubled for seat o (as a self-play job would be);
+        `extra` appends columns (name: value) to both files, `drop` removes a column."""
         out = self.tmp / name
         out.mkdir(exist_ok=True)
         for file in ("results.csv", "curves.csv") if curves else ("results.csv",):
@@ -281,6 +299,8 @@ class Scripts(unittest.TestCase):
             if also_seat_o:
                 rows += [dict(r, seat="o") for r in rows
                          if r.get("solver", "q-learning") == "q-learning"]
+            rows = [{k: v for k, v in dict(r, **(extra or {})).items() if k != drop}
+                    for r in rows]
             with open(out / file, "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["job_id"])
                 w.writeheader()

@@ -10,6 +10,12 @@ use crate::error::exit;
 pub fn merge(dir: &Path) -> Result<i32> {
     let started = std::time::Instant::now();
     let r = crate::run::merge::merge(dir)?;
+    if !r.upgraded.is_empty() {
+        eprintln!(
+            "merged shard files of an older version of sweep into today's columns (their rows padded with empty cells): {}",
+            r.upgraded.join(", ")
+        );
+    }
     println!(
         "merged {} shards: {} jobs, {} rows, {} failed jobs, into {} ({:.2} s)",
         r.shards,

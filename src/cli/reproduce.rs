@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::error::{bad_input, exit};
 use crate::mdp::{Evaluator, Opponent};
-use crate::report::files::{each_row, write_text_atomic};
+use crate::report::files::{Columns, each_row, write_text_atomic};
 use crate::report::manifest::Manifest;
 use crate::report::{RESULT_COLUMNS, Record, TIMING_COLUMNS};
 use crate::run::job;
@@ -43,11 +43,12 @@ pub fn results_dir(results: &Path) -> Result<PathBuf> {
 
 /// Reads `results.csv` one row at a time: the distinct job ids that start with `prefix`
 /// (sorted), and the rows of the first few of them (enough for one job, or to show that the
-/// prefix is ambiguous), so a file of millions of rows is never held.
-fn matching_rows(dir: &Path, prefix: &str) -> Result<(Vec<String>, Vec<Record>)> {
+/// prefix is ambiguous), so a file of millions of rows is never held; and the file's
+/// columns (a file of an older version lacks the newer ones, which read as empty).
+fn matching_rows(dir: &Path, prefix: &str) -> Result<(Vec<String>, Vec<Record>, Columns)> {
     let mut ids = std::collections::BTreeSet::new();
     let mut rows = Vec::new();
-    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, |rec| {
+    let columns = each_row(&dir.join("results.csv"), &RESULT_COLUMNS, &["job_id"], |rec| {
         if !rec[0].starts_with(prefix) {
             return;
         }
@@ -60,14 +61,14 @@ fn matching_rows(dir: &Path, prefix: &str) -> Result<(Vec<String>, Vec<Record>)>
         }
     })
     .map_err(|e| bad_input(format!("{e:#}")))?;
-    Ok((ids.into_iter().collect(), rows))
+    Ok((ids.into_iter().collect(), rows, columns))
 }
 
 /// Runs `sweep reproduce`.
 pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let dir = results_dir(&args.results)?;
     let manifest = Manifest::read(&dir).map_err(|e| bad_input(format!("{e:#}")))?;
-    let (ids, rows) = matching_rows(&dir, &args.job)?;
+    let (ids, rows, columns) = matching_rows(&dir, &args.job)?;
     let id = match ids.as_slice() {
         [one] => one.to_string(),
         [] => return Err(bad_input(format!("no job in {} has an id starting with {:?}", dir.display(), args.job))),
@@ -94,15 +95,43 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         println!("recorded {} rows, reproduced {}", recorded.len(), out.rows.len());
         differ += 1;
     }
-    for (old, new) in recorded.iter().zip(&out.rows) {
+    differ += compare(&recorded, &out.rows, &columns);
+    if let Some(path) = &args.policy_out {
+        write_policy(job, &sweep.evaluation, path)?;
+        println!("policy written to {}", path.display());
+    }
+    if differ == 0 && !columns.is_current() {
+        println!(
+            "reproduced: every recorded column but the timings is identical (the file, of an older version, lacks {})",
+            columns.missing().join(", ")
+        );
+        Ok(exit::OK)
+    } else if differ == 0 {
+        println!("reproduced: every column but the timings is identical");
+        Ok(exit::OK)
+    } else {
+        println!("NOT reproduced: {differ} values differ");
+        Ok(exit::FAILED)
+    }
+}
+
+/// Prints the recorded and reproduced rows side by side, column by column, and returns how
+/// many values differ (timings and columns newer than the file are shown, not compared).
+fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns) -> usize {
+    let mut differ = 0;
+    for (old, new) in recorded.iter().zip(reproduced) {
         println!("{:<14} {:<24} {:<24}", "column", "recorded", "reproduced");
         for (c, name) in RESULT_COLUMNS.iter().enumerate() {
             let timing = TIMING_COLUMNS.contains(name);
+            // A column newer than the file was not recorded: shown, not compared.
+            let in_file = columns.index(name).is_some();
             let same = old[c] == new[c];
-            if !same && !timing {
+            if !same && !timing && in_file {
                 differ += 1;
             }
-            let mark = if timing {
+            let mark = if !in_file {
+                "  (not recorded)"
+            } else if timing {
                 "  (timing)"
             } else if same {
                 ""
@@ -113,17 +142,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         }
         println!();
     }
-    if let Some(path) = &args.policy_out {
-        write_policy(job, &sweep.evaluation, path)?;
-        println!("policy written to {}", path.display());
-    }
-    if differ == 0 {
-        println!("reproduced: every column but the timings is identical");
-        Ok(exit::OK)
-    } else {
-        println!("NOT reproduced: {differ} values differ");
-        Ok(exit::FAILED)
-    }
+    differ
 }
 
 fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {

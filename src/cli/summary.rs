@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::error::{bad_input, exit};
 use crate::report::files::{each_row, encode};
-use crate::report::summary::{Aggregator, config_columns};
+use crate::report::summary::{Aggregator, NEEDED_COLUMNS, config_columns};
 use crate::report::{RESULT_COLUMNS, Record};
 
 /// Flags of `sweep summary`.
@@ -40,9 +40,10 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         }
         args.by.iter().map(String::as_str).collect()
     };
-    // One row at a time: a results file of millions of rows is never held.
+    // One row at a time: a results file of millions of rows is never held. A file of an
+    // older version reads as if the columns it lacks were empty.
     let mut agg = Aggregator::new(&by);
-    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, |rec| agg.push(|i| &rec[i]))
+    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| agg.push(|i| &rec[i]))
         .map_err(|e| bad_input(format!("{e:#}")))?;
     if agg.rows() == 0 {
         return Err(bad_input(format!("{}: results.csv has no rows yet", dir.display())));

@@ -10,6 +10,11 @@
 //!   the old one, so a reader never sees half a file; every rewrite above goes through it.
 //! - [`copy_runs`] interleaves the runs of several files (`sweep merge`).
 //! - [`each_row`] reads a file one record at a time (`summary`, `reproduce`).
+//!
+//! Every reader accepts a file written by an older version, whose header is a prefix of
+//! today's (see [`Columns`]): its rows read as if the newer columns were empty, and every
+//! rewrite ([`rewrite_runs`], [`copy_runs`]) writes today's header and pads the rows of an
+//! older file with empty cells. [`Appender`] appends only to a file of today's columns.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -19,6 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::Record;
+pub use super::columns::Columns;
 
 /// Appends rows to `results.csv` and `curves.csv` of one directory.
 pub struct Appender {
@@ -36,6 +42,12 @@ fn open_append(path: &Path, header: &[&str]) -> Result<File> {
     if !exists || f.metadata()?.len() == 0 {
         f.write_all(encode(std::iter::once(header.iter().map(|s| s.to_string()).collect())).as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
+    } else if !open_checked(path, header)?.1.is_current() {
+        bail!(
+            "{} was written by an older version of sweep; run the same `sweep run` command again to resume, \
+             which upgrades it to today's columns first",
+            path.display()
+        );
     }
     Ok(f)
 }
@@ -118,34 +130,36 @@ pub fn repair(path: &Path) -> Result<u64> {
     Ok(len - keep)
 }
 
-/// Opens a CSV file for reading and checks that its header is `header`.
-pub fn open_checked(path: &Path, header: &[&str]) -> Result<csv::Reader<BufReader<File>>> {
+/// Opens a CSV file for reading and checks that its header is `header` or, for a file
+/// written by an older version, a prefix of it (see [`Columns::check`]).
+pub fn open_checked(path: &Path, header: &[&str]) -> Result<(csv::Reader<BufReader<File>>, Columns)> {
     let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut r = csv::ReaderBuilder::new().has_headers(true).from_reader(BufReader::with_capacity(1 << 16, file));
-    let found = r.headers().with_context(|| format!("{} is not a CSV file", path.display()))?.clone();
-    if found.iter().ne(header.iter().copied()) {
-        bail!(
-            "{} does not have the expected columns: expected {}, found {}",
-            path.display(),
-            header.join(","),
-            found.iter().collect::<Vec<_>>().join(",")
-        );
-    }
-    Ok(r)
+    let found = r.headers().with_context(|| format!("{} is not a CSV file", path.display()))?;
+    let columns = Columns::check(path, found.iter(), header)?;
+    Ok((r, columns))
 }
 
-/// Reads a CSV file whose header must be `header` one row at a time, calling `each` with
-/// every record; returns the number of rows. Errors name the file and the row (the header
-/// is row 1).
-pub fn each_row(path: &Path, header: &[&str], mut each: impl FnMut(&csv::StringRecord)) -> Result<usize> {
-    let mut r = open_checked(path, header)?;
+/// Reads a CSV file of `header`'s columns (or of an older version, see [`Columns`]) one row
+/// at a time, calling `each` with every record padded to today's columns (those the file
+/// lacks read as empty); refuses a file that lacks a column of `needed` before reading any
+/// row. Returns the file's columns. Errors name the file and the row (the header is row 1).
+pub fn each_row(
+    path: &Path,
+    header: &[&str],
+    needed: &[&str],
+    mut each: impl FnMut(&csv::StringRecord),
+) -> Result<Columns> {
+    let (mut r, columns) = open_checked(path, header)?;
+    columns.require(path, needed)?;
     let mut rec = csv::StringRecord::new();
     let mut rows = 0;
     while r.read_record(&mut rec).with_context(|| format!("{}: malformed row {}", path.display(), rows + 2))? {
         rows += 1;
+        columns.pad(&mut rec);
         each(&rec);
     }
-    Ok(rows)
+    Ok(columns)
 }
 
 /// Writes `path` atomically: `fill` writes a temporary file beside it, which is synced and
@@ -196,13 +210,23 @@ pub struct Run {
     pub rows: usize,
     /// Whether the caller's test held for any of the rows.
     pub flagged: bool,
+    /// How many of today's columns the file lacks (it was written by an older version):
+    /// a copy pads each row with that many empty cells.
+    pub missing_columns: u16,
 }
 
-/// Reads through a CSV file whose header must be `header` and whose first column is the
-/// job id, one row at a time, and returns its runs of consecutive rows of one job in file
-/// order; `flag` marks the runs where it holds for some row.
+/// Reads through a CSV file whose header must be `header` (or a prefix of it, see
+/// [`Columns`]) and whose first column is the job id, one row at a time, and returns its
+/// runs of consecutive rows of one job in file order; `flag` marks the runs where it holds
+/// for some row (it sees each row padded to `header`'s columns).
 pub fn scan_runs(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -> bool) -> Result<Vec<Run>> {
-    let mut r = open_checked(path, header)?;
+    scan_file(path, header, flag).map(|(_, runs)| runs)
+}
+
+/// As [`scan_runs`], and the file's columns.
+pub fn scan_file(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -> bool) -> Result<(Columns, Vec<Run>)> {
+    let (mut r, columns) = open_checked(path, header)?;
+    let missing_columns = u16::try_from(columns.missing().len()).expect("fewer than 65536 columns");
     let mut runs: Vec<Run> = Vec::new();
     let mut rec = csv::ByteRecord::new();
     let mut start = r.position().byte();
@@ -210,10 +234,11 @@ pub fn scan_runs(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -
     let mut row = 1;
     while r.read_byte_record(&mut rec).with_context(|| format!("{}: malformed row {}", path.display(), row + 1))? {
         row += 1;
-        if rec.len() != header.len() {
-            bail!("{}: row {row} has {} fields, expected {}", path.display(), rec.len(), header.len());
+        if rec.len() != columns.width() {
+            bail!("{}: row {row} has {} fields, expected {}", path.display(), rec.len(), columns.width());
         }
         let end = r.position().byte();
+        columns.pad_bytes(&mut rec);
         let flagged = flag(&rec);
         match runs.last_mut() {
             Some(run) if run.job.as_bytes() == &rec[0] => {
@@ -224,23 +249,23 @@ pub fn scan_runs(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -
             _ => {
                 let job = std::str::from_utf8(&rec[0])
                     .with_context(|| format!("{}: row {row} has a job id that is not UTF-8", path.display()))?;
-                runs.push(Run { job: job.into(), bytes: start..end, rows: 1, flagged });
+                runs.push(Run { job: job.into(), bytes: start..end, rows: 1, flagged, missing_columns });
             }
         }
         start = end;
     }
-    Ok(runs)
+    Ok((columns, runs))
 }
 
 /// Rewrites `path` atomically as `header` followed by the given runs of it, in the given
-/// order (runs left out are dropped).
+/// order (runs left out are dropped; rows of an older file are padded to `header`).
 pub fn rewrite_runs<'a>(path: &Path, header: &[&str], runs: impl IntoIterator<Item = &'a Run>) -> Result<()> {
     copy_runs(path, header, &[path], runs.into_iter().map(|r| (0, r)))
 }
 
 /// Writes `path` atomically as `header` followed by runs of several files, in the given
-/// order: `(i, run)` is `run` of `sources[i]`. Copies bytes, one run at a time; `path` may
-/// be one of the sources.
+/// order: `(i, run)` is `run` of `sources[i]`. Copies bytes, one run at a time, and pads
+/// the rows of a run from an older file with empty cells; `path` may be one of the sources.
 pub fn copy_runs<'a, P: AsRef<Path>>(
     path: &Path,
     header: &[&str],
@@ -259,6 +284,10 @@ pub fn copy_runs<'a, P: AsRef<Path>>(
             buf.resize((run.bytes.end - run.bytes.start) as usize, 0);
             src.seek(SeekFrom::Start(run.bytes.start))?;
             src.read_exact(&mut buf).with_context(|| format!("cannot read {}", sources[i].as_ref().display()))?;
+            if run.missing_columns > 0 {
+                write_padded(w, &buf, run.missing_columns)?;
+                continue;
+            }
             w.write_all(&buf)?;
             if !buf.ends_with(b"\n") {
                 w.write_all(b"\n")?;
@@ -266,6 +295,21 @@ pub fn copy_runs<'a, P: AsRef<Path>>(
         }
         Ok(())
     })
+}
+
+/// Writes the CSV rows in `rows` to `w`, each with `missing` empty cells appended.
+fn write_padded(w: &mut impl Write, rows: &[u8], missing: u16) -> Result<()> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).from_reader(rows);
+    let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(w);
+    let mut rec = csv::ByteRecord::new();
+    while reader.read_byte_record(&mut rec)? {
+        for _ in 0..missing {
+            rec.push_field(b"");
+        }
+        writer.write_byte_record(&rec)?;
+    }
+    writer.flush()?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -319,5 +363,32 @@ mod tests {
         fs::write(&p, "id,v\na\n").unwrap();
         let err = scan_runs(&p, &["id", "v"], |_| false).unwrap_err();
         assert!(format!("{err:#}").contains("row 2"), "{err:#}");
+    }
+
+    #[test]
+    fn an_older_file_reads_padded_and_is_rewritten_with_todays_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.csv");
+        fs::write(&p, "id,v\nb,\"1,\n2\"\na,3\n").unwrap();
+        let today = ["id", "v", "w", "z"];
+        let mut seen = Vec::new();
+        let columns = each_row(&p, &today, &["v"], |r| seen.push(r.iter().collect::<Vec<_>>().join("|"))).unwrap();
+        assert_eq!(seen, ["b|1,\n2||", "a|3||"]);
+        assert_eq!(columns.missing(), ["w", "z"]);
+        assert!(format!("{:#}", each_row(&p, &today, &["w"], |_| {}).unwrap_err()).contains("lacks the column(s) w"));
+        let runs = scan_runs(&p, &today, |r| r.len() == 4 && r[3].is_empty()).unwrap();
+        assert!(runs.iter().all(|r| r.flagged && r.missing_columns == 2));
+        rewrite_runs(&p, &today, [&runs[1], &runs[0]]).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "id,v,w,z\na,3,,\nb,\"1,\n2\",,\n");
+        assert!(scan_runs(&p, &today, |_| false).unwrap().iter().all(|r| r.missing_columns == 0));
+    }
+
+    #[test]
+    fn the_appender_refuses_a_file_of_an_older_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let older = &super::super::RESULT_COLUMNS[..10];
+        write_atomic(&dir.path().join("results.csv"), older, Vec::new()).unwrap();
+        let err = format!("{:#}", Appender::open(dir.path()).err().expect("refused"));
+        assert!(err.contains("was written by an older version of sweep; run the same `sweep run` command"), "{err}");
     }
 }

@@ -4,6 +4,7 @@
 //! written by [`files`]; numbers are printed in Rust's shortest round-trip form so that a
 //! value read back parses to the same bits and a re-run can be compared cell by cell.
 
+pub mod columns;
 pub mod files;
 pub mod manifest;
 pub mod rows;

@@ -20,6 +20,10 @@ pub fn config_columns() -> Vec<&'static str> {
     v
 }
 
+/// The columns every reader of aggregates needs; the others a file of an older version
+/// lacks read as empty (a missing `train_ms`, say, gives an empty mean).
+pub const NEEDED_COLUMNS: [&str; 4] = ["job_id", "solver", "status", "regret"];
+
 /// Two-sided 95% quantiles of Student's t for 1..=30 degrees of freedom.
 const T95: [f64; 30] = [
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
@@ -238,7 +242,7 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let mut per_seat_by = by.clone();
     per_seat_by.extend(["seat", "eval_opponent"]);
     let (mut configs, mut per_seat) = (Aggregator::new(&by), Aggregator::new(&per_seat_by));
-    super::files::each_row(results, &super::RESULT_COLUMNS, |rec| {
+    super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         configs.push(|i| &rec[i]);
         per_seat.push(|i| &rec[i]);
     })?;

@@ -4,14 +4,17 @@
 //! Checks, each a clear error that lists exactly what is wrong: every shard of one N is
 //! present; each is complete; all share the spec hash and the tool and generator
 //! versions; every job of the spec appears in exactly one shard.
+//!
+//! Shards written by an older version (fewer columns) merge too: DIR's files get today's
+//! columns, the older shards' rows padded with empty cells; the shards are only read.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use crate::error::bad_input;
-use crate::report::files::{copy_runs, scan_runs};
+use crate::report::files::{copy_runs, scan_file};
 use crate::report::manifest::Manifest;
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
 use crate::spec;
@@ -27,15 +30,19 @@ pub struct MergeReport {
     pub rows: usize,
     /// Failed jobs among them.
     pub failed: usize,
+    /// The shard files written by an older version, with the columns they lack (their
+    /// rows were padded with empty cells).
+    pub upgraded: Vec<String>,
 }
 
-/// Merges `dir/shards/*` into `dir`.
-pub fn merge(dir: &Path) -> Result<MergeReport> {
+/// The shard folders of one split in `dir/shards` (`K-of-N`): N and the folder of each K.
+/// Refuses no shards, shards of several N, or a missing K.
+fn find_shards(dir: &Path) -> Result<(u32, BTreeMap<u32, PathBuf>)> {
     let shards_dir = dir.join("shards");
     let entries = std::fs::read_dir(&shards_dir).map_err(|e| {
         bad_input(format!("{}: cannot read the shards folder ({e}); run the shards first", shards_dir.display()))
     })?;
-    let mut by_n: BTreeMap<u32, BTreeMap<u32, std::path::PathBuf>> = BTreeMap::new();
+    let mut by_n: BTreeMap<u32, BTreeMap<u32, PathBuf>> = BTreeMap::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().to_string();
         let Some((k, n)) = name.split_once("-of-") else { continue };
@@ -55,7 +62,7 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             )));
         }
     };
-    let shards = &by_n[&n];
+    let shards = by_n.remove(&n).expect("the one N");
     let missing: Vec<String> = (0..n).filter(|k| !shards.contains_key(k)).map(|k| format!("{k}-of-{n}")).collect();
     if !missing.is_empty() {
         return Err(bad_input(format!(
@@ -66,6 +73,12 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             dir.display()
         )));
     }
+    Ok((n, shards))
+}
+
+/// The manifests of the shards; refuses an incomplete shard, or shards of different specs,
+/// tool versions or generator versions.
+fn read_manifests(shards: &BTreeMap<u32, PathBuf>, n: u32) -> Result<Vec<(u32, Manifest)>> {
     let manifests: Vec<(u32, Manifest)> = shards
         .iter()
         .map(|(&k, p)| Manifest::read(p).map(|m| (k, m)).map_err(|e| bad_input(format!("shard {k}-of-{n}: {e:#}"))))
@@ -99,6 +112,15 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             odd.join(", ")
         )));
     }
+    Ok(manifests)
+}
+
+/// Merges `dir/shards/*` into `dir`.
+pub fn merge(dir: &Path) -> Result<MergeReport> {
+    let (n, shards) = find_shards(dir)?;
+    let shards = &shards;
+    let manifests = read_manifests(shards, n)?;
+    let first = &manifests[0].1;
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = sweep.jobs();
     let order: HashMap<&str, u32> = jobs.iter().map(|j| (j.id.as_str(), j.index as u32)).collect();
@@ -111,9 +133,17 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     let mut failed = vec![false; jobs.len()];
     let (mut result_runs, mut curve_runs) = (Vec::new(), Vec::new());
     let (mut result_files, mut curve_files) = (Vec::new(), Vec::new());
+    let mut upgraded = Vec::new();
+    let mut note_older = |path: &Path, columns: &crate::report::files::Columns| {
+        if !columns.is_current() {
+            upgraded.push(format!("{} (lacks {})", path.display(), columns.missing().join(", ")));
+        }
+    };
     for (t, (&k, path)) in shards.iter().enumerate() {
         let (rp, cp) = (path.join("results.csv"), path.join("curves.csv"));
-        let runs = scan_runs(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
+        let (columns, runs) =
+            scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
+        note_older(&rp, &columns);
         for run in runs {
             let Some(&job) = order.get(&*run.job) else {
                 unknown += run.rows;
@@ -127,7 +157,8 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
             failed[job as usize] |= run.flagged;
             result_runs.push((job, t, run));
         }
-        let runs = scan_runs(&cp, &CURVE_COLUMNS, |_| false).map_err(|e| bad_input(format!("{e:#}")))?;
+        let (columns, runs) = scan_file(&cp, &CURVE_COLUMNS, |_| false).map_err(|e| bad_input(format!("{e:#}")))?;
+        note_older(&cp, &columns);
         curve_runs.extend(runs.into_iter().map(|run| (order.get(&*run.job).copied().unwrap_or(NOBODY), t, run)));
         result_files.push(rp);
         curve_files.push(cp);
@@ -167,5 +198,5 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     merged.jobs_failed = failed as u64;
     merged.complete = true;
     merged.write(dir)?;
-    Ok(MergeReport { shards: n, jobs: jobs.len(), rows: row_count, failed })
+    Ok(MergeReport { shards: n, jobs: jobs.len(), rows: row_count, failed, upgraded })
 }

@@ -4,6 +4,11 @@
 //! Invariant: nothing is ever deleted. `--fresh` renames the old directory aside; resume
 //! keeps every complete job's rows and drops only the rows of jobs that will run again
 //! (incomplete or failed ones).
+//!
+//! A file written by an older version (fewer columns, see [`Columns`]) is upgraded when a
+//! run resumes or extends the directory: the old file is kept beside it as
+//! `<name>.<width>-columns` (see [`keep_older`]), one line says so, and the rewrite that
+//! resume does anyway writes today's header with every old row padded by empty cells.
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
@@ -13,7 +18,7 @@ use anyhow::{Context, Result};
 use fs2::FileExt;
 
 use crate::error::bad_input;
-use crate::report::files::{Run, repair, rewrite_runs, scan_runs, write_atomic};
+use crate::report::files::{Columns, Run, repair, rewrite_runs, scan_file, scan_runs, write_atomic};
 use crate::report::manifest::{Manifest, now_utc};
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
 
@@ -117,11 +122,19 @@ pub fn resume(dir: &Path, expected: &HashMap<&str, usize>, rerun: &HashSet<&str>
     let cp = dir.join("curves.csv");
     let mut out = Resumed::default();
     if !rp.exists() {
+        if cp.exists() {
+            // No results yet: keep the curves as they are, upgraded if they are older.
+            let (columns, curves) = scan_file(&cp, &CURVE_COLUMNS, |_| false)?;
+            if !columns.is_current() {
+                keep_older(&cp, &columns)?;
+                rewrite_runs(&cp, &CURVE_COLUMNS, &curves)?;
+            }
+        }
         return Ok(out);
     }
     out.repaired = repair(&rp)? + repair(&cp)?;
     let status = column("status");
-    let rows = scan_runs(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok")?;
+    let (results_columns, rows) = scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok")?;
     let mut count: HashMap<&str, (usize, bool)> = HashMap::new();
     for run in &rows {
         let e = count.entry(&run.job).or_default();
@@ -137,14 +150,45 @@ pub fn resume(dir: &Path, expected: &HashMap<&str, usize>, rerun: &HashSet<&str>
     let kept: Vec<&Run> = rows.iter().filter(|r| out.done.contains_key(&*r.job)).collect();
     out.dropped_rows = rows.iter().map(|r| r.rows).sum::<usize>() - kept.iter().map(|r| r.rows).sum::<usize>();
     if cp.exists() {
-        let curves = scan_runs(&cp, &CURVE_COLUMNS, |_| false)?;
+        let (columns, curves) = scan_file(&cp, &CURVE_COLUMNS, |_| false)?;
+        if !columns.is_current() {
+            keep_older(&cp, &columns)?;
+        }
         let kept_curves = curves.iter().filter(|r| out.done.get(&*r.job).is_some_and(|failed| !failed));
         rewrite_runs(&cp, &CURVE_COLUMNS, kept_curves)?;
     } else {
         write_atomic(&cp, &CURVE_COLUMNS, Vec::new())?;
     }
+    if !results_columns.is_current() {
+        keep_older(&rp, &results_columns)?;
+    }
     rewrite_runs(&rp, &RESULT_COLUMNS, kept)?;
     Ok(out)
+}
+
+/// Before a file written by an older version is upgraded (rewritten with today's columns):
+/// keeps the old file beside it as `<name>.<width>-columns` (`-1`, `-2`, ... if taken; a
+/// hard link where the file system allows, a copy otherwise) and says so in one line.
+/// Returns the name it is kept under.
+pub fn keep_older(path: &Path, columns: &Columns) -> Result<PathBuf> {
+    let base = format!("{}.{}-columns", path.display(), columns.width());
+    let mut aside = PathBuf::from(&base);
+    let mut n = 1;
+    while aside.exists() {
+        aside = PathBuf::from(format!("{base}-{n}"));
+        n += 1;
+    }
+    if fs::hard_link(path, &aside).is_err() {
+        fs::copy(path, &aside)
+            .with_context(|| format!("cannot keep a copy of {} as {}", path.display(), aside.display()))?;
+    }
+    eprintln!(
+        "upgraded {} from an older version of sweep to today's columns (added {}, empty in its rows); the old file is kept as {}",
+        path.display(),
+        columns.missing().join(", "),
+        aside.display()
+    );
+    Ok(aside)
 }
 
 /// The manifest of `dir`, if there is one.
