@@ -11,6 +11,7 @@ Importing it selects matplotlib's Agg backend (files only, no display).
 """
 
 import argparse
+import json
 import math
 import re
 import sys
@@ -30,32 +31,23 @@ except ImportError as missing:
           "(or run scripts/check_plots.sh, which sets up a virtual environment)", file=sys.stderr)
     sys.exit(2)
 
-# The parameter columns of results.csv, in file order.
-PARAM_COLUMNS = [
-    "seat", "opponent", "episodes", "alpha", "alpha_decay", "alpha_min", "gamma",
-    "epsilon", "epsilon_decay", "epsilon_min", "q_init", "symmetry", "iterations",
-    "uct_c", "opponent_model", "final_move",
-]
-METRIC_COLUMNS = [
-    "value", "optimal_value", "regret", "p_win", "p_draw", "p_loss",
-    "games", "wins", "draws", "losses", "states", "train_ms", "eval_ms",
-]
-RESULTS_COLUMNS = (
-    ["job_id", "solver", "replicate", "seed"] + PARAM_COLUMNS
-    + ["eval_opponent"] + METRIC_COLUMNS[:11] + ["status", "error"] + METRIC_COLUMNS[11:]
-)
-CURVES_COLUMNS = [
-    "job_id", "episode", "seat", "eval_opponent", "value", "regret",
-    "p_win", "p_draw", "p_loss", "epsilon", "alpha",
-]
-SOLVERS = ["policy-iteration", "value-iteration", "q-learning", "mcts"]
-
-# Columns only grow, at the end: a file written by an older version of `sweep` has the
-# first columns of the lists above. The first version of the files wrote this many; every
-# reader requires them, and reads a column appended later as '' (empty) when a file of an
-# older version lacks it. Columns are always found by name, never by position.
-FIRST_RESULTS_WIDTH = 36
-FIRST_CURVES_WIDTH = 11
+# The columns of results.csv and curves.csv come from `sweep columns --json`, stored
+# beside this file as columns.json (a test of `sweep` fails when it is stale), so the
+# scripts keep no list of their own. Columns only grow, at the end: a file written by an
+# older version of `sweep` has the first columns of these lists; every reader requires
+# the first version's columns (`since` = 1), and reads a column appended later as ''
+# (empty) when a file of an older version lacks it. Columns are always found by name,
+# never by position.
+_LISTING = json.loads((Path(__file__).resolve().parent / "columns.json").read_text())
+RESULTS_COLUMNS = [c["name"] for c in _LISTING["results"]]
+CURVES_COLUMNS = [c["name"] for c in _LISTING["curves"]]
+PARAM_COLUMNS = [c["name"] for c in _LISTING["results"] if c["role"] == "parameter"]
+METRIC_COLUMNS = [c["name"] for c in _LISTING["results"]
+                  if c["role"] == "field" and c["type"] == "number"
+                  and c["name"] not in ("replicate", "seed")]
+SOLVERS = list(_LISTING["solvers"])
+FIRST_RESULTS_WIDTH = sum(1 for c in _LISTING["results"] if c["since"] == 1)
+FIRST_CURVES_WIDTH = sum(1 for c in _LISTING["curves"] if c["since"] == 1)
 
 
 class UsageError(Exception):

@@ -6,8 +6,9 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use crate::error::exit;
+use crate::kinds::Kind;
 use crate::kinds::{Param, Ty, Val, any_param, takers};
-use crate::report::{CURVE_COLUMNS, FIELDS, RESULT_COLUMNS};
+use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS};
 
 /// What a parameter accepts, in words.
 fn allowed(p: &Param) -> String {
@@ -53,13 +54,22 @@ fn describe_param(name: &str) -> Value {
 pub fn listing() -> Value {
     let results: Vec<Value> = RESULT_COLUMNS
         .iter()
-        .map(|&c| match FIELDS.iter().find(|f| f.0 == c) {
-            Some(&(name, since)) => json!({ "name": name, "role": "field", "since": since }),
+        .map(|&c| match Field::ALL.iter().zip(crate::report::FIELDS).find(|(f, _)| f.name() == c) {
+            Some((f, &(name, since))) => {
+                json!({ "name": name, "role": "field", "since": since, "type": if f.numeric() { "number" } else { "text" } })
+            }
             None => describe_param(c),
         })
         .collect();
-    let curves: Vec<Value> = CURVE_COLUMNS.iter().map(|&c| json!({ "name": c, "role": "field", "since": 1 })).collect();
-    json!({ "results": results, "curves": curves })
+    let curves: Vec<Value> = CURVE_COLUMNS
+        .iter()
+        .map(|&c| {
+            let ty = if matches!(c, "job_id" | "seat" | "eval_opponent") { "text" } else { "number" };
+            json!({ "name": c, "role": "field", "since": 1, "type": ty })
+        })
+        .collect();
+    let kinds: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+    json!({ "results": results, "curves": curves, "solvers": kinds })
 }
 
 /// Runs `sweep columns`.
@@ -92,6 +102,20 @@ pub fn columns(as_json: bool) -> Result<i32> {
 
 #[cfg(test)]
 mod tests {
+    /// The plot scripts read `scripts/columns.json` instead of keeping lists of their own;
+    /// it must be exactly today's listing (regenerate it with
+    /// `sweep columns --json > scripts/columns.json`).
+    #[test]
+    fn the_scripts_listing_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/columns.json");
+        let text = std::fs::read_to_string(path).expect("scripts/columns.json exists");
+        let stored: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert!(
+            stored == super::listing(),
+            "scripts/columns.json is stale: run `sweep columns --json > scripts/columns.json`"
+        );
+    }
+
     #[test]
     fn the_listing_names_every_column_once_in_file_order() {
         let listing = super::listing();

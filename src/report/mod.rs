@@ -16,7 +16,7 @@ use crate::kinds::{Kind, parameter_names};
 
 /// Declares the [`Field`]s: the columns of `results.csv` that are not parameters.
 macro_rules! fields {
-    ($($variant:ident = ($name:literal, $since:literal)),+ $(,)?) => {
+    ($($variant:ident = ($name:literal, $since:literal, $number:literal)),+ $(,)?) => {
         /// A column of `results.csv` that is not a parameter. Naming a column by its
         /// variant, not by a string, makes a misspelt column a compile error.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,16 @@ macro_rules! fields {
         pub const FIELDS: &[(&str, u32)] = &[$(($name, $since)),+];
 
         impl Field {
+            /// Every field, in order.
+            pub const ALL: &[Field] = &[$(Field::$variant),+];
+
+            /// Whether the column holds numbers (else names or text).
+            pub const fn numeric(self) -> bool {
+                match self {
+                    $(Field::$variant => $number),+
+                }
+            }
+
             /// The column's name.
             pub const fn name(self) -> &'static str {
                 match self {
@@ -44,26 +54,26 @@ macro_rules! fields {
 }
 
 fields! {
-    JobId = ("job_id", 1),
-    Solver = ("solver", 1),
-    Replicate = ("replicate", 1),
-    Seed = ("seed", 1),
-    EvalOpponent = ("eval_opponent", 1),
-    Value = ("value", 1),
-    OptimalValue = ("optimal_value", 1),
-    Regret = ("regret", 1),
-    PWin = ("p_win", 1),
-    PDraw = ("p_draw", 1),
-    PLoss = ("p_loss", 1),
-    Games = ("games", 1),
-    Wins = ("wins", 1),
-    Draws = ("draws", 1),
-    Losses = ("losses", 1),
-    States = ("states", 1),
-    Status = ("status", 1),
-    Error = ("error", 1),
-    TrainMs = ("train_ms", 1),
-    EvalMs = ("eval_ms", 1),
+    JobId = ("job_id", 1, false),
+    Solver = ("solver", 1, false),
+    Replicate = ("replicate", 1, true),
+    Seed = ("seed", 1, true),
+    EvalOpponent = ("eval_opponent", 1, false),
+    Value = ("value", 1, true),
+    OptimalValue = ("optimal_value", 1, true),
+    Regret = ("regret", 1, true),
+    PWin = ("p_win", 1, true),
+    PDraw = ("p_draw", 1, true),
+    PLoss = ("p_loss", 1, true),
+    Games = ("games", 1, true),
+    Wins = ("wins", 1, true),
+    Draws = ("draws", 1, true),
+    Losses = ("losses", 1, true),
+    States = ("states", 1, true),
+    Status = ("status", 1, false),
+    Error = ("error", 1, false),
+    TrainMs = ("train_ms", 1, true),
+    EvalMs = ("eval_ms", 1, true),
 }
 
 impl Field {
