@@ -16,7 +16,7 @@ use anyhow::Result;
 use crate::error::bad_input;
 use crate::report::files::{copy_runs, scan_file};
 use crate::report::manifest::Manifest;
-use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
+use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS};
 use crate::spec;
 
 /// What a merge did.
@@ -129,7 +129,7 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     const NOBODY: u32 = u32::MAX;
     let mut owner = vec![NOBODY; jobs.len()];
     let (mut duplicates, mut unknown) = (Vec::new(), 0usize);
-    let status = column("status");
+    let status = Field::Status.column();
     let mut failed = vec![false; jobs.len()];
     let (mut result_runs, mut curve_runs) = (Vec::new(), Vec::new());
     let (mut result_files, mut curve_files) = (Vec::new(), Vec::new());

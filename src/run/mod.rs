@@ -34,7 +34,7 @@ use crate::bench::Calibration;
 use crate::error::bad_input;
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, now_utc};
-use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, summary};
+use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS, summary};
 use crate::spec::{self, Job, Sweep};
 use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
@@ -294,7 +294,7 @@ fn schedule(mut pending: Vec<&Job>, evaluation: &spec::EvaluationSpec) -> Vec<Jo
 /// order and completes the manifest.
 fn finish(plan: &Plan<'_>, manifest: &mut Manifest) -> Result<()> {
     let order: HashMap<&str, usize> = plan.all_jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
-    let status = column("status");
+    let status = Field::Status.column();
     let runs = sort_by_job(&plan.dir.join("results.csv"), &RESULT_COLUMNS, &order, |r| &r[status] != b"ok")?;
     sort_by_job(&plan.dir.join("curves.csv"), &CURVE_COLUMNS, &order, |_| false)?;
     let done: HashSet<&str> = runs.iter().map(|r| &*r.job).collect();

@@ -20,7 +20,7 @@ use fs2::FileExt;
 use crate::error::bad_input;
 use crate::report::files::{Columns, Run, repair, rewrite_runs, scan_file, scan_runs, write_atomic};
 use crate::report::manifest::{Manifest, now_utc};
-use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column};
+use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS};
 
 /// How an existing results directory of another spec is treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -133,7 +133,7 @@ pub fn resume(dir: &Path, expected: &HashMap<&str, usize>, rerun: &HashSet<&str>
         return Ok(out);
     }
     out.repaired = repair(&rp)? + repair(&cp)?;
-    let status = column("status");
+    let status = Field::Status.column();
     let (results_columns, rows) = scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok")?;
     let mut count: HashMap<&str, (usize, bool)> = HashMap::new();
     for run in &rows {
