@@ -566,6 +566,21 @@ mod tests {
     }
 
     #[test]
+    fn searches_reproduce_the_pinned_root_statistics() {
+        // A change here means that a search no longer reproduces earlier results bit for
+        // bit: the digest covers the move and the root statistics of every variant.
+        let mut searcher = Searcher::new();
+        let mut bytes = Vec::new();
+        for p in every_variant(500) {
+            for b in [Board::EMPTY, board("O.X.X...."), board("X...O...."), board("XO..X...O")] {
+                let mv = searcher.choose(&p, SEED, b);
+                bytes.extend(format!("{mv} {:?}", searcher.root_stats()).bytes());
+            }
+        }
+        assert_eq!(seed::fnv1a(&bytes), 0xd052_d40c_a7fa_1ad1);
+    }
+
+    #[test]
     fn a_one_move_win_is_taken() {
         let mut searcher = Searcher::new();
         // X wins at 2; O wins at 5 (rather than blocking X at 2).

@@ -107,6 +107,11 @@ impl<'m> QTable<'m> {
         best
     }
 
+    /// Every table entry, in table order.
+    pub fn entries(&self) -> &[f64] {
+        &self.q
+    }
+
     /// The value of an action slot.
     pub fn value(&self, slot: usize) -> f64 {
         self.q[self.index[slot] as usize]

@@ -104,6 +104,11 @@ impl SelfPlayTable {
         best
     }
 
+    /// Every table entry, in table order.
+    pub fn entries(&self) -> &[f64] {
+        &self.q
+    }
+
     /// The greedy move in every ongoing position (for either seat).
     pub fn policy(&self) -> Policy {
         let mut p = Policy::new();
