@@ -267,9 +267,8 @@ impl Searcher {
         self.used = 1;
         let mut rng = seed::keyed_rng(seed, Stream::Search, board.index() as u64);
         let c = params.uct_c as f32;
-        let random = params.opponent_model == OpponentModel::Random;
         for _ in 0..params.iterations {
-            self.iterate(c, random, Draws(rng.next_u64()));
+            self.iterate(c, params.opponent_model, Draws(rng.next_u64()));
         }
         self.final_move(params.final_move)
     }
@@ -342,7 +341,7 @@ impl Searcher {
     }
 
     /// One iteration: selection, expansion, simulation, backpropagation.
-    fn iterate(&mut self, c: f32, random_opponent: bool, mut draws: Draws) {
+    fn iterate(&mut self, c: f32, model: OpponentModel, mut draws: Draws) {
         let mut path = [0u32; MAX_PATH];
         let mut depth = 0;
         let mut at = 0usize;
@@ -352,13 +351,14 @@ impl Searcher {
             if node.outcome != ONGOING {
                 break node.outcome;
             }
-            // The searching side moves at even depths, its opponent at odd ones.
-            let step = if random_opponent && depth % 2 == 1 {
-                self.random_child(at, &mut draws)
-            } else if node.untried != 0 {
-                Step::Leaf(self.expand(at, &mut draws))
-            } else {
-                Step::Descend(self.select(&node))
+            // The searching side moves at even depths, its opponent at odd ones. The one
+            // place where the opponent model acts.
+            let step = match model {
+                OpponentModel::Random if depth % 2 == 1 => self.random_child(at, &mut draws),
+                OpponentModel::Random | OpponentModel::Adversarial if node.untried != 0 => {
+                    Step::Leaf(self.expand(at, &mut draws))
+                }
+                OpponentModel::Random | OpponentModel::Adversarial => Step::Descend(self.select(&node)),
             };
             depth += 1;
             match step {
