@@ -35,6 +35,8 @@
 //!   random opponent (expectimax rather than minimax). The agent's own nodes still use
 //!   UCB and the one-child-per-iteration rule.
 //!
+//! The model ([`OpponentModel`]) is matched in one place, the step choice of an iteration.
+//!
 //! # Assumptions and stopping rule
 //!
 //! Two players alternate, the game is deterministic, fully observed and ends within nine

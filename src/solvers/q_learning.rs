@@ -111,13 +111,6 @@ mod tests {
     }
 
     #[test]
-    fn checkpoints_are_even_and_end_at_the_last_episode() {
-        assert_eq!(checkpoint_episodes(100, 4), vec![25, 50, 75, 100]);
-        assert_eq!(checkpoint_episodes(10, 3), vec![3, 7, 10]);
-        assert_eq!(checkpoint_episodes(3, 3), vec![1, 2, 3]);
-    }
-
-    #[test]
     fn outcomes_are_equally_likely_in_every_mdp() {
         for &seat in Seat::ALL {
             for &opp in Opponent::ALL {

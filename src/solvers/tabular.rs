@@ -6,10 +6,12 @@
 //!   at `q_init`. A learner numbers its states and gives each state's legal cells; the
 //!   table numbers the (state, move) pairs as *slots*, contiguous per state in the order
 //!   given, so a learner's own per-slot data (successors, rewards) lines up with them.
-//! - The symmetry index: with `symmetry = true` a slot maps to the entry of its symmetry
-//!   class (the state's class under the 8 board symmetries, the move mapped through the
-//!   transform that makes the board canonical), so a state and its 7 images share one
-//!   row; without it every slot has its own entry.
+//! - The symmetry index: with `symmetry = true` a slot maps to the entry (the state's
+//!   class under the 8 board symmetries, the move's cell mapped through the transform
+//!   that [`symmetry::canonical`] returns for the state), so a state and its 7 images
+//!   share one row. A position that is its own image under some transform (the empty
+//!   board, for one) still keeps one entry per legal move. Without `symmetry` every slot
+//!   has its own entry.
 //! - The greedy scan: the slot with the largest value in a state, the lowest cell among
 //!   ties (the first slot, as slots follow increasing cells).
 //! - The schedules ([`run_schedule`]): `episodes` episodes; epsilon starts at `epsilon`
@@ -240,13 +242,121 @@ pub fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(
 
 #[cfg(test)]
 mod tests {
-    use crate::mdp::{Opponent, Policy, Seat};
-    use crate::seed::fnv1a;
-    use crate::solvers::q_learning::{self, checkpoint_episodes};
-    use crate::solvers::{QParams, TrainOpponent, self_play};
+    use super::*;
+    use crate::mdp::{Opponent, Seat};
+    use crate::seed::{self, Stream, fnv1a};
+    use crate::solvers::{TrainOpponent, q_learning, self_play};
+
+    /// A table over every position, the side to move playing each legal cell.
+    fn every_position(symmetry: bool) -> Table {
+        let positions = Positions::get();
+        Table::new((0..positions.len()).map(|id| (id, positions.board(id).legal_cells())), 0.0, symmetry)
+    }
+
+    /// The entry that (position, cell) reads in a table over every position.
+    fn entry(table: &Table, id: usize, cell: u8) -> u32 {
+        let slot = table.slots(id).find(|&slot| table.cell(slot) == cell).expect("a legal cell");
+        table.index[slot]
+    }
+
+    #[test]
+    fn checkpoints_are_even_and_end_at_the_last_episode() {
+        assert_eq!(checkpoint_episodes(100, 4), vec![25, 50, 75, 100]);
+        assert_eq!(checkpoint_episodes(10, 3), vec![3, 7, 10]);
+        assert_eq!(checkpoint_episodes(3, 3), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn images_of_a_move_share_an_entry() {
+        let positions = Positions::get();
+        let (shared, plain) = (every_position(true), every_position(false));
+        for id in 0..positions.len() {
+            let board = positions.board(id);
+            let images: std::collections::HashSet<_> = (0..8).map(|t| symmetry::apply(t, board)).collect();
+            // A board with a symmetry of its own has several canonicalising transforms;
+            // its moves keep the entries of the one `canonical` picks (checked below).
+            if images.len() < 8 {
+                continue;
+            }
+            for cell in board.legal_cells() {
+                for t in 0..8 {
+                    let image = positions.id(symmetry::apply(t, board)).expect("a reachable image");
+                    let moved = symmetry::PERM[t][usize::from(cell)];
+                    assert_eq!(entry(&shared, id, cell), entry(&shared, image, moved), "{board} {cell} {t}");
+                }
+            }
+        }
+        // The entries in use: one per legal move of each canonical board; one per slot
+        // without symmetry.
+        let canonical_moves: usize = (0..positions.len())
+            .map(|id| positions.board(id))
+            .filter(|&b| symmetry::canonical(b).0 == b)
+            .map(|b| b.legal_cells().count())
+            .sum();
+        let used: std::collections::HashSet<u32> = shared.index.iter().copied().collect();
+        assert_eq!(used.len(), canonical_moves);
+        assert_eq!(plain.index, (0..plain.cell.len() as u32).collect::<Vec<_>>());
+        assert_eq!(plain.entries().len(), plain.cell.len());
+    }
+
+    #[test]
+    fn the_greedy_move_is_the_best_and_ties_go_to_the_lowest_cell() {
+        let mut table = every_position(false);
+        let slots = table.slots(0);
+        assert_eq!(table.greedy(0), (slots.start, 0.0));
+        table.update(slots.start + 4, 0.5, 1.0);
+        table.update(slots.start + 7, 0.5, 1.0);
+        assert_eq!(table.greedy(0), (slots.start + 4, 0.5));
+        assert_eq!(table.cell(table.greedy(0).0), 4);
+        assert_eq!(table.policy().get(crate::game::Board::EMPTY), Some(4));
+    }
+
+    #[test]
+    fn epsilon_greedy_explores_uniformly_or_plays_greedy() {
+        let table = every_position(false);
+        let mut rng = seed::rng(5, Stream::Train);
+        let (never, always) = (threshold(0.0), threshold(1.0));
+        let mut seen = [0u32; 9];
+        for _ in 0..9000 {
+            assert_eq!(table.choose(0, 3, Exploration::EpsilonGreedy { threshold: never }, &mut rng), 3);
+            seen[table.choose(0, 3, Exploration::EpsilonGreedy { threshold: always }, &mut rng)] += 1;
+        }
+        assert!(seen.iter().all(|&n| (850..1150).contains(&n)), "{seen:?}");
+    }
+
+    #[test]
+    fn schedules_decay_after_each_episode_down_to_their_floors() {
+        let params = QParams {
+            episodes: 4,
+            epsilon: 1.0,
+            epsilon_decay: 0.5,
+            epsilon_min: 0.2,
+            alpha: 0.5,
+            alpha_decay: 0.5,
+            alpha_min: 0.1,
+            ..QParams::default()
+        };
+        let mut steps = Vec::new();
+        run_schedule(&params, &[1, 3, 4], |step| steps.push(step));
+        let play = |epsilon: f64, alpha| Step::Play {
+            exploration: Exploration::EpsilonGreedy { threshold: threshold(epsilon) },
+            alpha,
+        };
+        let mark = |episode, epsilon, alpha| Step::Checkpoint(Checkpoint { episode, epsilon, alpha });
+        let want = vec![
+            play(1.0, 0.5),
+            mark(1, 1.0, 0.5),
+            play(0.5, 0.25),
+            play(0.25, 0.125),
+            mark(3, 0.25, 0.125),
+            play(0.2, 0.1),
+            mark(4, 0.2, 0.1),
+        ];
+        assert_eq!(steps, want);
+    }
 
     /// Appends a checkpoint (episode, epsilon, alpha, every table entry, greedy policy).
-    fn record(bytes: &mut Vec<u8>, c: q_learning::Checkpoint, entries: &[f64], policy: &Policy) {
+    fn record(bytes: &mut Vec<u8>, c: Checkpoint, entries: &[f64], policy: &Policy) {
         bytes.extend(c.episode.to_le_bytes());
         bytes.extend(c.epsilon.to_bits().to_le_bytes());
         bytes.extend(c.alpha.to_bits().to_le_bytes());
