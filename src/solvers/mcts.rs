@@ -35,6 +35,8 @@
 //!   random opponent (expectimax rather than minimax). The agent's own nodes still use
 //!   UCB and the one-child-per-iteration rule.
 //!
+//! The model ([`OpponentModel`]) is matched in one place, the step choice of an iteration.
+//!
 //! # Assumptions and stopping rule
 //!
 //! Two players alternate, the game is deterministic, fully observed and ends within nine
@@ -267,9 +269,8 @@ impl Searcher {
         self.used = 1;
         let mut rng = seed::keyed_rng(seed, Stream::Search, board.index() as u64);
         let c = params.uct_c as f32;
-        let random = params.opponent_model == OpponentModel::Random;
         for _ in 0..params.iterations {
-            self.iterate(c, random, Draws(rng.next_u64()));
+            self.iterate(c, params.opponent_model, Draws(rng.next_u64()));
         }
         self.final_move(params.final_move)
     }
@@ -342,7 +343,7 @@ impl Searcher {
     }
 
     /// One iteration: selection, expansion, simulation, backpropagation.
-    fn iterate(&mut self, c: f32, random_opponent: bool, mut draws: Draws) {
+    fn iterate(&mut self, c: f32, model: OpponentModel, mut draws: Draws) {
         let mut path = [0u32; MAX_PATH];
         let mut depth = 0;
         let mut at = 0usize;
@@ -352,13 +353,14 @@ impl Searcher {
             if node.outcome != ONGOING {
                 break node.outcome;
             }
-            // The searching side moves at even depths, its opponent at odd ones.
-            let step = if random_opponent && depth % 2 == 1 {
-                self.random_child(at, &mut draws)
-            } else if node.untried != 0 {
-                Step::Leaf(self.expand(at, &mut draws))
-            } else {
-                Step::Descend(self.select(&node))
+            // The searching side moves at even depths, its opponent at odd ones. The one
+            // place where the opponent model acts.
+            let step = match model {
+                OpponentModel::Random if depth % 2 == 1 => self.random_child(at, &mut draws),
+                OpponentModel::Random | OpponentModel::Adversarial if node.untried != 0 => {
+                    Step::Leaf(self.expand(at, &mut draws))
+                }
+                OpponentModel::Random | OpponentModel::Adversarial => Step::Descend(self.select(&node)),
             };
             depth += 1;
             match step {
@@ -563,6 +565,21 @@ mod tests {
         // Another seed searches differently.
         second.choose(&p, SEED + 1, b);
         assert_ne!(second.root_stats(), stats);
+    }
+
+    #[test]
+    fn searches_reproduce_the_pinned_root_statistics() {
+        // A change here means that a search no longer reproduces earlier results bit for
+        // bit: the digest covers the move and the root statistics of every variant.
+        let mut searcher = Searcher::new();
+        let mut bytes = Vec::new();
+        for p in every_variant(500) {
+            for b in [Board::EMPTY, board("O.X.X...."), board("X...O...."), board("XO..X...O")] {
+                let mv = searcher.choose(&p, SEED, b);
+                bytes.extend(format!("{mv} {:?}", searcher.root_stats()).bytes());
+            }
+        }
+        assert_eq!(seed::fnv1a(&bytes), 0xd052_d40c_a7fa_1ad1);
     }
 
     #[test]

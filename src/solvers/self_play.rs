@@ -10,110 +10,57 @@
 //! `s'` is the position the opponent now faces.
 //!
 //! The sign flip is what makes O learn to win: each side's reward is its own (an update
-//! that gave O's moves X's reward would teach O to lose). Schedules for epsilon and alpha,
-//! `q_init`, `symmetry` and the random-number scheme are those of
-//! [`q_learning`](super::q_learning). Stopping rule: a fixed number of `episodes` (games).
+//! that gave O's moves X's reward would teach O to lose).
+//!
+//! - Assumptions: two players alternate in a deterministic, fully observed zero-sum game;
+//!   the states are all positions (by position id), every game starts from the empty board.
+//! - Hyperparameters: those of [`q_learning`](super::q_learning) (`seat` and the opponent
+//!   aside). The table, the symmetry index, the greedy scan, the schedules, the ε-greedy
+//!   step and the checkpoints are the shared core's ([`tabular`](super::tabular)); this
+//!   file holds the negamax update rule and the episode loop.
+//! - Stopping rule: a fixed number of `episodes` (games).
+//!
 //! References: Tesauro 1995 (self-play); Littman 1994 (minimax-Q / negamax values).
 
 use rand::RngCore;
 
 use super::params::QParams;
-use super::q_learning::{Checkpoint, Step, below, run_schedule};
-use crate::game::{Positions, Status, symmetry};
+use super::tabular::{self, Checkpoint, Exploration, Step, Table};
+use crate::game::{Positions, Status};
 use crate::mdp::Policy;
 use crate::seed::{self, Stream};
 
 /// No next position: the move ended the game.
 const END: u16 = u16::MAX;
 
-/// The move table of all ongoing positions, flat: position → slots (cell, child).
-struct Layout {
-    start: Vec<u32>,
-    cell: Vec<u8>,
+/// What each slot of the self-play table leads to, in the table's slot order.
+struct Successors {
+    /// The position after the move, or [`END`].
     child: Vec<u16>,
     /// The mover's reward when the move ends the game.
     reward: Vec<f64>,
 }
 
-impl Layout {
-    fn build() -> Layout {
-        let pos = Positions::get();
-        let mut l = Layout { start: vec![0], cell: Vec::new(), child: Vec::new(), reward: Vec::new() };
-        for id in 0..pos.len() {
-            let mover = pos.board(id).to_move();
-            for c in pos.board(id).legal_cells() {
-                let n = pos.child(id, c) as usize;
-                l.cell.push(c);
-                match pos.status(n) {
-                    Status::Ongoing => {
-                        l.child.push(n as u16);
-                        l.reward.push(0.0);
-                    }
-                    s => {
-                        l.child.push(END);
-                        l.reward.push(s.reward(mover).expect("finished"));
-                    }
-                }
-            }
-            l.start.push(l.cell.len() as u32);
+/// The table over all positions (the side to move plays each legal cell) and its
+/// successors.
+fn build(q_init: f64, symmetry: bool) -> (Table, Successors) {
+    let positions = Positions::get();
+    let legal = |id: usize| positions.board(id).legal_cells();
+    let table = Table::new((0..positions.len()).map(|id| (id, legal(id))), q_init, symmetry);
+    let mut successors = Successors { child: Vec::new(), reward: Vec::new() };
+    for id in 0..positions.len() {
+        let mover = positions.board(id).to_move();
+        for c in legal(id) {
+            let n = positions.child(id, c) as usize;
+            let (child, reward) = match positions.status(n) {
+                Status::Ongoing => (n as u16, 0.0),
+                s => (END, s.reward(mover).expect("finished")),
+            };
+            successors.child.push(child);
+            successors.reward.push(reward);
         }
-        l
     }
-}
-
-/// The self-play table.
-pub struct SelfPlayTable {
-    layout: Layout,
-    index: Vec<u32>,
-    q: Vec<f64>,
-}
-
-impl SelfPlayTable {
-    /// Every entry `q_init`; keyed by symmetry class when `symmetry`.
-    pub fn new(q_init: f64, symmetry: bool) -> SelfPlayTable {
-        let layout = Layout::build();
-        let pos = Positions::get();
-        let slots = layout.cell.len();
-        let (index, size) = if symmetry {
-            let mut index = vec![0u32; slots];
-            for id in 0..pos.len() {
-                let (_, t) = symmetry::canonical(pos.board(id));
-                let slots = layout.start[id] as usize..layout.start[id + 1] as usize;
-                for (entry, &c) in index[slots.clone()].iter_mut().zip(&layout.cell[slots]) {
-                    *entry = (pos.class(id) * 9 + symmetry::PERM[t][c as usize] as usize) as u32;
-                }
-            }
-            (index, pos.classes() * 9)
-        } else {
-            ((0..slots as u32).collect(), slots)
-        };
-        SelfPlayTable { layout, index, q: vec![q_init; size] }
-    }
-
-    /// The greedy slot of position `id` for the side to move, and its value.
-    #[inline(always)]
-    fn greedy(&self, id: usize) -> (usize, f64) {
-        let (a, b) = (self.layout.start[id] as usize, self.layout.start[id + 1] as usize);
-        let mut best = (a, self.q[self.index[a] as usize]);
-        for slot in a + 1..b {
-            let v = self.q[self.index[slot] as usize];
-            if v > best.1 {
-                best = (slot, v);
-            }
-        }
-        best
-    }
-
-    /// The greedy move in every ongoing position (for either seat).
-    pub fn policy(&self) -> Policy {
-        let mut p = Policy::new();
-        for id in 0..self.layout.start.len() - 1 {
-            if self.layout.start[id] < self.layout.start[id + 1] {
-                p.set(id, self.layout.cell[self.greedy(id).0]);
-            }
-        }
-        p
-    }
+    (table, successors)
 }
 
 /// Trains by self-play; calls `checkpoint` after each listed episode. Returns the greedy
@@ -122,34 +69,41 @@ pub fn train(
     params: &QParams,
     seed: u64,
     checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &SelfPlayTable),
+    mut checkpoint: impl FnMut(Checkpoint, &Table),
 ) -> Policy {
-    let mut table = SelfPlayTable::new(params.q_init, params.symmetry);
+    let (mut table, successors) = build(params.q_init, params.symmetry);
     let mut rng = seed::rng(seed, Stream::Train);
-    run_schedule(params, checkpoints, |step| match step {
-        Step::Play { explore, alpha } => run_episode(&mut table, &mut rng, explore, alpha, params.gamma),
+    tabular::run_schedule(params, checkpoints, |step| match step {
+        Step::Play { exploration, alpha } => {
+            run_episode(&mut table, &successors, &mut rng, exploration, alpha, params.gamma)
+        }
         Step::Checkpoint(c) => checkpoint(c, &table),
     });
     table.policy()
 }
 
-fn run_episode(table: &mut SelfPlayTable, rng: &mut impl RngCore, explore: u64, alpha: f64, gamma: f64) {
+/// One game from the empty board (position 0).
+fn run_episode(
+    table: &mut Table,
+    successors: &Successors,
+    rng: &mut impl RngCore,
+    exploration: Exploration,
+    alpha: f64,
+    gamma: f64,
+) {
     let mut id = 0usize;
     let mut greedy = table.greedy(id).0;
     loop {
-        let (a, b) = (table.layout.start[id] as usize, table.layout.start[id + 1] as usize);
-        let draw = rng.next_u64();
-        let slot = if draw >> 32 < explore { a + below(draw as u32, b - a) } else { greedy };
-        let next = table.layout.child[slot];
+        let slot = table.choose(id, greedy, exploration, rng);
+        let next = successors.child[slot];
         let target = if next == END {
-            table.layout.reward[slot]
+            successors.reward[slot]
         } else {
             let (g, v) = table.greedy(next as usize);
             greedy = g;
             -gamma * v
         };
-        let entry = &mut table.q[table.index[slot] as usize];
-        *entry += alpha * (target - *entry);
+        table.update(slot, alpha, target);
         if next == END {
             return;
         }

@@ -1,0 +1,429 @@
+//! The tabular-learner core: what the table-based learners (Q-learning against a fixed
+//! opponent, self-play) share, so that each of them is only an update rule and an episode
+//! loop.
+//!
+//! - [`Table`]: one action-value entry per (state, legal move), flat, every entry starting
+//!   at `q_init`. A learner numbers its states and gives each state's legal cells; the
+//!   table numbers the (state, move) pairs as *slots*, contiguous per state in the order
+//!   given, so a learner's own per-slot data (successors, rewards) lines up with them.
+//! - The symmetry index: with `symmetry = true` a slot maps to the entry (the state's
+//!   class under the 8 board symmetries, the move's cell mapped through the transform
+//!   that [`symmetry::canonical`] returns for the state), so a state and its 7 images
+//!   share one row. A position that is its own image under some transform (the empty
+//!   board, for one) still keeps one entry per legal move. Without `symmetry` every slot
+//!   has its own entry.
+//! - The greedy scan: the slot with the largest value in a state, the lowest cell among
+//!   ties (the first slot, as slots follow increasing cells).
+//! - The schedules ([`run_schedule`]): `episodes` episodes; epsilon starts at `epsilon`
+//!   and alpha at `alpha`, and after every episode each is multiplied by its decay
+//!   (`epsilon_decay`, `alpha_decay`) and held at its floor (`epsilon_min`, `alpha_min`).
+//!   A checkpoint falls after each listed episode, before the decay. Stopping rule: the
+//!   fixed number of episodes.
+//! - The exploration step ([`Exploration`]): ε-greedy takes one 64-bit draw per decision;
+//!   its high half, compared with `epsilon · 2^32`, decides whether to explore, and its
+//!   low half picks the legal move when exploring. Indices use the multiply-shift map
+//!   `(u32 · n) >> 32` ([`below`]), whose bias is below `n / 2^32` (2e-9).
+//!
+//! Nothing is allocated after a table is built, so an episode allocates nothing.
+//! References: Sutton & Barto 2018, §2.7 (ε-greedy), §6.5 (Q-learning).
+
+use rand::RngCore;
+
+use super::params::QParams;
+use crate::game::{Positions, symmetry};
+use crate::mdp::Policy;
+
+/// A learner's progress at a checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// Episodes done.
+    pub episode: u64,
+    /// Epsilon used in the last episode.
+    pub epsilon: f64,
+    /// Alpha used in the last episode.
+    pub alpha: f64,
+}
+
+/// The episodes after which checkpoints fall: `round(k · episodes / checkpoints)`,
+/// k = 1..=checkpoints, duplicates removed (the last one is always `episodes`).
+pub fn checkpoint_episodes(episodes: u64, checkpoints: u32) -> Vec<u64> {
+    let mut v: Vec<u64> = (1..=u64::from(checkpoints))
+        .map(|k| ((k as u128 * episodes as u128 + u128::from(checkpoints) / 2) / u128::from(checkpoints)) as u64)
+        .filter(|&e| e > 0)
+        .collect();
+    v.dedup();
+    v
+}
+
+/// A multiply-shift map of 32 random bits onto `0..n`.
+#[inline(always)]
+pub fn below(bits: u32, n: usize) -> usize {
+    ((u64::from(bits) * n as u64) >> 32) as usize
+}
+
+/// The epsilon threshold for the high 32 bits of a draw.
+#[inline(always)]
+pub fn threshold(epsilon: f64) -> u64 {
+    (epsilon * 4_294_967_296.0) as u64
+}
+
+/// How the learner picks its move in a state during one episode (the behaviour policy).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Exploration {
+    /// A uniformly drawn legal move when the high 32 bits of the decision's draw are below
+    /// `threshold` (see [`threshold`]), the greedy move otherwise.
+    EpsilonGreedy {
+        /// `epsilon · 2^32`.
+        threshold: u64,
+    },
+}
+
+/// An action-value table with its symmetry index (see the module doc).
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// State `s` owns slots `start[s]..start[s + 1]`.
+    start: Vec<u32>,
+    /// The position id of each state.
+    position: Vec<u32>,
+    /// The cell each slot plays.
+    cell: Vec<u8>,
+    /// The entry of `q` that each slot reads and updates.
+    index: Vec<u32>,
+    q: Vec<f64>,
+}
+
+impl Table {
+    /// A table over `states`, numbered in iteration order: each is (position id, its legal
+    /// cells in increasing order). Every entry is `q_init`; keyed by symmetry class when
+    /// `symmetry`.
+    pub fn new<C>(states: impl IntoIterator<Item = (usize, C)>, q_init: f64, symmetry: bool) -> Table
+    where
+        C: IntoIterator<Item = u8>,
+    {
+        let mut table =
+            Table { start: vec![0], position: Vec::new(), cell: Vec::new(), index: Vec::new(), q: Vec::new() };
+        for (position, cells) in states {
+            table.position.push(position as u32);
+            table.cell.extend(cells);
+            table.start.push(table.cell.len() as u32);
+        }
+        let size = if symmetry { table.index_by_class() } else { table.index_by_slot() };
+        table.q = vec![q_init; size];
+        table
+    }
+
+    /// One entry per slot; returns the number of entries.
+    fn index_by_slot(&mut self) -> usize {
+        self.index = (0..self.cell.len() as u32).collect();
+        self.cell.len()
+    }
+
+    /// One entry per (symmetry class, canonical cell); returns the number of entries.
+    fn index_by_class(&mut self) -> usize {
+        let positions = Positions::get();
+        self.index = vec![0; self.cell.len()];
+        for s in 0..self.states() {
+            let id = self.position[s] as usize;
+            let (_, transform) = symmetry::canonical(positions.board(id));
+            let class = positions.class(id);
+            for slot in self.slots(s) {
+                let cell = symmetry::PERM[transform][usize::from(self.cell[slot])];
+                self.index[slot] = (class * 9 + usize::from(cell)) as u32;
+            }
+        }
+        positions.classes() * 9
+    }
+
+    /// The number of states.
+    pub fn states(&self) -> usize {
+        self.position.len()
+    }
+
+    /// The slots of state `s`.
+    #[inline(always)]
+    pub fn slots(&self, s: usize) -> std::ops::Range<usize> {
+        self.start[s] as usize..self.start[s + 1] as usize
+    }
+
+    /// The cell a slot plays.
+    pub fn cell(&self, slot: usize) -> u8 {
+        self.cell[slot]
+    }
+
+    /// The greedy slot of state `s` (lowest cell among ties) and its value.
+    #[inline(always)]
+    pub fn greedy(&self, s: usize) -> (usize, f64) {
+        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let mut best = (first, self.q[self.index[first] as usize]);
+        for slot in first + 1..end {
+            let v = self.q[self.index[slot] as usize];
+            if v > best.1 {
+                best = (slot, v);
+            }
+        }
+        best
+    }
+
+    /// The slot to play in state `s` under `exploration`, given its greedy slot.
+    #[inline(always)]
+    pub fn choose(&self, s: usize, greedy: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
+        match exploration {
+            Exploration::EpsilonGreedy { threshold } => {
+                let draw = rng.next_u64();
+                if draw >> 32 < threshold {
+                    let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+                    first + below(draw as u32, end - first)
+                } else {
+                    greedy
+                }
+            }
+        }
+    }
+
+    /// `Q(slot) += alpha * (target - Q(slot))`.
+    #[inline(always)]
+    pub fn update(&mut self, slot: usize, alpha: f64, target: f64) {
+        let entry = &mut self.q[self.index[slot] as usize];
+        *entry += alpha * (target - *entry);
+    }
+
+    /// The value of a slot.
+    pub fn value(&self, slot: usize) -> f64 {
+        self.q[self.index[slot] as usize]
+    }
+
+    /// Every table entry, in table order.
+    pub fn entries(&self) -> &[f64] {
+        &self.q
+    }
+
+    /// The greedy move in every state that has a legal move.
+    pub fn policy(&self) -> Policy {
+        let mut policy = Policy::new();
+        for s in 0..self.states() {
+            if !self.slots(s).is_empty() {
+                policy.set(self.position[s] as usize, self.cell[self.greedy(s).0]);
+            }
+        }
+        policy
+    }
+}
+
+/// One step of a training schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Step {
+    /// Play one episode with this exploration and step size.
+    Play {
+        /// How moves are picked.
+        exploration: Exploration,
+        /// The step size.
+        alpha: f64,
+    },
+    /// A checkpoint falls after the episode just played.
+    Checkpoint(Checkpoint),
+}
+
+/// The schedule of a tabular learner: `episodes` episodes, epsilon and alpha multiplied
+/// by their decays after each (never below their floors), and a checkpoint after each
+/// episode listed in `checkpoints` (increasing).
+pub fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(Step)) {
+    let (mut epsilon, mut alpha) = (params.epsilon, params.alpha);
+    let mut next_checkpoint = checkpoints.iter().copied().peekable();
+    for episode in 1..=params.episodes {
+        step(Step::Play { exploration: Exploration::EpsilonGreedy { threshold: threshold(epsilon) }, alpha });
+        if next_checkpoint.peek() == Some(&episode) {
+            next_checkpoint.next();
+            step(Step::Checkpoint(Checkpoint { episode, epsilon, alpha }));
+        }
+        epsilon = (epsilon * params.epsilon_decay).max(params.epsilon_min);
+        alpha = (alpha * params.alpha_decay).max(params.alpha_min);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mdp::{Opponent, Seat};
+    use crate::seed::{self, Stream, fnv1a};
+    use crate::solvers::{TrainOpponent, q_learning, self_play};
+
+    /// A table over every position, the side to move playing each legal cell.
+    fn every_position(symmetry: bool) -> Table {
+        let positions = Positions::get();
+        Table::new((0..positions.len()).map(|id| (id, positions.board(id).legal_cells())), 0.0, symmetry)
+    }
+
+    /// The entry that (position, cell) reads in a table over every position.
+    fn entry(table: &Table, id: usize, cell: u8) -> u32 {
+        let slot = table.slots(id).find(|&slot| table.cell(slot) == cell).expect("a legal cell");
+        table.index[slot]
+    }
+
+    #[test]
+    fn checkpoints_are_even_and_end_at_the_last_episode() {
+        assert_eq!(checkpoint_episodes(100, 4), vec![25, 50, 75, 100]);
+        assert_eq!(checkpoint_episodes(10, 3), vec![3, 7, 10]);
+        assert_eq!(checkpoint_episodes(3, 3), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn images_of_a_move_share_an_entry() {
+        let positions = Positions::get();
+        let (shared, plain) = (every_position(true), every_position(false));
+        for id in 0..positions.len() {
+            let board = positions.board(id);
+            let images: std::collections::HashSet<_> = (0..8).map(|t| symmetry::apply(t, board)).collect();
+            // A board with a symmetry of its own has several canonicalising transforms;
+            // its moves keep the entries of the one `canonical` picks (checked below).
+            if images.len() < 8 {
+                continue;
+            }
+            for cell in board.legal_cells() {
+                for t in 0..8 {
+                    let image = positions.id(symmetry::apply(t, board)).expect("a reachable image");
+                    let moved = symmetry::PERM[t][usize::from(cell)];
+                    assert_eq!(entry(&shared, id, cell), entry(&shared, image, moved), "{board} {cell} {t}");
+                }
+            }
+        }
+        // The entries in use: one per legal move of each canonical board; one per slot
+        // without symmetry.
+        let canonical_moves: usize = (0..positions.len())
+            .map(|id| positions.board(id))
+            .filter(|&b| symmetry::canonical(b).0 == b)
+            .map(|b| b.legal_cells().count())
+            .sum();
+        let used: std::collections::HashSet<u32> = shared.index.iter().copied().collect();
+        assert_eq!(used.len(), canonical_moves);
+        assert_eq!(plain.index, (0..plain.cell.len() as u32).collect::<Vec<_>>());
+        assert_eq!(plain.entries().len(), plain.cell.len());
+    }
+
+    #[test]
+    fn the_greedy_move_is_the_best_and_ties_go_to_the_lowest_cell() {
+        let mut table = every_position(false);
+        let slots = table.slots(0);
+        assert_eq!(table.greedy(0), (slots.start, 0.0));
+        table.update(slots.start + 4, 0.5, 1.0);
+        table.update(slots.start + 7, 0.5, 1.0);
+        assert_eq!(table.greedy(0), (slots.start + 4, 0.5));
+        assert_eq!(table.cell(table.greedy(0).0), 4);
+        assert_eq!(table.policy().get(crate::game::Board::EMPTY), Some(4));
+    }
+
+    #[test]
+    fn epsilon_greedy_explores_uniformly_or_plays_greedy() {
+        let table = every_position(false);
+        let mut rng = seed::rng(5, Stream::Train);
+        let (never, always) = (threshold(0.0), threshold(1.0));
+        let mut seen = [0u32; 9];
+        for _ in 0..9000 {
+            assert_eq!(table.choose(0, 3, Exploration::EpsilonGreedy { threshold: never }, &mut rng), 3);
+            seen[table.choose(0, 3, Exploration::EpsilonGreedy { threshold: always }, &mut rng)] += 1;
+        }
+        assert!(seen.iter().all(|&n| (850..1150).contains(&n)), "{seen:?}");
+    }
+
+    #[test]
+    fn schedules_decay_after_each_episode_down_to_their_floors() {
+        let params = QParams {
+            episodes: 4,
+            epsilon: 1.0,
+            epsilon_decay: 0.5,
+            epsilon_min: 0.2,
+            alpha: 0.5,
+            alpha_decay: 0.5,
+            alpha_min: 0.1,
+            ..QParams::default()
+        };
+        let mut steps = Vec::new();
+        run_schedule(&params, &[1, 3, 4], |step| steps.push(step));
+        let play = |epsilon: f64, alpha| Step::Play {
+            exploration: Exploration::EpsilonGreedy { threshold: threshold(epsilon) },
+            alpha,
+        };
+        let mark = |episode, epsilon, alpha| Step::Checkpoint(Checkpoint { episode, epsilon, alpha });
+        let want = vec![
+            play(1.0, 0.5),
+            mark(1, 1.0, 0.5),
+            play(0.5, 0.25),
+            play(0.25, 0.125),
+            mark(3, 0.25, 0.125),
+            play(0.2, 0.1),
+            mark(4, 0.2, 0.1),
+        ];
+        assert_eq!(steps, want);
+    }
+
+    /// Appends a checkpoint (episode, epsilon, alpha, every table entry, greedy policy).
+    fn record(bytes: &mut Vec<u8>, c: Checkpoint, entries: &[f64], policy: &Policy) {
+        bytes.extend(c.episode.to_le_bytes());
+        bytes.extend(c.epsilon.to_bits().to_le_bytes());
+        bytes.extend(c.alpha.to_bits().to_le_bytes());
+        for v in entries {
+            bytes.extend(v.to_bits().to_le_bytes());
+        }
+        bytes.extend(format!("{policy:?}").bytes());
+    }
+
+    /// FNV-1a of every checkpoint and the final policy of one training run.
+    fn digest(params: &QParams, seed: u64) -> u64 {
+        let marks = checkpoint_episodes(params.episodes, 4);
+        let mut bytes = Vec::new();
+        let policy = match params.opponent {
+            TrainOpponent::SelfPlay => {
+                self_play::train(params, seed, &marks, |c, t| record(&mut bytes, c, t.entries(), &t.policy()))
+            }
+            TrainOpponent::Fixed(_) => {
+                q_learning::train(params, seed, &marks, |c, t| record(&mut bytes, c, t.entries(), &t.policy()))
+            }
+        };
+        bytes.extend(format!("{policy:?}").bytes());
+        fnv1a(&bytes)
+    }
+
+    /// Settings that exercise every branch: both seats, the three fixed opponents and
+    /// self-play, symmetry on and off, decaying alpha, greedy-only and explore-only.
+    fn configs() -> Vec<QParams> {
+        let fixed = |seat, opponent| QParams {
+            seat,
+            opponent: TrainOpponent::Fixed(opponent),
+            episodes: 3000,
+            ..QParams::default()
+        };
+        let self_play = QParams { opponent: TrainOpponent::SelfPlay, episodes: 3000, ..QParams::default() };
+        vec![
+            fixed(Seat::X, Opponent::Random),
+            QParams { symmetry: true, ..fixed(Seat::O, Opponent::Random) },
+            QParams { alpha_decay: 0.999, alpha_min: 0.1, ..fixed(Seat::X, Opponent::Minimax) },
+            QParams { symmetry: true, q_init: 0.5, ..fixed(Seat::O, Opponent::MinimaxUniform) },
+            QParams { gamma: 1.0, epsilon_decay: 0.99, epsilon_min: 0.0, ..fixed(Seat::X, Opponent::MinimaxUniform) },
+            QParams { epsilon: 0.0, epsilon_min: 0.0, ..fixed(Seat::O, Opponent::Minimax) },
+            QParams { epsilon_decay: 1.0, symmetry: true, ..fixed(Seat::X, Opponent::Random) },
+            self_play,
+            QParams { symmetry: true, alpha_decay: 0.999, alpha_min: 0.05, q_init: -0.2, ..self_play },
+            QParams { epsilon: 0.3, epsilon_decay: 1.0, gamma: 1.0, ..self_play },
+        ]
+    }
+
+    /// The digests of [`configs`] with seed 7. A change here means that a learner no
+    /// longer reproduces earlier results bit for bit.
+    const DIGESTS: [u64; 10] = [
+        0x0ae8a272878c6b8f,
+        0xa680fd920eacc137,
+        0xafb4caa4225c2b46,
+        0x49d2f9f4ec82cf05,
+        0x7320f78fb35ed9a5,
+        0xfc7713eb373c8576,
+        0x9b215c6af53d363e,
+        0x37c4990029166509,
+        0xc792a57bffc3ad88,
+        0x7859cd85bbf84cdc,
+    ];
+
+    #[test]
+    fn training_reproduces_the_pinned_tables_policies_and_schedules() {
+        let got: Vec<u64> = configs().iter().map(|p| digest(p, 7)).collect();
+        assert_eq!(got, DIGESTS);
+    }
+}
