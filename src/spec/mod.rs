@@ -56,6 +56,8 @@ mod axis;
 mod error;
 mod grid;
 mod jobs;
+mod sample;
+mod sobol;
 mod solver;
 mod tree;
 mod validate;
@@ -82,8 +84,11 @@ pub struct Sweep {
     pub name: String,
     /// The master seed.
     pub seed: u64,
-    /// Runs per grid point, >= 1.
+    /// Runs per grid point, >= 1 (a solver may set its own: [`SolverSpec::replicates`]).
     pub replicates: u32,
+    /// How some values of the spec were read (integer axes rounded, samples drawn), in
+    /// words for `sweep plan`.
+    pub notes: Vec<String>,
     /// How every job is evaluated.
     pub evaluation: EvaluationSpec,
     /// The solvers, in file order.
@@ -112,8 +117,11 @@ pub struct SolverSpec {
     pub label: String,
     /// The kind.
     pub kind: Kind,
-    /// The grid points, in order (first axis slowest).
+    /// The grid points, in order (first axis slowest; with sampled axes, the sample
+    /// slowest of all).
     pub points: Vec<Params>,
+    /// Runs per grid point: its own `replicates`, else the top-level value.
+    pub replicates: u32,
 }
 
 /// Reads and validates the spec at `path`.
@@ -145,7 +153,12 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
     let solvers = checked
         .solvers
         .iter()
-        .map(|s| SolverSpec { label: s.label.clone(), kind: s.grid.kind, points: s.grid.points() })
+        .map(|s| SolverSpec {
+            label: s.label.clone(),
+            kind: s.grid.kind,
+            points: s.grid.points(),
+            replicates: s.replicates.unwrap_or(checked.replicates),
+        })
         .collect();
     let resolved = serde_json::json!({
         "name": checked.name,
@@ -156,17 +169,28 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
             "games": checked.evaluation.games,
             "checkpoints": checked.evaluation.checkpoints,
         },
-        "solvers": checked.solvers.iter().map(|s| s.grid.to_json(&s.label)).collect::<Vec<_>>(),
+        "solvers": checked.solvers.iter().map(resolved_solver).collect::<Vec<_>>(),
     });
     Ok(Sweep {
         name: checked.name,
         seed: checked.seed,
         replicates: checked.replicates,
+        notes: checked.notes,
         evaluation: checked.evaluation,
         solvers,
         resolved,
         grids: checked.solvers.into_iter().map(|s| s.grid).collect(),
     })
+}
+
+/// A solver's resolved form; `replicates` appears only when the solver sets its own (so
+/// the resolved form, and the hash, of a spec without the newer keys stay as they were).
+fn resolved_solver(solver: &validate::CheckedSolver) -> serde_json::Value {
+    let mut json = solver.grid.to_json(&solver.label);
+    if let (Some(replicates), Some(object)) = (solver.replicates, json.as_object_mut()) {
+        object.insert("replicates".into(), replicates.into());
+    }
+    json
 }
 
 impl Sweep {
@@ -186,5 +210,7 @@ impl Sweep {
     }
 }
 
+#[cfg(test)]
+mod sampled_tests;
 #[cfg(test)]
 mod tests;
