@@ -5,10 +5,12 @@
 
 mod bench;
 mod columns;
+mod guard;
 mod merge;
 mod plan;
 mod play;
 mod reproduce;
+mod schedule;
 mod solve;
 mod summary;
 
@@ -118,7 +120,7 @@ struct RunArgs {
     /// Stop starting jobs at the first failure.
     #[arg(long)]
     fail_fast: bool,
-    /// Run even more than 100,000 jobs.
+    /// Run even more than 100,000 jobs, or an estimated hour or more, without asking.
     #[arg(long)]
     yes: bool,
     /// No progress bar and no summary.
@@ -212,7 +214,11 @@ pub fn main() -> i32 {
 fn dispatch(command: Command) -> Result<i32> {
     match command {
         Command::Run(args) => {
-            let report = crate::run::run(&args.options()?)?;
+            let options = args.options()?;
+            if !guard::before_run(&options)? {
+                return Ok(exit::OK);
+            }
+            let report = crate::run::run(&options)?;
             Ok(if report.failed > 0 { exit::FAILED } else { exit::OK })
         }
         Command::Plan { spec, threads } => plan::plan(&spec, threads),
