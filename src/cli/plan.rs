@@ -51,7 +51,13 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
         .iter()
         .map(|s| {
             let reps = u64::from(s.replicates);
-            let mut e = SolverEstimate { points: s.points.len() as u64, jobs: s.points.len() as u64 * reps, episodes: 0, iterations: 0, seconds: 0.0 };
+            let mut e = SolverEstimate {
+                points: s.points.len() as u64,
+                jobs: s.points.len() as u64 * reps,
+                episodes: 0,
+                iterations: 0,
+                seconds: 0.0,
+            };
             for p in &s.points {
                 let t = p.seconds(&sweep.evaluation, cal);
                 e.seconds += t * reps as f64;

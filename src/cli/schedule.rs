@@ -23,7 +23,8 @@ const EARLY: f64 = 0.01;
 const STILL: f64 = 0.95;
 
 /// The rates that decay towards a floor: (rate, decay, floor).
-const RATES: [(&str, &str, &str); 2] = [("epsilon", "epsilon_decay", "epsilon_min"), ("alpha", "alpha_decay", "alpha_min")];
+const RATES: [(&str, &str, &str); 2] =
+    [("epsilon", "epsilon_decay", "epsilon_min"), ("alpha", "alpha_decay", "alpha_min")];
 
 /// A parameter of a grid point as a number, if the kind takes it.
 fn number(params: &Params, name: &str) -> Option<f64> {
@@ -108,8 +109,16 @@ mod tests {
         let sweep = crate::spec::parse(text, "t.toml").unwrap();
         let found = warnings(&sweep);
         assert_eq!(found.len(), 2, "{found:#?}");
-        assert!(found[0].starts_with("solver[1] (q-learning-1): epsilon reaches its floor epsilon_min"), "{}", found[0]);
+        assert!(
+            found[0].starts_with("solver[1] (q-learning-1): epsilon reaches its floor epsilon_min"),
+            "{}",
+            found[0]
+        );
         assert!(found[0].contains("at 2 of 3 grid points (e.g. epsilon = 1, epsilon_decay = 0.5"), "{}", found[0]);
-        assert!(found[1].contains("solver[2] (slow): alpha_decay is so close to 1 that alpha barely moves"), "{}", found[1]);
+        assert!(
+            found[1].contains("solver[2] (slow): alpha_decay is so close to 1 that alpha barely moves"),
+            "{}",
+            found[1]
+        );
     }
 }
