@@ -29,12 +29,23 @@
 //!   `0..=i64::MAX`; default 0), `replicates` (default 1), `[evaluation]` (`opponents`,
 //!   default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
 //!   episodes of every q-learning grid point) and one or more `[[solver]]` tables.
-//! - A solver has a `kind`, an optional `label` and the parameters of its kind, each a
-//!   scalar or a grid axis: a non-empty list of distinct values, `{ linspace = [from, to,
-//!   n] }` or `{ logspace = [from_exp, to_exp, n] }`. Whole-number parameters also accept
-//!   whole floats (`episodes = 1e4`), and a `linspace` or `logspace` of them must give
-//!   whole numbers. Missing parameters take their defaults. In messages, `solver[1]` is
-//!   the first `[[solver]]` table.
+//! - A solver has a `kind`, an optional `label`, an optional `replicates` (its own, instead
+//!   of the top-level value; the ids of the replicates both have are the same) and the
+//!   parameters of its kind, each a scalar or a grid axis: a non-empty list of distinct
+//!   values, `{ linspace = [from, to, n] }`, `{ logspace = [from_exp, to_exp, n] }` or
+//!   `{ one_minus_logspace = [from_exp, to_exp, n] }` (see `axis.rs`), or a sampled form
+//!   (`uniform`, `loguniform`, `one_minus_loguniform`, `int_uniform`, `int_loguniform`,
+//!   `choice`; see `sample.rs`). Whole-number parameters also accept whole floats
+//!   (`episodes = 1e4`), and a `linspace` or `logspace` of them is rounded to whole numbers
+//!   (repeats dropped; [`Sweep::notes`] says so). Missing parameters take their defaults.
+//!   In messages, `solver[1]` is the first `[[solver]]` table.
+//! - A solver with a sampled axis needs `samples = N` (and may set `sampler = "random"`,
+//!   the default, or `"sobol"`); a solver without one may set neither. Its grid is the
+//!   product of its list axes with its distinct drawn points, the sample varying slowest.
+//!   The points are drawn when the spec is read, from the master seed and the solver's
+//!   label only, and raising `samples` keeps the first ones (prefix stability).
+//! - Search settings across solvers (a `[search]` table) are not part of the format yet;
+//!   the top-level keys are checked in `validate.rs`, where such a table would be read.
 //! - Default labels: the kind's name if that kind occurs once, else `<kind>-<n>` for its
 //!   n-th occurrence (counting labelled solvers too). Labels must be distinct.
 //! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
@@ -47,9 +58,11 @@
 //! Every problem is collected before failing; see [`SpecError`].
 //!
 //! The parameters, their types, ranges and defaults are declared once, in
-//! [`crate::kinds::param`]. The files: `tree.rs` (TOML with spans), `axis.rs` (one axis), `solver.rs` (one `[[solver]]`), `validate.rs` (the
-//! whole spec), `across.rs` (checks across solvers), `grid.rs` (a solver's grid),
-//! `jobs.rs` (the job list), `error.rs` (problems and their messages).
+//! [`crate::kinds::param`]. The files: `tree.rs` (TOML with spans), `axis.rs` (one axis),
+//! `sample.rs` (sampled forms and the draws), `sobol.rs` (the Sobol sequence),
+//! `solver.rs` (one `[[solver]]`), `validate.rs` (the whole spec), `across.rs` (checks
+//! across solvers), `grid.rs` (a solver's grid), `jobs.rs` (the job list), `error.rs`
+//! (problems and their messages).
 
 mod across;
 mod axis;
