@@ -77,17 +77,9 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
         match (entry.key.as_str(), any_param(&entry.key)) {
             ("kind", _) => {}
             ("label", _) => draft.label = read_label(report, &entry_key, entry).map(|l| (l, entry)),
-            ("replicates", _) => {
-                let rule =
-                    "replicates must be a whole number from 1 to 4294967295 (runs per grid point of this solver)";
-                draft.replicates = whole(report, &entry_key, entry, 1, u64::from(u32::MAX), rule).map(|r| r as u32);
+            ("replicates" | "samples" | "sampler", _) => {
+                read_own(report, &entry_key, entry, &mut draft.replicates, &mut sampling);
             }
-            ("samples", _) => {
-                let rule =
-                    format!("samples must be a whole number from 1 to {MAX_JOBS} (points drawn from the sampled axes)");
-                sampling.samples = Some((whole(report, &entry_key, entry, 1, MAX_JOBS, &rule), entry));
-            }
-            ("sampler", _) => sampling.sampler = Some((read_sampler(report, &entry_key, entry), entry)),
             (_, Some(param)) => {
                 // Without a known kind there is nothing to read the value against.
                 if let Some(kind) = draft.kind {
@@ -109,6 +101,29 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
         draft.grid = grid(report, &key, kind, &given).and_then(|grid| sampled(report, (&key, node), grid, &sampling));
     }
     draft
+}
+
+/// One of the solver's own keys besides `kind` and `label`: `replicates`, `samples` or
+/// `sampler`.
+fn read_own<'t>(
+    report: &mut Report,
+    key: &str,
+    entry: &'t Entry,
+    replicates: &mut Option<u32>,
+    sampling: &mut Sampling<'t>,
+) {
+    match entry.key.as_str() {
+        "replicates" => {
+            let rule = "replicates must be a whole number from 1 to 4294967295 (runs per grid point of this solver)";
+            *replicates = whole(report, key, entry, 1, u64::from(u32::MAX), rule).map(|r| r as u32);
+        }
+        "samples" => {
+            let rule =
+                format!("samples must be a whole number from 1 to {MAX_JOBS} (points drawn from the sampled axes)");
+            sampling.samples = Some((whole(report, key, entry, 1, MAX_JOBS, &rule), entry));
+        }
+        _ => sampling.sampler = Some((read_sampler(report, key, entry), entry)),
+    }
 }
 
 fn read_sampler(report: &mut Report, key: &str, entry: &Entry) -> Option<Sampler> {
