@@ -5,11 +5,13 @@
 
 mod bench;
 mod columns;
+mod guard;
 mod merge;
 mod plan;
 mod play;
 mod reproduce;
 mod run;
+mod schedule;
 mod solve;
 mod summary;
 
@@ -119,7 +121,7 @@ struct RunArgs {
     /// Stop starting jobs at the first failure.
     #[arg(long)]
     fail_fast: bool,
-    /// Run even more than 100,000 jobs.
+    /// Run even more than 100,000 jobs, or an estimated hour or more, without asking.
     #[arg(long)]
     yes: bool,
     /// No progress bar and no summary.
@@ -207,7 +209,13 @@ pub fn main() -> i32 {
 
 fn dispatch(command: Command) -> Result<i32> {
     match command {
-        Command::Run(args) => run::run(&args.options()?),
+        Command::Run(args) => {
+            let options = args.options()?;
+            if !guard::before_run(&options)? {
+                return Ok(exit::OK);
+            }
+            run::run(&options)
+        }
         Command::Plan { spec, threads } => plan::plan(&spec, threads),
         Command::Solve(args) => solve::solve(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),

@@ -1,13 +1,77 @@
 //! `sweep plan`: what a spec would run and roughly how long it takes here. Writes nothing.
+//!
+//! The estimate ([`estimate`]) is also what `sweep run`'s cost guard reads (see
+//! `guard.rs`), so the two always agree. Besides the table, `plan` prints the spec's notes
+//! (whole-number axes rounded, sampled points drawn) and, on stderr, the schedule warnings
+//! of `schedule.rs`.
 
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Result;
 
+use super::guard::HOUR;
+use super::schedule;
 use crate::bench::Calibration;
 use crate::error::{bad_input, exit};
-use crate::spec;
+use crate::spec::{self, Sweep};
+
+/// One solver's share of an estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolverEstimate {
+    /// Its grid points.
+    pub points: u64,
+    /// Its jobs (points × its replicates).
+    pub jobs: u64,
+    /// Its training episodes, all jobs together.
+    pub episodes: u128,
+    /// Its MCTS iterations per move, all jobs together.
+    pub iterations: u128,
+    /// Seconds of one core.
+    pub seconds: f64,
+}
+
+/// What a sweep costs by one calibration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Per solver, in spec order.
+    pub solvers: Vec<SolverEstimate>,
+    /// Seconds of one core, all jobs together.
+    pub cpu_seconds: f64,
+    /// Wall-clock seconds on the given threads: the CPU time shared out, but never less
+    /// than the longest job.
+    pub wall_seconds: f64,
+}
+
+/// The cost of every job of `sweep` on `threads` threads, by `cal`.
+pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
+    let mut longest = 0.0f64;
+    let solvers: Vec<SolverEstimate> = sweep
+        .solvers
+        .iter()
+        .map(|s| {
+            let reps = u64::from(s.replicates);
+            let mut e = SolverEstimate {
+                points: s.points.len() as u64,
+                jobs: s.points.len() as u64 * reps,
+                episodes: 0,
+                iterations: 0,
+                seconds: 0.0,
+            };
+            for p in &s.points {
+                let t = p.seconds(&sweep.evaluation, cal);
+                e.seconds += t * reps as f64;
+                longest = longest.max(t);
+                let work = p.work();
+                e.episodes += u128::from(work.episodes) * u128::from(reps);
+                e.iterations += u128::from(work.iterations) * u128::from(reps);
+            }
+            e
+        })
+        .collect();
+    let cpu_seconds: f64 = solvers.iter().map(|s| s.seconds).sum();
+    Estimate { solvers, cpu_seconds, wall_seconds: (cpu_seconds / threads as f64).max(longest) }
+}
 
 /// Runs `sweep plan`.
 pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
@@ -18,51 +82,43 @@ pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let cal = Calibration::measure(Duration::from_millis(400));
+    let estimate = estimate(&sweep, threads, &cal);
     println!("{} ({}): seed {}, {} replicates", sweep.name, spec_path.display(), sweep.seed, sweep.replicates);
     println!(
         "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>12}",
         "solver", "kind", "points", "jobs", "episodes", "mcts iters/move", "cpu time"
     );
-    let (mut total_s, mut longest) = (0.0f64, 0.0f64);
-    let (mut jobs, mut episodes) = (0u64, 0u128);
-    for s in &sweep.solvers {
-        let reps = u64::from(sweep.replicates);
-        let n = s.points.len() as u64 * reps;
-        let mut secs = 0.0;
-        let mut eps = 0u128;
-        let mut iters = 0u128;
-        for p in &s.points {
-            let t = p.seconds(&sweep.evaluation, &cal);
-            secs += t * reps as f64;
-            longest = longest.max(t);
-            let work = p.work();
-            eps += u128::from(work.episodes) * u128::from(reps);
-            iters += u128::from(work.iterations) * u128::from(reps);
-        }
+    for (s, e) in sweep.solvers.iter().zip(&estimate.solvers) {
         println!(
             "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>11.1}s",
             s.label,
             s.kind.name(),
-            s.points.len(),
-            n,
-            eps,
-            iters,
-            secs
+            e.points,
+            e.jobs,
+            e.episodes,
+            e.iterations,
+            e.seconds
         );
-        total_s += secs;
-        jobs += n;
-        episodes += eps;
     }
-    let wall = (total_s / threads as f64).max(longest);
-    println!("total: {jobs} jobs, {episodes} training episodes, {:.1} s of CPU", total_s);
+    let jobs: u64 = estimate.solvers.iter().map(|e| e.jobs).sum();
+    let episodes: u128 = estimate.solvers.iter().map(|e| e.episodes).sum();
+    println!("total: {jobs} jobs, {episodes} training episodes, {:.1} s of CPU", estimate.cpu_seconds);
     println!(
         "estimated wall time on {threads} threads: {} (measured here: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s per core)",
-        human(wall),
+        human(estimate.wall_seconds),
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
     );
+    for note in &sweep.notes {
+        println!("note: {note}");
+    }
     if jobs > crate::run::HUGE {
         println!("more than {} jobs: `sweep run` will ask for --yes", crate::run::HUGE);
+    } else if estimate.wall_seconds > HOUR {
+        println!("more than an hour: `sweep run` will ask before starting (or needs --yes)");
+    }
+    for warning in schedule::warnings(&sweep) {
+        eprintln!("warning: {warning}");
     }
     Ok(exit::OK)
 }

@@ -1,5 +1,6 @@
 //! The checks across solvers: distinct labels (and the default ones), `checkpoints` at most
-//! every learner's episodes, at most [`MAX_JOBS`] jobs, and no grid point in two solvers.
+//! every learner's episodes, at most [`MAX_JOBS`] jobs (each solver counting its own
+//! replicates), and no grid point in two solvers; and the notes on sampled solvers.
 
 use std::collections::HashMap;
 
@@ -97,8 +98,8 @@ pub(crate) fn check_size(report: &mut Report, drafts: &[Draft], replicates: u32,
     let per_solver: Vec<(&String, u128)> = drafts
         .iter()
         .zip(labels)
-        .filter_map(|(d, label)| d.grid.as_ref().map(|g| (label, u128::from(g.len()))))
-        .map(|(label, points)| (label, points * u128::from(replicates)))
+        .filter_map(|(d, label)| d.grid.as_ref().map(|g| (d, label, u128::from(g.len()))))
+        .map(|(d, label, points)| (label, points * u128::from(d.replicates.unwrap_or(replicates))))
         .collect();
     let total: u128 = per_solver.iter().map(|(_, n)| n).sum();
     if total <= u128::from(MAX_JOBS) {
@@ -129,4 +130,30 @@ pub(crate) fn check_shared_points(report: &mut Report, drafts: &[Draft], labels:
             }
         }
     }
+}
+
+/// What `sweep plan` says about each sampled solver: how many points were drawn, how, and
+/// how many were distinct.
+pub(crate) fn sample_notes(drafts: &[Draft], labels: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (draft, label) in drafts.iter().zip(labels) {
+        let Some(s) = draft.grid.as_ref().and_then(|g| g.sampled.as_ref().map(|s| (g, s))) else { continue };
+        let (grid, s) = s;
+        let names: Vec<&str> = s.axes.iter().map(|(i, _)| grid.kind.params()[*i].name).collect();
+        let mut note = format!(
+            "solver[{}] ({label}): {} samples by {} over {}",
+            draft.number,
+            s.samples,
+            s.sampler.name(),
+            names.join(", ")
+        );
+        if (s.points.len() as u64) < s.samples {
+            note.push_str(&format!(": {} distinct points (repeats dropped)", s.points.len()));
+        }
+        if s.sampler == super::sample::Sampler::Sobol && !s.samples.is_power_of_two() {
+            note.push_str("; Sobol points are most even when samples is a power of two");
+        }
+        notes.push(note);
+    }
+    notes
 }

@@ -1,25 +1,49 @@
-//! One parameter's grid axis: a scalar, a non-empty list, `{ linspace = [from, to, n] }`
-//! or `{ logspace = [from_exp, to_exp, n] }` (base 10), read into typed, range-checked
-//! values.
+//! One parameter's grid axis: a scalar, a non-empty list, a spaced table or a sampled
+//! form, read into typed, range-checked values (or a distribution to draw from).
 //!
-//! - `linspace` gives `n` evenly spaced values from `from` to `to`, both included; for
-//!   `n = 1` the single value is `from`. `logspace` gives `10^e` for `n` evenly spaced
-//!   exponents `e`. Generated values are rounded to 12 significant digits, so that
-//!   `{ linspace = [0.1, 0.5, 5] }` gives `0.3`, not `0.30000000000000004`.
-//! - A whole-number parameter (`episodes`, `iterations`) accepts `linspace` or `logspace`
-//!   only when every value they give is whole; otherwise it is an error (never silently
-//!   rounded).
+//! - `{ linspace = [from, to, n] }` gives `n` evenly spaced values from `from` to `to`,
+//!   both included; for `n = 1` the single value is `from`. `{ logspace = [from_exp,
+//!   to_exp, n] }` gives `10^e` for `n` evenly spaced exponents `e`, and
+//!   `{ one_minus_logspace = [from_exp, to_exp, n] }` gives `1 - 10^e` (decay factors:
+//!   `[-5, -3, 3]` gives 0.99999, 0.9999, 0.999, in that order). Generated values are
+//!   rounded to 12 significant digits, so that `{ linspace = [0.1, 0.5, 5] }` gives `0.3`,
+//!   not `0.30000000000000004`.
+//! - For a whole-number parameter (`episodes`, `iterations`) a `linspace` or `logspace`
+//!   that gives fractions is rounded to the nearest whole numbers, repeats dropped (keeping
+//!   the first); the spec records a note that `sweep plan` prints.
+//! - The sampled forms (`uniform`, `loguniform`, `one_minus_loguniform`, `int_uniform`,
+//!   `int_loguniform`, `choice`) are read by `sample.rs`; the solver's `samples = N` says
+//!   how many points to draw.
 //! - The values of an axis must be distinct (a repeated value would repeat jobs).
 
 use super::MAX_JOBS;
 use super::error::{Report, closest, quoted_list};
+use super::sample::{self, Dist};
 use super::tree::{Entry, Leaf, Node};
 use crate::kinds::param::fmt_short;
 use crate::kinds::{Kind, Param, Ty, Val, takers};
 
+/// An axis as read: its values, or the distribution its sampled values come from.
+#[derive(Clone, Debug)]
+pub(crate) enum Axis {
+    Values(Vec<Val>),
+    Sampled(Dist),
+}
+
+impl Axis {
+    /// The values, or the values that bound the draws: what checks between two parameters
+    /// consider.
+    pub fn span(&self) -> Vec<Val> {
+        match self {
+            Axis::Values(values) => values.clone(),
+            Axis::Sampled(dist) => dist.span(),
+        }
+    }
+}
+
 /// Reads the axis of `param` (for solver kind `kind`, if known) from `node`, recording
 /// every problem; `None` when there was one.
-pub(crate) fn read(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) -> Option<Vec<Val>> {
+pub(crate) fn read(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) -> Option<Axis> {
     let values = match &node.value {
         Leaf::Array(items) if items.is_empty() => {
             report.value(
@@ -33,7 +57,10 @@ pub(crate) fn read(report: &mut Report, key: &str, node: &Node, param: &Param, k
             let read: Vec<Option<Val>> = items.iter().map(|item| scalar(report, key, item, param, kind)).collect();
             read.into_iter().collect::<Option<Vec<Val>>>()?
         }
-        Leaf::Table(entries) => spaced(report, key, node, entries, param)?,
+        Leaf::Table(entries) => match table(report, key, node, entries, param)? {
+            Axis::Values(values) => values,
+            sampled => return Some(sampled),
+        },
         _ => vec![scalar(report, key, node, param, kind)?],
     };
     if let Some(repeated) = first_repeat(&values) {
@@ -44,17 +71,29 @@ pub(crate) fn read(report: &mut Report, key: &str, node: &Node, param: &Param, k
         );
         return None;
     }
-    Some(values)
+    Some(Axis::Values(values))
 }
 
 /// What a parameter of this type accepts, for messages.
 pub(crate) fn accepted(param: &Param) -> String {
     const SPACED: &str = "{ linspace = [from, to, n] } or { logspace = [from_exp, to_exp, n] }";
+    const SAMPLED: &str = "or, with samples = N, a sampled form";
     match param.ty {
-        Ty::Real(bounds) => format!("a number {}, a non-empty list of them, {SPACED}", bounds.describe()),
-        Ty::Count { .. } => format!("a whole number >= 1, a non-empty list of them, {SPACED}"),
-        Ty::Flag => "true, false or a list of them".to_string(),
-        Ty::Choice(names) => format!("one of {} or a non-empty list of them", quoted_list(names.iter().copied())),
+        Ty::Real(bounds) => format!(
+            "a number {}, a non-empty list of them, {SPACED}, {{ one_minus_logspace = [from_exp, to_exp, n] }} \
+             {SAMPLED} ({{ uniform = [low, high] }}, {{ loguniform = [low, high] }}, \
+             {{ one_minus_loguniform = [low_exp, high_exp] }})",
+            bounds.describe()
+        ),
+        Ty::Count { .. } => format!(
+            "a whole number >= 1, a non-empty list of them, {SPACED} {SAMPLED} \
+             ({{ int_uniform = [low, high] }}, {{ int_loguniform = [low, high] }})"
+        ),
+        Ty::Flag => format!("true, false or a list of them {SAMPLED} ({{ choice = [false, true] }})"),
+        Ty::Choice(names) => format!(
+            "one of {} or a non-empty list of them {SAMPLED} ({{ choice = [..] }})",
+            quoted_list(names.iter().copied())
+        ),
     }
 }
 
@@ -76,7 +115,7 @@ fn wrong_type(report: &mut Report, key: &str, node: &Node, param: &Param) {
 }
 
 /// One scalar value (a list element or the whole axis).
-fn scalar(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) -> Option<Val> {
+pub(crate) fn scalar(report: &mut Report, key: &str, node: &Node, param: &Param, kind: Option<Kind>) -> Option<Val> {
     match (param.ty, &node.value) {
         (Ty::Real(bounds), leaf) if leaf.as_number().is_some() => {
             let x = leaf.as_number()?;
@@ -146,11 +185,12 @@ fn unknown_name(
     report.value(key, node, message);
 }
 
-/// The two axis tables.
-#[derive(Clone, Copy)]
+/// The spaced forms: evenly spaced values, their powers of ten, or one minus those.
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Spacing {
     Lin,
     Log,
+    OneMinusLog,
 }
 
 impl Spacing {
@@ -159,38 +199,18 @@ impl Spacing {
         match self {
             Spacing::Lin => "linspace = [from, to, n]",
             Spacing::Log => "logspace = [from_exp, to_exp, n]",
+            Spacing::OneMinusLog => "one_minus_logspace = [from_exp, to_exp, n]",
         }
     }
 }
 
-const FORMS: &str = "an axis table is { linspace = [from, to, n] } or { logspace = [from_exp, to_exp, n] }";
+const FORMS: &str = "an axis table is { linspace = [from, to, n] } or { logspace = [from_exp, to_exp, n] } \
+                     or { one_minus_logspace = [from_exp, to_exp, n] }, or, with samples = N, one of \
+                     { uniform = [low, high] }, { loguniform = [low, high] }, { one_minus_loguniform = [low_exp, high_exp] }, \
+                     { int_uniform = [low, high] }, { int_loguniform = [low, high] }, { choice = [v1, v2, ..] }";
 
-/// `{ linspace = [from, to, n] }` or `{ logspace = [from_exp, to_exp, n] }`.
-fn spaced(report: &mut Report, key: &str, node: &Node, entries: &[Entry], param: &Param) -> Option<Vec<Val>> {
-    let (entry, spacing) = spacing(report, key, node, entries)?;
-    if !matches!(param.ty, Ty::Real(_) | Ty::Count { .. }) {
-        let message = format!("is not allowed: {} is not numeric; it takes {}", param.name, accepted(param));
-        report.value(key, node, message);
-        return None;
-    }
-    let args_key = format!("{key}.{}", entry.key);
-    let (from, to, n) = spaced_args(report, &args_key, entry, spacing)?;
-    let generated: Result<Vec<Val>, (f64, String)> = spaced_values(from, to, n, spacing)
-        .into_iter()
-        .map(|x| check_generated(x, param).map_err(|why| (x, why)))
-        .collect();
-    match generated {
-        Ok(values) => Some(values),
-        Err((x, why)) => {
-            let message = format!("gives {} = {}, which {why}", param.name, fmt_short(x));
-            report.value(key, node, message);
-            None
-        }
-    }
-}
-
-/// The one entry of an axis table and which table it is.
-fn spacing<'e>(report: &mut Report, key: &str, node: &Node, entries: &'e [Entry]) -> Option<(&'e Entry, Spacing)> {
+/// An axis table: a spaced form's values, or a sampled form's distribution.
+fn table(report: &mut Report, key: &str, node: &Node, entries: &[Entry], param: &Param) -> Option<Axis> {
     let [entry] = entries else {
         let what = match entries {
             [] => "is an empty table",
@@ -199,17 +219,82 @@ fn spacing<'e>(report: &mut Report, key: &str, node: &Node, entries: &'e [Entry]
         report.value(key, node, format!("{what}: {FORMS}"));
         return None;
     };
-    match entry.key.as_str() {
-        "linspace" => Some((entry, Spacing::Lin)),
-        "logspace" => Some((entry, Spacing::Log)),
+    let args_key = format!("{key}.{}", entry.key);
+    let spacing = match entry.key.as_str() {
+        "linspace" => Spacing::Lin,
+        "logspace" => Spacing::Log,
+        "one_minus_logspace" => Spacing::OneMinusLog,
+        form if sample::FORMS.contains(&form) => {
+            return sample::read(report, &args_key, entry, param).map(Axis::Sampled);
+        }
         other => {
-            let hint =
-                closest(other, ["linspace", "logspace"]).map(|k| format!(" (did you mean {k}?)")).unwrap_or_default();
+            let known = ["linspace", "logspace", "one_minus_logspace"].into_iter().chain(sample::FORMS);
+            let hint = closest(other, known).map(|k| format!(" (did you mean {k}?)")).unwrap_or_default();
             let message = format!("is not an axis form{hint}: {FORMS}");
-            report.entry(&format!("{key}.{other}"), entry, message);
+            report.entry(&args_key, entry, message);
+            return None;
+        }
+    };
+    spaced(report, key, node, entry, spacing, param).map(Axis::Values)
+}
+
+/// `{ linspace = [from, to, n] }`, `{ logspace = [from_exp, to_exp, n] }` or
+/// `{ one_minus_logspace = [from_exp, to_exp, n] }`.
+fn spaced(
+    report: &mut Report,
+    key: &str,
+    node: &Node,
+    entry: &Entry,
+    spacing: Spacing,
+    param: &Param,
+) -> Option<Vec<Val>> {
+    if !matches!(param.ty, Ty::Real(_) | Ty::Count { .. }) {
+        let message = format!("is not allowed: {} is not numeric; it takes {}", param.name, accepted(param));
+        report.value(key, node, message);
+        return None;
+    }
+    let args_key = format!("{key}.{}", entry.key);
+    if let (Ty::Count { .. }, Spacing::OneMinusLog) = (param.ty, spacing) {
+        let message = format!(
+            "is not allowed: {} takes whole numbers; one_minus_logspace gives numbers just below 1",
+            param.name
+        );
+        report.entry(&args_key, entry, message);
+        return None;
+    }
+    let (from, to, n) = spaced_args(report, &args_key, entry, spacing)?;
+    let raw = spaced_values(from, to, n, spacing);
+    let whole = matches!(param.ty, Ty::Count { .. }) && raw.iter().any(|x| x.is_finite() && x.fract() != 0.0);
+    let values: Vec<f64> = if whole { rounded(&raw) } else { raw };
+    let generated: Result<Vec<Val>, (f64, String)> =
+        values.iter().map(|&x| check_generated(x, param).map_err(|why| (x, why))).collect();
+    match generated {
+        Ok(values) => {
+            if whole {
+                let shown: Vec<String> = values.iter().map(|v| v.show()).collect();
+                let dropped = if shown.len() < n as usize {
+                    format!(" ({} repeats dropped)", n as usize - shown.len())
+                } else {
+                    String::new()
+                };
+                let message =
+                    format!("{key} = {}: rounded to whole numbers: {}{dropped}", report.shown(node), shown.join(", "));
+                report.note(message);
+            }
+            Some(values)
+        }
+        Err((x, why)) => {
+            let message = format!("gives {} = {}, which {why}", param.name, fmt_short(x));
+            report.value(key, node, message);
             None
         }
     }
+}
+
+/// Values rounded to whole numbers, repeats after the first dropped.
+fn rounded(values: &[f64]) -> Vec<f64> {
+    let mut seen = std::collections::HashSet::new();
+    values.iter().map(|x| x.round()).filter(|x| seen.insert(x.to_bits())).collect()
 }
 
 /// The three arguments of an axis table, checked: two finite numbers and a whole `n >= 1`.
@@ -270,6 +355,7 @@ fn spaced_values(from: f64, to: f64, n: u64, spacing: Spacing) -> Vec<f64> {
             match spacing {
                 Spacing::Lin => t,
                 Spacing::Log => round_significant(10f64.powf(t)),
+                Spacing::OneMinusLog => sample::one_minus(t),
             }
         })
         .collect()
@@ -284,7 +370,7 @@ fn round_significant(x: f64) -> f64 {
 }
 
 /// A generated value as a value of `param`, or why it is not one.
-fn check_generated(x: f64, param: &Param) -> Result<Val, String> {
+pub(crate) fn check_generated(x: f64, param: &Param) -> Result<Val, String> {
     match param.ty {
         Ty::Real(bounds) if bounds.contains(x) => Ok(Val::Real(x)),
         Ty::Count { .. } if x.is_finite() && x.fract() != 0.0 => Err(format!(
@@ -297,7 +383,7 @@ fn check_generated(x: f64, param: &Param) -> Result<Val, String> {
 }
 
 /// The first value that occurs twice, if any.
-fn first_repeat(values: &[Val]) -> Option<Val> {
+pub(crate) fn first_repeat(values: &[Val]) -> Option<Val> {
     if values.len() < 2 {
         return None;
     }

@@ -86,12 +86,14 @@ pub(crate) struct Report<'a> {
     /// How many more values `linspace` and `logspace` may generate in this spec: a bound
     /// on memory before the grid sizes are checked.
     values_left: u64,
+    /// What the spec should be told about how it was read (not problems).
+    notes: Vec<String>,
 }
 
 impl<'a> Report<'a> {
     /// An empty report on `text`, read from `file`.
     pub fn new(file: &'a str, text: &'a str) -> Report<'a> {
-        Report { file, lines: Lines::new(text), problems: Vec::new(), values_left: 2 * MAX_JOBS }
+        Report { file, lines: Lines::new(text), problems: Vec::new(), values_left: 2 * MAX_JOBS, notes: Vec::new() }
     }
 
     /// Claims `n` generated axis values; false when the spec's allowance is spent.
@@ -99,6 +101,21 @@ impl<'a> Report<'a> {
         let ok = n <= self.values_left;
         self.values_left = self.values_left.saturating_sub(n);
         ok
+    }
+
+    /// Records a note: how a valid value was read (e.g. rounded), for `sweep plan`.
+    pub fn note(&mut self, message: String) {
+        self.notes.push(message);
+    }
+
+    /// The notes recorded so far, leaving none.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// A node's source text as messages show it.
+    pub fn shown(&self, node: &Node) -> String {
+        self.lines.shown(node)
     }
 
     /// Records a problem at `span` (its first line).

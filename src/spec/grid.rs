@@ -1,60 +1,101 @@
 //! A solver's validated axes and the grid they span: its size, its points in order, the
 //! points it shares with another grid, and its resolved form.
+//!
+//! A grid without sampled axes is the cartesian product of its axes. With sampled axes it
+//! is a union of products, one block per drawn point: the sampled parameters fixed at the
+//! point's values, the other axes as listed. Blocks come in draw order (the sample varies
+//! slowest), so raising `samples` only appends blocks.
 
+use super::sample::{self, Dist, Sampler};
 use crate::kinds::{Kind, Params, Val};
 
 /// One solver's axes: one non-empty list of distinct values per parameter of its kind, in
-/// column order.
+/// column order; a sampled parameter's list is a placeholder (its default) that each
+/// drawn point replaces.
 #[derive(Clone, Debug)]
 pub(crate) struct Grid {
     pub kind: Kind,
     pub axes: Vec<Vec<Val>>,
+    pub sampled: Option<Sampled>,
+}
+
+/// The sampled axes of a grid and the points drawn over them.
+#[derive(Clone, Debug)]
+pub(crate) struct Sampled {
+    /// Each sampled parameter's position among the kind's parameters, and its distribution.
+    pub axes: Vec<(usize, Dist)>,
+    /// How many points to draw.
+    pub samples: u64,
+    /// How the points are drawn.
+    pub sampler: Sampler,
+    /// The distinct points drawn (one value per sampled axis); empty until [`Grid::draw`].
+    pub points: Vec<Vec<Val>>,
 }
 
 impl Grid {
-    /// The number of grid points (saturating).
-    pub fn len(&self) -> u64 {
-        self.axes.iter().fold(1u64, |n, axis| n.saturating_mul(axis.len() as u64))
+    /// Draws the sampled points (nothing to do without sampled axes), for the solver
+    /// labelled `label` under the master seed `seed`.
+    pub fn draw(&mut self, seed: u64, label: &str) {
+        let params = self.kind.params();
+        if let Some(s) = &mut self.sampled {
+            let axes: Vec<(&str, Dist)> = s.axes.iter().map(|(i, d)| (params[*i].name, d.clone())).collect();
+            s.points = sample::draw(s.samples, s.sampler, seed, label, &axes);
+        }
     }
 
-    /// Every grid point, the first axis varying slowest.
+    /// The number of grid points (saturating).
+    pub fn len(&self) -> u64 {
+        let product = self.axes.iter().fold(1u64, |n, axis| n.saturating_mul(axis.len() as u64));
+        product.saturating_mul(self.sampled.as_ref().map_or(1, |s| s.points.len() as u64))
+    }
+
+    /// The axes of each block, in point order: the grid's own axes when nothing is
+    /// sampled, else one block per drawn point.
+    pub fn blocks(&self) -> Vec<Vec<&[Val]>> {
+        let own: Vec<&[Val]> = self.axes.iter().map(Vec::as_slice).collect();
+        let Some(s) = &self.sampled else { return vec![own] };
+        s.points
+            .iter()
+            .map(|point| {
+                let mut axes = own.clone();
+                for ((i, _), value) in s.axes.iter().zip(point) {
+                    axes[*i] = std::slice::from_ref(value);
+                }
+                axes
+            })
+            .collect()
+    }
+
+    /// Every grid point: block by block, within a block the first axis varying slowest.
     pub fn points(&self) -> Vec<Params> {
         let len = usize::try_from(self.len()).expect("grid sizes are bounded by MAX_JOBS");
         let mut points = Vec::with_capacity(len);
-        let mut digits = vec![0usize; self.axes.len()];
-        let mut values: Vec<Val> = self.axes.iter().map(|axis| axis[0]).collect();
-        for _ in 0..len {
-            points.push(self.kind.build(&values));
-            // Advance the odometer: the last axis fastest.
-            for a in (0..self.axes.len()).rev() {
-                digits[a] += 1;
-                if digits[a] < self.axes[a].len() {
-                    values[a] = self.axes[a][digits[a]];
-                    break;
-                }
-                digits[a] = 0;
-                values[a] = self.axes[a][0];
-            }
+        for axes in self.blocks() {
+            product(self.kind, &axes, &mut points);
         }
         points
     }
 
-    /// A grid point that both grids contain, as `name=value, ..`, if there is one. Grids
-    /// are full products, so they share a point exactly when every pair of axes shares a
+    /// A grid point that both grids contain, as `name=value, ..`, if there is one. Blocks
+    /// are full products, so two share a point exactly when every pair of axes shares a
     /// value.
     pub fn shared_point(&self, other: &Grid) -> Option<String> {
         if self.kind != other.kind {
             return None;
         }
-        let mut shown = Vec::with_capacity(self.axes.len());
-        for ((param, a), b) in self.kind.params().iter().zip(&self.axes).zip(&other.axes) {
-            let common = common_value(a, b)?;
-            shown.push(format!("{}={}", param.name, common.show()));
+        let theirs = other.blocks();
+        for mine in self.blocks() {
+            for their in &theirs {
+                if let Some(shown) = shared_in_block(self.kind, &mine, their) {
+                    return Some(shown);
+                }
+            }
         }
-        Some(shown.join(", "))
+        None
     }
 
-    /// The resolved form: label, kind and every axis as a list.
+    /// The resolved form: label, kind and every axis as a list; a sampled axis as its
+    /// form, with `samples`, `sampler` and the drawn `points`.
     pub fn to_json(&self, label: &str) -> serde_json::Value {
         let mut object = serde_json::Map::new();
         object.insert("label".into(), label.into());
@@ -63,8 +104,48 @@ impl Grid {
             let values = axis.iter().map(|v| v.to_json()).collect();
             object.insert(param.name.into(), serde_json::Value::Array(values));
         }
+        if let Some(s) = &self.sampled {
+            for (i, dist) in &s.axes {
+                object.insert(self.kind.params()[*i].name.into(), dist.to_json());
+            }
+            object.insert("samples".into(), s.samples.into());
+            object.insert("sampler".into(), s.sampler.name().into());
+            let points: Vec<serde_json::Value> =
+                s.points.iter().map(|p| p.iter().map(|v| v.to_json()).collect()).collect();
+            object.insert("points".into(), points.into());
+        }
         serde_json::Value::Object(object)
     }
+}
+
+/// Appends the points of the product of `axes`, the last axis fastest.
+fn product(kind: Kind, axes: &[&[Val]], points: &mut Vec<Params>) {
+    let len: usize = axes.iter().map(|a| a.len()).product();
+    let mut digits = vec![0usize; axes.len()];
+    let mut values: Vec<Val> = axes.iter().map(|axis| axis[0]).collect();
+    for _ in 0..len {
+        points.push(kind.build(&values));
+        // Advance the odometer: the last axis fastest.
+        for a in (0..axes.len()).rev() {
+            digits[a] += 1;
+            if digits[a] < axes[a].len() {
+                values[a] = axes[a][digits[a]];
+                break;
+            }
+            digits[a] = 0;
+            values[a] = axes[a][0];
+        }
+    }
+}
+
+/// A point in both products, shown as `name=value, ..`.
+fn shared_in_block(kind: Kind, a: &[&[Val]], b: &[&[Val]]) -> Option<String> {
+    let mut shown = Vec::with_capacity(a.len());
+    for ((param, a), b) in kind.params().iter().zip(a).zip(b) {
+        let common = common_value(a, b)?;
+        shown.push(format!("{}={}", param.name, common.show()));
+    }
+    Some(shown.join(", "))
 }
 
 /// A value in both lists (compared as axis values: `0.0` equals `-0.0`).
@@ -121,6 +202,7 @@ mod tests {
                 seats.iter().map(|&s| Val::Name(s.name())).collect(),
                 opponents.iter().map(|&o| Val::Name(o.name())).collect(),
             ],
+            sampled: None,
         }
     }
 

@@ -1,6 +1,10 @@
 //! Jobs: one solver, one grid point, one replicate, with its paired seed and stable id;
 //! listed for each solver in file order, for each point, for each replicate.
 //!
+//! Each solver runs its own `replicates` (the top-level value unless it sets one); a
+//! replicate's seed and its part of the key do not depend on how many there are, so a
+//! job's id is the same whatever the count.
+//!
 //! A job's id hashes its canonical key ([`Params::canonical_key`]). Building that key from
 //! scratch for each of a million jobs costs more than a second, so [`Keys`] walks a grid in
 //! point order and rewrites only the `;name=value` fragments of the axes that changed;
@@ -9,8 +13,7 @@
 use std::fmt::Write as _;
 
 use super::Sweep;
-use super::grid::Grid;
-use crate::kinds::{Params, SELF_PLAY};
+use crate::kinds::{Kind, Params, SELF_PLAY, Val};
 use crate::seed::{job_id, job_seed};
 
 /// One run: a grid point of a solver and a replicate.
@@ -36,21 +39,27 @@ impl Sweep {
     /// Every job, in spec order.
     pub fn jobs(&self) -> Vec<Job> {
         let count = usize::try_from(self.job_count()).expect("job counts are bounded by MAX_JOBS");
-        let seeds: Vec<u64> = (0..self.replicates).map(|r| job_seed(self.seed, r)).collect();
+        let most = self.solvers.iter().map(|s| s.replicates).max().unwrap_or(0);
+        let seeds: Vec<u64> = (0..most).map(|r| job_seed(self.seed, r)).collect();
         let mut jobs = Vec::with_capacity(count);
         for (s, (solver, grid)) in self.solvers.iter().zip(&self.grids).enumerate() {
-            let mut keys = Keys::new(self.seed, grid);
-            for (p, params) in solver.points.iter().enumerate() {
-                let point_len = keys.key.len();
-                for (r, &seed) in (0..self.replicates).zip(&seeds) {
+            let mut points = solver.points.iter().enumerate();
+            for block in grid.blocks() {
+                let mut keys = Keys::new(self.seed, grid.kind, block);
+                for (p, params) in points.by_ref().take(keys.len()) {
+                    let point_len = keys.key.len();
+                    for (r, &seed) in (0..solver.replicates).zip(&seeds) {
+                        keys.key.truncate(point_len);
+                        write!(keys.key, ";replicate={r}").expect("writing to a String cannot fail");
+                        debug_assert_eq!(keys.key, params.canonical_key(self.seed, r));
+                        let id = job_id(&keys.key);
+                        let job =
+                            Job { index: jobs.len(), solver: s, point: p, replicate: r, seed, id, params: *params };
+                        jobs.push(job);
+                    }
                     keys.key.truncate(point_len);
-                    write!(keys.key, ";replicate={r}").expect("writing to a String cannot fail");
-                    debug_assert_eq!(keys.key, params.canonical_key(self.seed, r));
-                    let id = job_id(&keys.key);
-                    jobs.push(Job { index: jobs.len(), solver: s, point: p, replicate: r, seed, id, params: *params });
+                    keys.advance();
                 }
-                keys.key.truncate(point_len);
-                keys.advance();
             }
         }
         jobs
@@ -58,20 +67,19 @@ impl Sweep {
 
     /// Jobs per solver, as `(label, count)` in spec order, without listing them.
     pub fn job_counts(&self) -> Vec<(String, u64)> {
-        let replicates = u64::from(self.replicates);
-        self.solvers.iter().map(|s| (s.label.clone(), s.points.len() as u64 * replicates)).collect()
+        self.solvers.iter().map(|s| (s.label.clone(), s.points.len() as u64 * u64::from(s.replicates))).collect()
     }
 
     /// The number of jobs, without listing them.
     pub fn job_count(&self) -> u64 {
-        let points: u64 = self.solvers.iter().map(|s| s.points.len() as u64).sum();
-        points * u64::from(self.replicates)
+        self.solvers.iter().map(|s| s.points.len() as u64 * u64::from(s.replicates)).sum()
     }
 }
 
-/// The canonical keys (without the replicate) of a grid's points, in point order.
+/// The canonical keys (without the replicate) of the points of one product of axes (a
+/// grid, or a block of a sampled grid), in point order.
 struct Keys<'g> {
-    grid: &'g Grid,
+    axes: Vec<&'g [Val]>,
     /// `;name=value` for every value of every axis.
     fragments: Vec<Vec<String>>,
     /// The current value of each axis (the last axis fastest).
@@ -88,16 +96,16 @@ struct Keys<'g> {
 }
 
 impl<'g> Keys<'g> {
-    fn new(seed: u64, grid: &'g Grid) -> Keys<'g> {
-        let names: Vec<&str> = grid.kind.params().iter().map(|p| p.name).collect();
+    fn new(seed: u64, kind: Kind, axes: Vec<&'g [Val]>) -> Keys<'g> {
+        let names: Vec<&str> = kind.params().iter().map(|p| p.name).collect();
         let fragments = names
             .iter()
-            .zip(&grid.axes)
+            .zip(&axes)
             .map(|(name, axis)| axis.iter().map(|v| format!(";{name}={}", v.show())).collect())
             .collect();
-        let key = format!("seed={seed};solver={}", grid.kind.name());
+        let key = format!("seed={seed};solver={}", kind.name());
         let mut keys = Keys {
-            grid,
+            axes,
             fragments,
             digits: vec![0; names.len()],
             ends: vec![0; names.len()],
@@ -110,13 +118,18 @@ impl<'g> Keys<'g> {
         keys
     }
 
+    /// The number of points.
+    fn len(&self) -> usize {
+        self.axes.iter().map(|a| a.len()).product()
+    }
+
     /// Moves to the next point.
     fn advance(&mut self) {
         let mut axis = self.digits.len();
         while axis > 0 {
             axis -= 1;
             self.digits[axis] += 1;
-            if self.digits[axis] < self.grid.axes[axis].len() {
+            if self.digits[axis] < self.axes[axis].len() {
                 break;
             }
             self.digits[axis] = 0;
@@ -131,7 +144,7 @@ impl<'g> Keys<'g> {
     /// Rewrites the fragments of `axis` and every later axis.
     fn rewrite_from(&mut self, axis: usize) {
         self.key.truncate(if axis == 0 { self.head } else { self.ends[axis - 1] });
-        let self_play = self.opponent.is_some_and(|o| self.grid.axes[o][self.digits[o]] == SELF_PLAY);
+        let self_play = self.opponent.is_some_and(|o| self.axes[o][self.digits[o]] == SELF_PLAY);
         for a in axis..self.digits.len() {
             if !(self_play && self.seat == Some(a)) {
                 self.key.push_str(&self.fragments[a][self.digits[a]]);

@@ -29,12 +29,23 @@
 //!   `0..=i64::MAX`; default 0), `replicates` (default 1), `[evaluation]` (`opponents`,
 //!   default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
 //!   episodes of every q-learning grid point) and one or more `[[solver]]` tables.
-//! - A solver has a `kind`, an optional `label` and the parameters of its kind, each a
-//!   scalar or a grid axis: a non-empty list of distinct values, `{ linspace = [from, to,
-//!   n] }` or `{ logspace = [from_exp, to_exp, n] }`. Whole-number parameters also accept
-//!   whole floats (`episodes = 1e4`), and a `linspace` or `logspace` of them must give
-//!   whole numbers. Missing parameters take their defaults. In messages, `solver[1]` is
-//!   the first `[[solver]]` table.
+//! - A solver has a `kind`, an optional `label`, an optional `replicates` (its own, instead
+//!   of the top-level value; the ids of the replicates both have are the same) and the
+//!   parameters of its kind, each a scalar or a grid axis: a non-empty list of distinct
+//!   values, `{ linspace = [from, to, n] }`, `{ logspace = [from_exp, to_exp, n] }` or
+//!   `{ one_minus_logspace = [from_exp, to_exp, n] }` (see `axis.rs`), or a sampled form
+//!   (`uniform`, `loguniform`, `one_minus_loguniform`, `int_uniform`, `int_loguniform`,
+//!   `choice`; see `sample.rs`). Whole-number parameters also accept whole floats
+//!   (`episodes = 1e4`), and a `linspace` or `logspace` of them is rounded to whole numbers
+//!   (repeats dropped; [`Sweep::notes`] says so). Missing parameters take their defaults.
+//!   In messages, `solver[1]` is the first `[[solver]]` table.
+//! - A solver with a sampled axis needs `samples = N` (and may set `sampler = "random"`,
+//!   the default, or `"sobol"`); a solver without one may set neither. Its grid is the
+//!   product of its list axes with its distinct drawn points, the sample varying slowest.
+//!   The points are drawn when the spec is read, from the master seed and the solver's
+//!   label only, and raising `samples` keeps the first ones (prefix stability).
+//! - Search settings across solvers (a `[search]` table) are not part of the format yet;
+//!   the top-level keys are checked in `validate.rs`, where such a table would be read.
 //! - Default labels: the kind's name if that kind occurs once, else `<kind>-<n>` for its
 //!   n-th occurrence (counting labelled solvers too). Labels must be distinct.
 //! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
@@ -47,15 +58,19 @@
 //! Every problem is collected before failing; see [`SpecError`].
 //!
 //! The parameters, their types, ranges and defaults are declared once, in
-//! [`crate::kinds::param`]. The files: `tree.rs` (TOML with spans), `axis.rs` (one axis), `solver.rs` (one `[[solver]]`), `validate.rs` (the
-//! whole spec), `across.rs` (checks across solvers), `grid.rs` (a solver's grid),
-//! `jobs.rs` (the job list), `error.rs` (problems and their messages).
+//! [`crate::kinds::param`]. The files: `tree.rs` (TOML with spans), `axis.rs` (one axis),
+//! `sample.rs` (sampled forms and the draws), `sobol.rs` (the Sobol sequence),
+//! `solver.rs` (one `[[solver]]`), `validate.rs` (the whole spec), `across.rs` (checks
+//! across solvers), `grid.rs` (a solver's grid), `jobs.rs` (the job list), `error.rs`
+//! (problems and their messages).
 
 mod across;
 mod axis;
 mod error;
 mod grid;
 mod jobs;
+mod sample;
+mod sobol;
 mod solver;
 mod tree;
 mod validate;
@@ -82,8 +97,11 @@ pub struct Sweep {
     pub name: String,
     /// The master seed.
     pub seed: u64,
-    /// Runs per grid point, >= 1.
+    /// Runs per grid point, >= 1 (a solver may set its own: [`SolverSpec::replicates`]).
     pub replicates: u32,
+    /// How some values of the spec were read (integer axes rounded, samples drawn), in
+    /// words for `sweep plan`.
+    pub notes: Vec<String>,
     /// How every job is evaluated.
     pub evaluation: EvaluationSpec,
     /// The solvers, in file order.
@@ -112,8 +130,11 @@ pub struct SolverSpec {
     pub label: String,
     /// The kind.
     pub kind: Kind,
-    /// The grid points, in order (first axis slowest).
+    /// The grid points, in order (first axis slowest; with sampled axes, the sample
+    /// slowest of all).
     pub points: Vec<Params>,
+    /// Runs per grid point: its own `replicates`, else the top-level value.
+    pub replicates: u32,
 }
 
 /// Reads and validates the spec at `path`.
@@ -145,7 +166,12 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
     let solvers = checked
         .solvers
         .iter()
-        .map(|s| SolverSpec { label: s.label.clone(), kind: s.grid.kind, points: s.grid.points() })
+        .map(|s| SolverSpec {
+            label: s.label.clone(),
+            kind: s.grid.kind,
+            points: s.grid.points(),
+            replicates: s.replicates.unwrap_or(checked.replicates),
+        })
         .collect();
     let resolved = serde_json::json!({
         "name": checked.name,
@@ -156,17 +182,28 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
             "games": checked.evaluation.games,
             "checkpoints": checked.evaluation.checkpoints,
         },
-        "solvers": checked.solvers.iter().map(|s| s.grid.to_json(&s.label)).collect::<Vec<_>>(),
+        "solvers": checked.solvers.iter().map(resolved_solver).collect::<Vec<_>>(),
     });
     Ok(Sweep {
         name: checked.name,
         seed: checked.seed,
         replicates: checked.replicates,
+        notes: checked.notes,
         evaluation: checked.evaluation,
         solvers,
         resolved,
         grids: checked.solvers.into_iter().map(|s| s.grid).collect(),
     })
+}
+
+/// A solver's resolved form; `replicates` appears only when the solver sets its own (so
+/// the resolved form, and the hash, of a spec without the newer keys stay as they were).
+fn resolved_solver(solver: &validate::CheckedSolver) -> serde_json::Value {
+    let mut json = solver.grid.to_json(&solver.label);
+    if let (Some(replicates), Some(object)) = (solver.replicates, json.as_object_mut()) {
+        object.insert("replicates".into(), replicates.into());
+    }
+    json
 }
 
 impl Sweep {
@@ -186,5 +223,7 @@ impl Sweep {
     }
 }
 
+#[cfg(test)]
+mod sampled_tests;
 #[cfg(test)]
 mod tests;

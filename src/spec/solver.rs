@@ -1,13 +1,19 @@
-//! One `[[solver]]` table: its `kind`, optional `label` and the axes of its parameters,
-//! with the checks that involve two parameters of one solver (self-play without a seat,
-//! `alpha_min <= alpha`, `epsilon_min <= epsilon`).
+//! One `[[solver]]` table: its `kind`, optional `label`, optional `replicates` (overriding
+//! the top-level value for this solver), the axes of its parameters, and `samples = N`
+//! with an optional `sampler` when some axes are sampled; with the checks that involve two
+//! parameters of one solver (self-play without a seat, `alpha_min <= alpha`,
+//! `epsilon_min <= epsilon`; a sampled axis is checked at the ends of its range).
 
 use std::ops::Range;
 
-use super::axis;
+use super::MAX_JOBS;
+use super::axis::{self, Axis};
 use super::error::{Report, closest, quoted_list};
-use super::grid::Grid;
+use super::grid::{Grid, Sampled};
+use super::sample::Sampler;
+use super::sobol::MAX_DIMENSIONS;
 use super::tree::{Entry, Leaf, Node};
+use super::validate::whole;
 use crate::kinds::param::fmt_short;
 use crate::kinds::{Kind, Param, SELF_PLAY, Val, any_param, parameter_names, takers};
 
@@ -27,7 +33,19 @@ pub(crate) struct Draft<'t> {
     pub episodes: Option<&'t Entry>,
     /// The fewest episodes of any grid point, for a learner whose episodes are valid.
     pub fewest_episodes: Option<u64>,
+    /// Its own `replicates`, when given and valid.
+    pub replicates: Option<u32>,
 }
+
+/// The solver's `samples` and `sampler`, as given.
+#[derive(Default)]
+struct Sampling<'t> {
+    samples: Option<(Option<u64>, &'t Entry)>,
+    sampler: Option<(Option<Sampler>, &'t Entry)>,
+}
+
+/// The keys a solver takes besides its parameters (listed after them in messages).
+const OWN_KEYS: [&str; 3] = ["replicates", "samples", "sampler"];
 
 /// Reads solver number `number` from `node`, recording its problems.
 pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Draft<'t> {
@@ -40,6 +58,7 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
         grid: None,
         episodes: None,
         fewest_episodes: None,
+        replicates: None,
     };
     let Leaf::Table(entries) = &node.value else {
         let message = format!(
@@ -52,11 +71,15 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
     let kind_entry = entries.iter().find(|e| e.key == "kind");
     draft.kind = read_kind(report, &key, node, kind_entry);
     let mut given: Vec<Given> = Vec::new();
+    let mut sampling = Sampling::default();
     for entry in entries {
         let entry_key = format!("{key}.{}", entry.key);
         match (entry.key.as_str(), any_param(&entry.key)) {
             ("kind", _) => {}
             ("label", _) => draft.label = read_label(report, &entry_key, entry).map(|l| (l, entry)),
+            ("replicates" | "samples" | "sampler", _) => {
+                read_own(report, &entry_key, entry, &mut draft.replicates, &mut sampling);
+            }
             (_, Some(param)) => {
                 // Without a known kind there is nothing to read the value against.
                 if let Some(kind) = draft.kind {
@@ -75,18 +98,100 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
     draft.episodes = given.iter().find(|g| g.0.name == "episodes").map(|g| g.1);
     draft.fewest_episodes = draft.kind.and_then(|kind| fewest_episodes(kind, &given));
     if let Some(kind) = draft.kind {
-        draft.grid = grid(report, &key, kind, &given);
+        draft.grid = grid(report, &key, kind, &given).and_then(|grid| sampled(report, (&key, node), grid, &sampling));
     }
     draft
 }
 
+/// One of the solver's own keys besides `kind` and `label`: `replicates`, `samples` or
+/// `sampler`.
+fn read_own<'t>(
+    report: &mut Report,
+    key: &str,
+    entry: &'t Entry,
+    replicates: &mut Option<u32>,
+    sampling: &mut Sampling<'t>,
+) {
+    match entry.key.as_str() {
+        "replicates" => {
+            let rule = "replicates must be a whole number from 1 to 4294967295 (runs per grid point of this solver)";
+            *replicates = whole(report, key, entry, 1, u64::from(u32::MAX), rule).map(|r| r as u32);
+        }
+        "samples" => {
+            let rule =
+                format!("samples must be a whole number from 1 to {MAX_JOBS} (points drawn from the sampled axes)");
+            sampling.samples = Some((whole(report, key, entry, 1, MAX_JOBS, &rule), entry));
+        }
+        _ => sampling.sampler = Some((read_sampler(report, key, entry), entry)),
+    }
+}
+
+fn read_sampler(report: &mut Report, key: &str, entry: &Entry) -> Option<Sampler> {
+    let names = Sampler::NAMES;
+    match &entry.node.value {
+        Leaf::Str(name) if name == "random" => Some(Sampler::Random),
+        Leaf::Str(name) if name == "sobol" => Some(Sampler::Sobol),
+        Leaf::Str(name) => {
+            let mut message = format!("is not a known sampler: allowed are {}", quoted_list(names));
+            if let Some(near) = closest(name, names) {
+                message.push_str(&format!(" (did you mean \"{near}\"?)"));
+            }
+            report.entry(key, entry, message);
+            None
+        }
+        other => {
+            let message =
+                format!("has the wrong type ({}): sampler takes one of {}", other.type_name(), quoted_list(names));
+            report.entry(key, entry, message);
+            None
+        }
+    }
+}
+
+/// The grid with its sampling: `samples` is required exactly when an axis is sampled.
+fn sampled(report: &mut Report, (key, node): (&str, &Node), mut grid: Grid, sampling: &Sampling) -> Option<Grid> {
+    let sampled_names: Vec<&str> =
+        grid.sampled.iter().flat_map(|s| &s.axes).map(|(i, _)| grid.kind.params()[*i].name).collect();
+    if sampled_names.is_empty() {
+        let extra = sampling.samples.map(|(_, e)| ("samples", e)).or(sampling.sampler.map(|(_, e)| ("sampler", e)));
+        if let Some((name, entry)) = extra {
+            let message = "is given but no axis of this solver is sampled: sample one with a form such as \
+                           { uniform = [low, high] } or { choice = [..] }, or remove it";
+            report.entry(&format!("{key}.{name}"), entry, message.into());
+            return None;
+        }
+        return Some(grid);
+    }
+    let Some((samples, _)) = sampling.samples else {
+        let message = format!(
+            "has sampled axes ({}) but no samples: add samples = N, the number of points to draw from them",
+            sampled_names.join(", ")
+        );
+        report.at(node.span.as_ref(), Some(key), None, message);
+        return None;
+    };
+    let sampler = match sampling.sampler {
+        Some((sampler, _)) => sampler?,
+        None => Sampler::Random,
+    };
+    let samples = samples?;
+    if sampler == Sampler::Sobol && sampled_names.len() > MAX_DIMENSIONS {
+        let message = format!("samples {} axes by sobol, which covers at most {MAX_DIMENSIONS}", sampled_names.len());
+        report.at(node.span.as_ref(), Some(key), None, message);
+        return None;
+    }
+    let s = grid.sampled.as_mut().expect("sampled axes were found");
+    (s.samples, s.sampler) = (samples, sampler);
+    Some(grid)
+}
+
 /// A parameter given in a solver table: its entry and its axis, if valid.
-type Given<'t> = (&'static Param, &'t Entry, Option<Vec<Val>>);
+type Given<'t> = (&'static Param, &'t Entry, Option<Axis>);
 
 /// The fewest episodes of any grid point of a learner, when its episodes are valid.
 fn fewest_episodes(kind: Kind, given: &[Given]) -> Option<u64> {
     match given.iter().find(|g| g.0.name == "episodes") {
-        Some((_, _, Some(values))) => values.iter().filter_map(|v| v.as_count()).min(),
+        Some((_, _, Some(axis))) => axis.span().iter().filter_map(|v| v.as_count()).min(),
         Some((_, _, None)) => None,
         None => kind.param("episodes").and_then(|p| p.default.as_count()),
     }
@@ -156,6 +261,7 @@ fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, kind: 
         Some(kind) => known.extend(kind.params().iter().map(|p| p.name)),
         None => known.extend(parameter_names()),
     }
+    known.extend(OWN_KEYS);
     let mut message = "is not a known key".to_string();
     if let Some(near) = closest(name, known.iter().copied()) {
         message.push_str(&format!(" (did you mean {near}?)"));
@@ -170,20 +276,32 @@ fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, kind: 
 fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<Grid> {
     // Per axis: its values (the default standing in for a bad one), its entry, and whether
     // it is valid. Checks between two axes run only when both are valid.
+    // A sampled axis stands in the grid as its default (each drawn point replaces it) and
+    // in the checks as the ends of its range (`spans`).
     let mut axes = Vec::new();
+    let mut spans = Vec::new();
+    let mut sampled = Vec::new();
     let mut entries = Vec::new();
     let mut valid = Vec::new();
-    for param in kind.params() {
+    for (i, param) in kind.params().iter().enumerate() {
         let found = given.iter().find(|g| g.0.name == param.name);
-        let values = found.and_then(|g| g.2.clone());
-        valid.push(found.is_none() || values.is_some());
-        axes.push(values.unwrap_or_else(|| vec![param.default]));
+        let axis = found.and_then(|g| g.2.clone());
+        valid.push(found.is_none() || axis.is_some());
+        spans.push(axis.as_ref().map_or_else(|| vec![param.default], Axis::span));
+        match axis {
+            Some(Axis::Values(values)) => axes.push(values),
+            Some(Axis::Sampled(dist)) => {
+                axes.push(vec![param.default]);
+                sampled.push((i, dist));
+            }
+            None => axes.push(vec![param.default]),
+        }
         entries.push(found.map(|g| g.1));
     }
     let mut ok = valid.iter().all(|&v| v);
     let find = |name: &str| kind.params().iter().position(|p| p.name == name).filter(|&i| valid[i]);
     if let (Some(seat), Some(opponent)) = (find("seat"), find("opponent")) {
-        let self_play = axes[opponent].contains(&SELF_PLAY);
+        let self_play = spans[opponent].contains(&SELF_PLAY);
         if let (true, Some(entry)) = (self_play, entries[seat]) {
             let message = "cannot be given when opponent includes \"self\": self-play plays both seats; \
                            remove seat, or put self-play in its own [[solver]]";
@@ -195,10 +313,16 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
     for (floor, main) in floors {
         if let (Some(f), Some(m)) = (find(floor), find(main)) {
             let entries = (entries[f], entries[m]);
-            ok &= check_floor(report, key, (floor, &axes[f]), (main, &axes[m]), entries);
+            ok &= check_floor(report, key, (floor, &spans[f]), (main, &spans[m]), entries);
         }
     }
-    ok.then_some(Grid { kind, axes })
+    let sampled = (!sampled.is_empty()).then(|| Sampled {
+        axes: sampled,
+        samples: 0,
+        sampler: Sampler::Random,
+        points: Vec::new(),
+    });
+    ok.then_some(Grid { kind, axes, sampled })
 }
 
 /// Checks `floor <= main` at every grid point; false (and a problem) when it fails.

@@ -1,5 +1,7 @@
 //! Reading a whole spec: the top-level keys and `[evaluation]`, each `[[solver]]` (see
-//! `solver.rs`), then the checks across solvers (see `across.rs`).
+//! `solver.rs`), the draws of sampled axes (once every label is known: the draws depend on
+//! the master seed and the solver's label only), then the checks across solvers (see
+//! `across.rs`).
 //! Every problem is recorded; the spec is accepted only when there are none.
 
 use std::path::Path;
@@ -19,12 +21,16 @@ pub(crate) struct Checked {
     pub replicates: u32,
     pub evaluation: EvaluationSpec,
     pub solvers: Vec<CheckedSolver>,
+    /// How some values were read (e.g. rounded), for `sweep plan`.
+    pub notes: Vec<String>,
 }
 
 /// A solver that passed every check.
 pub(crate) struct CheckedSolver {
     pub label: String,
     pub grid: Grid,
+    /// Its own replicates, when it sets them.
+    pub replicates: Option<u32>,
 }
 
 const TOP_KEYS: [&str; 5] = ["name", "seed", "replicates", "evaluation", "solver"];
@@ -63,9 +69,16 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         report.file(None, "has no solvers: add at least one [[solver]] table with a kind".into());
     }
     let labels = across::labels(&mut report, &top.solvers);
+    for (draft, label) in top.solvers.iter_mut().zip(&labels) {
+        if let Some(grid) = &mut draft.grid {
+            grid.draw(top.seed, label);
+        }
+    }
     let checkpoints = (top.evaluation.checkpoints, top.checkpoints);
     across::check_checkpoints(&mut report, &top.solvers, checkpoints);
     across::check_size(&mut report, &top.solvers, top.replicates, &labels);
+    let mut notes = report.take_notes();
+    notes.extend(across::sample_notes(&top.solvers, &labels));
     if report.is_clean() {
         across::check_shared_points(&mut report, &top.solvers, &labels);
     }
@@ -77,6 +90,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         .map(|(draft, label)| CheckedSolver {
             label,
             grid: draft.grid.expect("a clean report means every grid is valid"),
+            replicates: draft.replicates,
         })
         .collect();
     Ok(Checked {
@@ -85,6 +99,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         replicates: top.replicates,
         evaluation: top.evaluation,
         solvers,
+        notes,
     })
 }
 
@@ -132,7 +147,7 @@ fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, known:
 }
 
 /// A whole number in `lo..=hi`; `rule` says so in words.
-fn whole(report: &mut Report, key: &str, entry: &Entry, lo: u64, hi: u64, rule: &str) -> Option<u64> {
+pub(crate) fn whole(report: &mut Report, key: &str, entry: &Entry, lo: u64, hi: u64, rule: &str) -> Option<u64> {
     match entry.node.value {
         Leaf::Int(i) if i >= 0 && (lo..=hi).contains(&(i as u64)) => Some(i as u64),
         Leaf::Int(_) => {
