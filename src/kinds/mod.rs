@@ -213,7 +213,7 @@ impl Params {
     }
 
     /// Every parameter as `(column, value)` in column order; the seat of a self-play job
-    /// is left out (it plays both). This is also the canonical key that job ids hash.
+    /// is left out (it plays both).
     pub fn columns(&self) -> Vec<(&'static str, String)> {
         let self_play = self.self_play();
         let params = self.kind().params();
@@ -226,10 +226,15 @@ impl Params {
     }
 
     /// The canonical key that the job id hashes: master seed, kind, every parameter as
-    /// `name=value` in column order, replicate; `;`-separated.
+    /// `name=value` in column order, replicate; `;`-separated. The seat of a self-play job
+    /// is left out, and so is a parameter added after the first version while it has its
+    /// default ([`Param::in_key`]), so that the jobs of older specs keep their ids.
     pub fn canonical_key(&self, master_seed: u64, replicate: u32) -> String {
         let mut key = format!("seed={master_seed};solver={}", self.kind().name());
-        for (name, value) in self.columns() {
+        let self_play = self.self_play();
+        let params = self.kind().params();
+        let in_key = params.iter().zip(self.values()).filter(|(p, v)| !(self_play && p.name == "seat") && p.in_key(*v));
+        for (name, value) in in_key.map(|(p, v)| (p.name, v.show())) {
             key.push(';');
             key.push_str(name);
             key.push('=');

@@ -126,6 +126,13 @@ impl Ty {
 }
 
 impl Param {
+    /// Whether `value` is part of a job's canonical key. A parameter of the first version
+    /// always is; one added later is left out at its default, so that every job of an
+    /// older spec keeps its id.
+    pub fn in_key(&self, value: Val) -> bool {
+        self.since == 1 || value.identity() != self.default.identity()
+    }
+
     /// The name of `value` if this parameter takes it: the choice's own spelling.
     pub fn choose(&self, value: &str) -> Option<Val> {
         match self.ty {

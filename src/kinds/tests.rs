@@ -93,3 +93,16 @@ fn parameter_names_follow_the_registry() {
     assert_eq!(Kind::QLearning.param("opponent").map(|p| p.choose("self").is_some()), Some(true));
     assert_eq!(Kind::ValueIteration.param("opponent").map(|p| p.choose("self").is_some()), Some(false));
 }
+
+#[test]
+fn a_later_parameter_is_in_the_key_only_away_from_its_default() {
+    let later = Param { since: 2, ..clone_of(&param::GAMMA) };
+    assert!(!later.in_key(later.default));
+    assert!(later.in_key(Val::Real(0.5)));
+    assert!(param::GAMMA.in_key(param::GAMMA.default), "first-version parameters are always in the key");
+}
+
+/// A copy of a declaration (they are statics, not `Clone`).
+fn clone_of(p: &Param) -> Param {
+    Param { name: p.name, ty: p.ty, default: p.default, meaning: p.meaning, floor_of: p.floor_of, since: p.since }
+}

@@ -98,10 +98,17 @@ struct Keys<'g> {
 impl<'g> Keys<'g> {
     fn new(seed: u64, kind: Kind, axes: Vec<&'g [Val]>) -> Keys<'g> {
         let names: Vec<&str> = kind.params().iter().map(|p| p.name).collect();
-        let fragments = names
+        let fragments = kind
+            .params()
             .iter()
             .zip(&axes)
-            .map(|(name, axis)| axis.iter().map(|v| format!(";{name}={}", v.show())).collect())
+            .map(|(param, axis)| {
+                let fragment = |v: &Val| match param.in_key(*v) {
+                    true => format!(";{}={}", param.name, v.show()),
+                    false => String::new(),
+                };
+                axis.iter().map(fragment).collect()
+            })
             .collect();
         let key = format!("seed={seed};solver={}", kind.name());
         let mut keys = Keys {
