@@ -80,11 +80,11 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     let started = Instant::now();
     let agent = match &job.params {
         Params::PolicyIteration(p) => {
-            let truth = ground_truth(p.seat, p.opponent);
+            let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, p.seat, p.opponent);
             Agent::Table(policy_iteration::solve(&truth.mdp).policy(&truth.mdp))
         }
         Params::ValueIteration(p) => {
-            let truth = ground_truth(p.seat, p.opponent);
+            let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, p.seat, p.opponent);
             Agent::Table(value_iteration::solve(&truth.mdp).0.policy(&truth.mdp))
         }
         Params::QLearning(q) => {
@@ -120,7 +120,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
             let stream_key = (seat as u64) << 8 | k as u64;
             let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
             s.games = if evaluation.games > 0 {
-                sample_games(seat, opp, evaluation.games, &mut rng, |b| policy.get_or_first(b))
+                sample_games(crate::game::Game::TIC_TAC_TOE, seat, opp, evaluation.games, &mut rng, |b| policy.get_or_first(b))
             } else {
                 GameTally::default()
             };
@@ -134,7 +134,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
 
 /// Exact score of a table policy (positions it lacks: lowest legal cell).
 fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Opponent) -> Scored {
-    let truth = ground_truth(seat, opp);
+    let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
     let eval = evaluator.evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
     Scored { seat, opponent: opp, eval, optimal: truth.solution.value, games: GameTally::default() }
 }
@@ -144,11 +144,11 @@ fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Oppo
 /// same whatever order the positions are met in.
 pub fn search_policy(m: &crate::solvers::MctsParams, seed: u64, seats: &[Seat], opponents: &[Opponent]) -> Policy {
     let mut searcher = Searcher::new();
-    let mut policy = Policy::new();
+    let mut policy = Policy::new(crate::game::Game::TIC_TAC_TOE);
     let mut evaluator = Evaluator::new();
     for &seat in seats {
         for &opp in opponents {
-            let truth = ground_truth(seat, opp);
+            let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
             evaluator.evaluate(&truth.mdp, |s, b| {
                 let pos = truth.mdp.position(s);
                 match policy.get(b) {
@@ -171,7 +171,7 @@ pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
     let seats = job.params.eval_seats();
     match &job.params {
         Params::PolicyIteration(p) | Params::ValueIteration(p) => {
-            let truth = ground_truth(p.seat, p.opponent);
+            let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, p.seat, p.opponent);
             truth.solution.policy(&truth.mdp)
         }
         Params::QLearning(q) => match q.opponent {

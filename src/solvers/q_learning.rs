@@ -26,7 +26,7 @@ use rand::RngCore;
 
 use super::ground_truth::ground_truth;
 use super::params::{QParams, TrainOpponent};
-use crate::game::{Positions, symmetry};
+use crate::game::symmetry;
 use crate::mdp::{AgentMdp, Policy};
 use crate::seed::{self, Stream};
 
@@ -75,7 +75,7 @@ pub struct QTable<'m> {
 impl<'m> QTable<'m> {
     /// A table for `mdp`, every entry `q_init`; keyed by symmetry class when `symmetry`.
     pub fn new(mdp: &'m AgentMdp, q_init: f64, symmetry: bool) -> QTable<'m> {
-        let pos = Positions::get();
+        let pos = mdp.positions();
         let (index, size) = if symmetry {
             let mut index = vec![0u32; mdp.slots()];
             for s in 0..mdp.len() {
@@ -114,7 +114,7 @@ impl<'m> QTable<'m> {
 
     /// The greedy policy over every state of the training MDP.
     pub fn policy(&self) -> Policy {
-        let mut p = Policy::new();
+        let mut p = Policy::new(self.mdp.game());
         for s in 0..self.mdp.len() {
             p.set(self.mdp.position(s), self.mdp.cell(self.greedy(s).0));
         }
@@ -133,7 +133,7 @@ pub fn train(
     let TrainOpponent::Fixed(opponent) = params.opponent else {
         panic!("q_learning::train takes a fixed opponent; self-play is self_play::train");
     };
-    let mdp = &ground_truth(params.seat, opponent).mdp;
+    let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent).mdp;
     let mut table = QTable::new(mdp, params.q_init, params.symmetry);
     let mut rng = seed::rng(seed, Stream::Train);
     let start = mdp.start();
@@ -212,7 +212,7 @@ mod tests {
 
     fn regret_after(params: &QParams, seed: u64) -> f64 {
         let policy = train(params, seed, &[], |_, _| {});
-        let truth = ground_truth(params.seat, Opponent::Random);
+        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, Opponent::Random);
         let eval = Evaluator::new().evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
         truth.solution.value - eval.value
     }
@@ -228,9 +228,9 @@ mod tests {
     fn outcomes_are_equally_likely_in_every_mdp() {
         for &seat in Seat::ALL {
             for &opp in Opponent::ALL {
-                let m = &ground_truth(seat, opp).mdp;
+                let m = &ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp).mdp;
                 for slot in 0..m.slots() {
-                    let o = m.outcomes(slot);
+                    let o: Vec<_> = m.outcomes(slot).collect();
                     assert!(o.iter().all(|x| x.prob == o[0].prob));
                     for (k, x) in o.iter().enumerate() {
                         let want = if x.next == crate::mdp::TERMINAL { Err(x.reward) } else { Ok(x.next as usize) };

@@ -19,7 +19,7 @@ use rand::RngCore;
 
 use super::params::QParams;
 use super::q_learning::{Checkpoint, Step, below, run_schedule};
-use crate::game::{Positions, Status, symmetry};
+use crate::game::{Status, symmetry};
 use crate::mdp::Policy;
 use crate::seed::{self, Stream};
 
@@ -37,7 +37,7 @@ struct Layout {
 
 impl Layout {
     fn build() -> Layout {
-        let pos = Positions::get();
+        let pos = crate::game::Game::TIC_TAC_TOE.positions();
         let mut l = Layout { start: vec![0], cell: Vec::new(), child: Vec::new(), reward: Vec::new() };
         for id in 0..pos.len() {
             let mover = pos.board(id).to_move();
@@ -72,7 +72,7 @@ impl SelfPlayTable {
     /// Every entry `q_init`; keyed by symmetry class when `symmetry`.
     pub fn new(q_init: f64, symmetry: bool) -> SelfPlayTable {
         let layout = Layout::build();
-        let pos = Positions::get();
+        let pos = crate::game::Game::TIC_TAC_TOE.positions();
         let slots = layout.cell.len();
         let (index, size) = if symmetry {
             let mut index = vec![0u32; slots];
@@ -106,7 +106,7 @@ impl SelfPlayTable {
 
     /// The greedy move in every ongoing position (for either seat).
     pub fn policy(&self) -> Policy {
-        let mut p = Policy::new();
+        let mut p = Policy::new(crate::game::Game::TIC_TAC_TOE);
         for id in 0..self.layout.start.len() - 1 {
             if self.layout.start[id] < self.layout.start[id + 1] {
                 p.set(id, self.layout.cell[self.greedy(id).0]);
@@ -180,7 +180,7 @@ mod tests {
     }
 
     fn value(policy: &Policy, seat: Seat, opp: Opponent) -> (f64, f64) {
-        let truth = ground_truth(seat, opp);
+        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
         let e = Evaluator::new().evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
         (e.value, truth.solution.value - e.value)
     }
