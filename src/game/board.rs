@@ -102,7 +102,7 @@ impl Player {
 pub enum Status {
     /// The game goes on.
     Ongoing,
-    /// The given player has three in a row.
+    /// The given player has a whole line (k in a row).
     Won(Player),
     /// The board is full and nobody has won.
     Draw,
@@ -317,7 +317,7 @@ impl fmt::Display for Board {
     }
 }
 
-/// Why a 9-character board did not parse.
+/// Why a board text did not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseBoardError {
     /// Not one character per cell (nine in tic-tac-toe).

@@ -187,13 +187,15 @@ impl Tables {
     fn build(game: Game) -> Tables {
         let size = 1usize << game.cells();
         let lines = game.lines();
-        let wins = (0..size).map(|m| lines.iter().any(|&l| m as u16 & l == l)).collect();
+        let wins = (0..size).map(|m| lines.iter().any(|&l| l & !(m as u16) == 0)).collect();
         let base3 = (0..size)
             .map(|m| (0..game.cells()).filter(|i| m >> i & 1 == 1).map(|i| 3u32.pow(i as u32)).sum())
             .collect();
         let mut masks = vec![Vec::new(); 8];
         for &t in game.transforms() {
-            let moved = |m: usize| (0..game.cells()).filter(move |i| m >> i & 1 == 1).map(move |i| 1u16 << game.transform_cell(t, i));
+            let moved = |m: usize| {
+                (0..game.cells()).filter(move |i| m >> i & 1 == 1).map(move |i| 1u16 << game.transform_cell(t, i))
+            };
             masks[t] = (0..size).map(|m| moved(m).fold(0, |a, b| a | b)).collect();
         }
         Tables { wins, base3, masks }

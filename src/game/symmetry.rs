@@ -155,12 +155,10 @@ mod tests {
     fn the_compiled_tables_agree_with_the_game() {
         let g = Game::TIC_TAC_TOE;
         for t in 0..8 {
-            for i in 0..9 {
-                assert_eq!(usize::from(PERM[t][i]), g.transform_cell(t, i));
+            for (i, &cell) in PERM[t].iter().enumerate() {
+                assert_eq!(usize::from(cell), g.transform_cell(t, i));
             }
-            for m in 0..512 {
-                assert_eq!(g.tables().masks[t][m], MASKS[t][m]);
-            }
+            assert_eq!(g.tables().masks[t], MASKS[t]);
         }
         let wide: Game = "3x4k3".parse().unwrap();
         let b = Board::parse_in(wide, "XX.O........").unwrap();

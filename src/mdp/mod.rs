@@ -108,10 +108,8 @@ impl AgentMdp {
             }
             m.action_start.push(m.action_cell.len() as u32);
         }
-        m.start = start
-            .into_iter()
-            .map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] })
-            .collect();
+        m.start =
+            start.into_iter().map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] }).collect();
         m
     }
 
@@ -450,28 +448,44 @@ mod tests {
 
     fn check_transitions(m: &AgentMdp) {
         let (seat, opp) = (m.seat(), m.opponent());
-        {
-            {
-                assert_eq!(m.dfs_order().len(), m.len(), "the DFS order lists every state once");
-                let total: f64 = m.start().iter().map(|o| o.prob).sum();
-                assert!((total - 1.0).abs() < 1e-12);
-                for s in 0..m.len() {
-                    assert_eq!(m.board(s).to_move(), seat.player());
-                    for slot in m.actions(s) {
-                        let total: f64 = m.outcomes(slot).map(|o| o.prob).sum();
-                        assert!((total - 1.0).abs() < 1e-12, "{seat:?} {opp:?} {s}");
-                        assert_eq!(m.outcomes(slot).len(), m.outcome_count(slot));
-                        let mut expected = 0.0;
-                        for o in m.outcomes(slot) {
-                            assert!(o.next == TERMINAL || o.next as usize > s);
-                            assert!(o.next != TERMINAL || o.reward != 0.0 || o.prob > 0.0);
-                            expected += if o.next == TERMINAL { o.prob * o.reward } else { 0.0 };
-                        }
-                        let zeros = vec![0.0; m.len()];
-                        assert!((m.q(slot, &zeros) - expected).abs() < 1e-12);
-                    }
+        assert_eq!(m.dfs_order().len(), m.len(), "the DFS order lists every state once");
+        let total: f64 = m.start().iter().map(|o| o.prob).sum();
+        assert!((total - 1.0).abs() < 1e-12);
+        let zeros = vec![0.0; m.len()];
+        for s in 0..m.len() {
+            assert_eq!(m.board(s).to_move(), seat.player());
+            for slot in m.actions(s) {
+                let total: f64 = m.outcomes(slot).map(|o| o.prob).sum();
+                assert!((total - 1.0).abs() < 1e-12, "{seat:?} {opp:?} {s}");
+                assert_eq!(m.outcomes(slot).len(), m.outcome_count(slot));
+                let mut expected = 0.0;
+                for (k, o) in m.outcomes(slot).enumerate() {
+                    assert!(o.next == TERMINAL || o.next as usize > s);
+                    expected += if o.next == TERMINAL { o.prob * o.reward } else { 0.0 };
+                    let sampled = if o.next == TERMINAL { Err(o.reward) } else { Ok(o.next as usize) };
+                    assert_eq!(m.sampled(slot, k), sampled);
+                    assert_eq!(sampled, by_the_rules(m, s, slot, k));
                 }
+                assert!((m.q(slot, &zeros) - expected).abs() < 1e-12);
             }
+        }
+    }
+
+    /// Outcome `k` of `slot`, found by playing the move and the `k`-th reply.
+    fn by_the_rules(m: &AgentMdp, s: usize, slot: usize, k: usize) -> Result<usize, f64> {
+        let pos = m.positions();
+        let after = pos.child(m.position(s), m.cell(slot)) as usize;
+        let me = m.seat().player();
+        let n = match pos.reward(after, me) {
+            Some(_) => after,
+            None => {
+                let reply = crate::game::cells(opponent_moves(pos, m.opponent(), after)).nth(k).expect("k < count");
+                pos.child(after, reply) as usize
+            }
+        };
+        match pos.reward(n, me) {
+            Some(r) => Err(r),
+            None => Ok(m.state(pos.board(n)).expect("a state")),
         }
     }
 }

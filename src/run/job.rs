@@ -120,7 +120,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
             let stream_key = (seat as u64) << 8 | k as u64;
             let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
             s.games = if evaluation.games > 0 {
-                sample_games(crate::game::Game::TIC_TAC_TOE, seat, opp, evaluation.games, &mut rng, |b| policy.get_or_first(b))
+                sample_games(policy.game(), seat, opp, evaluation.games, &mut rng, |b| policy.get_or_first(b))
             } else {
                 GameTally::default()
             };
