@@ -22,6 +22,8 @@ const ONGOING: i8 = i8::MIN;
 #[derive(Debug)]
 pub struct Positions {
     game: Game,
+    /// The game's cell count: the stride of `next`.
+    cells: usize,
     boards: Vec<Board>,
     by_index: Vec<u32>,
     /// `next[id * cells + cell]`: the position after playing `cell`, or [`NONE`].
@@ -114,7 +116,7 @@ impl Positions {
                 Status::Won(Player::O) => -1,
             })
             .collect();
-        Positions { game, boards, by_index, next, status, result, minimax, class, classes }
+        Positions { game, cells, boards, by_index, next, status, result, minimax, class, classes }
     }
 
     /// The game these are the positions of.
@@ -157,7 +159,7 @@ impl Positions {
     /// The id after playing `cell` in position `id`, or [`NONE`] if the move is illegal.
     #[inline(always)]
     pub fn child(&self, id: usize, cell: u8) -> u32 {
-        self.next[id * self.game.cells() + cell as usize]
+        self.next[id * self.cells + cell as usize]
     }
 
     /// Win, draw or still going, by id.
@@ -300,8 +302,14 @@ mod tests {
         assert_eq!((small.game(), large.game()), (Game::TIC_TAC_TOE, wide));
         // Tic-tac-toe is a draw; on 3 × 4 with three in a row the first player wins.
         assert_eq!((small.minimax(0), large.minimax(0)), (0, 1));
-        assert_eq!(small.classes(), 765);
         assert!(std::ptr::eq(Positions::of(wide), large), "one table per game");
+        // Tic-tac-toe's figures hold with the other game's table in the same process.
+        let count = |s: Status| (0..small.len()).filter(|&i| small.status(i) == s).count();
+        assert_eq!(count(Status::Ongoing), 4520);
+        assert_eq!((count(Status::Won(Player::X)), count(Status::Won(Player::O)), count(Status::Draw)), (626, 316, 16));
+        assert_eq!(small.classes(), 765);
+        let g = count_games(Game::TIC_TAC_TOE);
+        assert_eq!((g.total(), g.x_wins, g.o_wins, g.draws), (255_168, 131_184, 77_904, 46_080));
         for id in (0..large.len()).step_by(97) {
             let b = large.board(id);
             assert_eq!(large.id(b), Some(id));

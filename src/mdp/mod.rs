@@ -10,18 +10,21 @@
 //! Storage is flat (compressed rows): states → action slots → outcomes, in one compact
 //! form that serves both the exact solvers ([`AgentMdp::q`]) and the simulators
 //! ([`AgentMdp::sampled`]). Per action slot: the cell (1 byte), where its outcomes start
-//! (4), a mask of which replies end the game (2), how many continue (1) and the expected
-//! immediate reward `Σ p·r` (8): 16 bytes. Per outcome: one `u32` code, 4 bytes: the
-//! continuing outcomes' next states first, in reply order, then the ending outcomes'
-//! rewards, in reply order. The probability of an outcome is one over the slot's count.
+//! (4), how many continue (1), the expected immediate reward `Σ p·r` (8) and where each
+//! reply's outcome sits (8, a nibble per reply): 22 bytes. Per outcome: one `u32` code, 4
+//! bytes: the continuing outcomes' next states first, in reply order (all that `q` reads),
+//! then the ending outcomes' rewards. The probability of an outcome is one over the slot's
+//! count.
 //! States are kept in increasing position id, which is a topological order: every
 //! transition goes to a larger state id, so one backward pass evaluates any policy exactly.
 
 pub mod evaluate;
 mod opponent;
+mod outcome;
 
 pub use evaluate::{Evaluation, Evaluator, GameTally, Policy, sample_games};
 pub use opponent::{Opponent, ParseNameError, Seat};
+pub use outcome::{Outcome, Outcomes};
 
 use crate::game::rules::MAX_CELLS;
 use crate::game::{Board, Game, Positions, Status};
@@ -30,18 +33,7 @@ use crate::game::{Board, Game, Positions, Status};
 pub const TERMINAL: u32 = u32::MAX;
 
 /// Codes from here on mean "the game ended with reward `code - END - 1`" (loss, draw, win).
-const END: u32 = u32::MAX - 2;
-
-/// One result of an agent's action: probability, reward on the way, next agent state.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Outcome {
-    /// Probability of this outcome given the state and action.
-    pub prob: f64,
-    /// Reward collected (non-zero only when the game ended).
-    pub reward: f64,
-    /// The next agent state, or [`TERMINAL`].
-    pub next: u32,
-}
+pub(crate) const END: u32 = u32::MAX - 2;
 
 /// The MDP that one (game, seat, opponent) triple induces.
 #[derive(Debug, Clone)]
@@ -57,8 +49,9 @@ pub struct AgentMdp {
     action_cell: Vec<u8>,
     /// Per action slot, where its codes start (one more entry at the end).
     outcome_start: Vec<u32>,
-    /// Per action slot, bit `k` set when reply `k` ends the game.
-    ending: Vec<u16>,
+    /// Per action slot, nibble `k` (bits `4k..4k+4`): where outcome `k` (reply order) sits
+    /// among the slot's codes.
+    order: Vec<u64>,
     /// Per action slot, how many outcomes continue.
     continuing: Vec<u8>,
     /// Per action slot: the expected immediate reward `Σ p·r`.
@@ -90,7 +83,7 @@ impl AgentMdp {
             action_start: Vec::with_capacity(states.len() + 1),
             action_cell: Vec::with_capacity(slots_guess),
             outcome_start: Vec::with_capacity(slots_guess + 1),
-            ending: Vec::with_capacity(slots_guess),
+            order: Vec::with_capacity(slots_guess),
             continuing: Vec::with_capacity(slots_guess),
             reward: Vec::with_capacity(slots_guess),
             codes: Vec::with_capacity(slots_guess * 5),
@@ -118,12 +111,13 @@ impl AgentMdp {
         let (pos, me) = (self.positions, self.seat.player());
         self.action_cell.push(cell);
         let after = pos.child(p, cell) as usize;
-        let (mut reward, mut ending, mut ends) = (0.0, 0u16, Vec::new());
+        let (mut reward, mut ending) = (0.0, 0u16);
+        let (mut ends, mut ended) = ([0u32; MAX_CELLS], 0);
         let mut count = 0;
         match pos.reward(after, me) {
             Some(r) => {
                 (reward, ending, count) = (r, 1, 1);
-                ends.push(r);
+                (ends[0], ended) = (end_code(r), 1);
             }
             None => {
                 let moves = match self.opponent {
@@ -137,7 +131,8 @@ impl AgentMdp {
                         Some(r) => {
                             reward += prob * r;
                             ending |= 1 << k;
-                            ends.push(r);
+                            ends[ended] = end_code(r);
+                            ended += 1;
                         }
                         None => self.codes.push(self.state_of[n]),
                     }
@@ -147,9 +142,9 @@ impl AgentMdp {
         }
         let first = *self.outcome_start.last().expect("a start") as usize;
         self.continuing.push((self.codes.len() - first) as u8);
-        self.codes.extend(ends.iter().map(|&r| END + (r + 1.0) as u32));
+        self.codes.extend_from_slice(&ends[..ended]);
         debug_assert_eq!(self.codes.len() - first, count);
-        self.ending.push(ending);
+        self.order.push(reply_order(ending, count, self.codes.len() - first - ended));
         self.reward.push(reward);
         self.outcome_start.push(self.codes.len() as u32);
     }
@@ -160,14 +155,10 @@ impl AgentMdp {
     /// the transition.
     #[inline(always)]
     pub fn sampled(&self, slot: usize, k: usize) -> Result<usize, f64> {
-        let start = self.outcome_start[slot] as usize;
-        let ending = u32::from(self.ending[slot]);
-        let before = (ending & ((1 << k) - 1)).count_ones() as usize;
-        if ending >> k & 1 == 0 {
-            Ok(self.codes[start + k - before] as usize)
-        } else {
-            let code = self.codes[start + usize::from(self.continuing[slot]) + before];
-            Err(f64::from(code - END) - 1.0)
+        let at = (self.order[slot] >> (4 * k)) as usize & 15;
+        match self.codes[self.outcome_start[slot] as usize + at] {
+            code if code >= END => Err(f64::from(code - END) - 1.0),
+            next => Ok(next as usize),
         }
     }
 
@@ -244,11 +235,8 @@ impl AgentMdp {
     /// compact form; the probability of each is one over their count).
     #[inline(always)]
     pub fn outcomes(&self, slot: usize) -> Outcomes<'_> {
-        let start = self.outcome_start[slot] as usize;
-        let codes = &self.codes[start..self.outcome_start[slot + 1] as usize];
-        let (next, ends) = codes.split_at(usize::from(self.continuing[slot]));
-        let prob = self.probability[codes.len()];
-        Outcomes { prob, ending: self.ending[slot], next, ends }
+        let codes = &self.codes[self.outcome_start[slot] as usize..self.outcome_start[slot + 1] as usize];
+        Outcomes::new(self.probability[codes.len()], self.order[slot], codes)
     }
 
     /// The continuing outcomes of a slot, in reply order, and their common probability.
@@ -290,11 +278,24 @@ impl AgentMdp {
     }
 
     /// Calls `f(slot, q)` for every action slot of state `s`, in cell order, with the same
-    /// `q` as [`AgentMdp::q`].
+    /// `q` as [`AgentMdp::q`]; one sequential walk over the state's rows.
     #[inline(always)]
     pub fn each_q(&self, s: usize, values: &[f64], mut f: impl FnMut(usize, f64)) {
-        for slot in self.actions(s) {
-            f(slot, self.q(slot, values));
+        assert!(values.len() >= self.len(), "one value per state");
+        let slots = self.actions(s);
+        let bounds = &self.outcome_start[slots.start..slots.end + 1];
+        let rows = self.continuing[slots.clone()].iter().zip(&self.reward[slots.clone()]);
+        for (k, (bound, (&continuing, &reward))) in bounds.windows(2).zip(rows).enumerate() {
+            let (start, end) = (bound[0] as usize, bound[1] as usize);
+            let p = self.probability[(end - start).min(MAX_CELLS)];
+            let mut q = reward;
+            for &n in &self.codes[start..start + usize::from(continuing)] {
+                debug_assert!((n as usize) < self.len());
+                // SAFETY: as in `q`: continuing codes are states of this MDP, and `values`
+                // is at least that long (asserted above).
+                q += p * unsafe { *values.get_unchecked(n as usize) };
+            }
+            f(slots.start + k, q);
         }
     }
 
@@ -325,40 +326,22 @@ impl AgentMdp {
     }
 }
 
-/// The outcomes of one action slot in reply order: see [`AgentMdp::outcomes`].
-#[derive(Clone, Debug)]
-pub struct Outcomes<'a> {
-    prob: f64,
-    /// Bit 0: whether the next outcome ends the game (shifted as outcomes are taken).
-    ending: u16,
-    next: &'a [u32],
-    ends: &'a [u32],
+/// The positions of `count` outcomes among a slot's codes, a nibble each in reply order:
+/// the continuing ones (bit clear in `ending`) first, then the ending ones.
+fn reply_order(ending: u16, count: usize, continuing: usize) -> u64 {
+    let (mut next, mut end, mut order) = (0u64, continuing as u64, 0u64);
+    for k in 0..count {
+        let at = if ending >> k & 1 == 1 { &mut end } else { &mut next };
+        order |= *at << (4 * k);
+        *at += 1;
+    }
+    order
 }
 
-impl Iterator for Outcomes<'_> {
-    type Item = Outcome;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<Outcome> {
-        let ends = self.ending & 1 == 1;
-        self.ending >>= 1;
-        let list = if ends { &mut self.ends } else { &mut self.next };
-        let (&code, rest) = list.split_first()?;
-        *list = rest;
-        Some(if ends {
-            Outcome { prob: self.prob, reward: f64::from(code - END) - 1.0, next: TERMINAL }
-        } else {
-            Outcome { prob: self.prob, reward: 0.0, next: code }
-        })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.next.len() + self.ends.len();
-        (n, Some(n))
-    }
+/// The code of an outcome that ends the game with reward `r`.
+fn end_code(r: f64) -> u32 {
+    END + (r + 1.0) as u32
 }
-
-impl ExactSizeIterator for Outcomes<'_> {}
 
 /// The opponent's move distribution in position `p` (opponent to move): the cells it may
 /// play, each equally likely.

@@ -61,5 +61,8 @@ mod tests {
         assert_eq!(small.solution.value, 0.0);
         assert_eq!(large.solution.value, 1.0);
         assert_eq!(ground_truth(wide, Seat::O, Opponent::MinimaxUniform).mdp.game(), wide);
+        let random = ground_truth(Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
+        assert_eq!(random.mdp.len(), 2423);
+        assert!((random.solution.value - 191.0 / 192.0).abs() < 1e-12);
     }
 }
