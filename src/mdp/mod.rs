@@ -9,12 +9,12 @@
 //!
 //! Storage is flat (compressed rows): states → action slots → outcomes, in one compact
 //! form that serves both the exact solvers ([`AgentMdp::q`]) and the simulators
-//! ([`AgentMdp::sampled`]). Per action slot: the cell (1 byte), where its outcomes start
-//! (4), how many continue (1), the expected immediate reward `Σ p·r` (8) and where each
-//! reply's outcome sits (8, a nibble per reply): 22 bytes. Per outcome: one `u32` code, 4
-//! bytes: the continuing outcomes' next states first, in reply order (all that `q` reads),
-//! then the ending outcomes' rewards. The probability of an outcome is one over the slot's
-//! count.
+//! ([`AgentMdp::sampled`]). Per action slot: a 16-byte row (the expected immediate reward
+//! `Σ p·r`, where its outcomes start, how many there are and how many continue, the cell)
+//! and where each reply's outcome sits (8 bytes, a nibble per reply): 24 bytes. Per
+//! outcome: one `u32` code, 4 bytes: the continuing outcomes' next states first, in reply
+//! order (all that `q` reads), then the ending outcomes' rewards. The probability of an
+//! outcome is one over the slot's count.
 //! States are kept in increasing position id, which is a topological order: every
 //! transition goes to a larger state id, so one backward pass evaluates any policy exactly.
 
@@ -46,16 +46,11 @@ pub struct AgentMdp {
     /// Position id → state id, or [`TERMINAL`].
     state_of: Vec<u32>,
     action_start: Vec<u32>,
-    action_cell: Vec<u8>,
-    /// Per action slot, where its codes start (one more entry at the end).
-    outcome_start: Vec<u32>,
+    /// Per action slot: what `q` and the simulators read first.
+    rows: Vec<Row>,
     /// Per action slot, nibble `k` (bits `4k..4k+4`): where outcome `k` (reply order) sits
     /// among the slot's codes.
     order: Vec<u64>,
-    /// Per action slot, how many outcomes continue.
-    continuing: Vec<u8>,
-    /// Per action slot: the expected immediate reward `Σ p·r`.
-    reward: Vec<f64>,
     /// Per action slot: next states of the continuing outcomes, then ending codes.
     codes: Vec<u32>,
     /// `probability[n]` = `1 / n`: the probability of each of `n` outcomes.
@@ -81,11 +76,8 @@ impl AgentMdp {
             opponent,
             positions: pos,
             action_start: Vec::with_capacity(states.len() + 1),
-            action_cell: Vec::with_capacity(slots_guess),
-            outcome_start: Vec::with_capacity(slots_guess + 1),
+            rows: Vec::with_capacity(slots_guess),
             order: Vec::with_capacity(slots_guess),
-            continuing: Vec::with_capacity(slots_guess),
-            reward: Vec::with_capacity(slots_guess),
             codes: Vec::with_capacity(slots_guess * 5),
             probability: std::array::from_fn(|n| 1.0 / n as f64),
             start: Vec::new(),
@@ -93,13 +85,12 @@ impl AgentMdp {
             state_of,
         };
         m.action_start.push(0);
-        m.outcome_start.push(0);
         for s in 0..m.states.len() {
             let p = m.states[s] as usize;
             for cell in crate::game::cells(pos.board(p).empty_cells()) {
                 m.push_slot(p, cell);
             }
-            m.action_start.push(m.action_cell.len() as u32);
+            m.action_start.push(m.rows.len() as u32);
         }
         m.start =
             start.into_iter().map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] }).collect();
@@ -109,7 +100,7 @@ impl AgentMdp {
     /// Appends the action slot of playing `cell` in position `p`.
     fn push_slot(&mut self, p: usize, cell: u8) {
         let (pos, me) = (self.positions, self.seat.player());
-        self.action_cell.push(cell);
+        let first = self.codes.len();
         let after = pos.child(p, cell) as usize;
         let (mut reward, mut ending) = (0.0, 0u16);
         let (mut ends, mut ended) = ([0u32; MAX_CELLS], 0);
@@ -140,13 +131,12 @@ impl AgentMdp {
                 }
             }
         }
-        let first = *self.outcome_start.last().expect("a start") as usize;
-        self.continuing.push((self.codes.len() - first) as u8);
+        let continuing = self.codes.len() - first;
         self.codes.extend_from_slice(&ends[..ended]);
         debug_assert_eq!(self.codes.len() - first, count);
-        self.order.push(reply_order(ending, count, self.codes.len() - first - ended));
-        self.reward.push(reward);
-        self.outcome_start.push(self.codes.len() as u32);
+        self.order.push(reply_order(ending, count, continuing));
+        let (start, count, continuing) = (first as u32, count as u8, continuing as u8);
+        self.rows.push(Row { reward, start, count, continuing, cell });
     }
 
     /// Outcome `k` (in the opponent's reply order) of action `slot`, for simulators:
@@ -156,7 +146,7 @@ impl AgentMdp {
     #[inline(always)]
     pub fn sampled(&self, slot: usize, k: usize) -> Result<usize, f64> {
         let at = (self.order[slot] >> (4 * k)) as usize & 15;
-        match self.codes[self.outcome_start[slot] as usize + at] {
+        match self.codes[self.rows[slot].start as usize + at] {
             code if code >= END => Err(f64::from(code - END) - 1.0),
             next => Ok(next as usize),
         }
@@ -165,7 +155,7 @@ impl AgentMdp {
     /// The number of outcomes of action `slot`.
     #[inline(always)]
     pub fn outcome_count(&self, slot: usize) -> usize {
-        (self.outcome_start[slot + 1] - self.outcome_start[slot]) as usize
+        usize::from(self.rows[slot].count)
     }
 
     /// The game.
@@ -228,29 +218,35 @@ impl AgentMdp {
     /// The cell an action slot plays.
     #[inline(always)]
     pub fn cell(&self, slot: usize) -> u8 {
-        self.action_cell[slot]
+        self.rows[slot].cell
     }
 
     /// The outcomes of an action slot, in the opponent's reply order (derived from the
     /// compact form; the probability of each is one over their count).
     #[inline(always)]
     pub fn outcomes(&self, slot: usize) -> Outcomes<'_> {
-        let codes = &self.codes[self.outcome_start[slot] as usize..self.outcome_start[slot + 1] as usize];
+        let row = &self.rows[slot];
+        let codes = &self.codes[row.start as usize..row.start as usize + usize::from(row.count)];
         Outcomes::new(self.probability[codes.len()], self.order[slot], codes)
     }
 
     /// The continuing outcomes of a slot, in reply order, and their common probability.
     #[inline(always)]
     fn continuing(&self, slot: usize) -> (f64, &[u32]) {
-        let start = self.outcome_start[slot] as usize;
-        let count = self.outcome_start[slot + 1] as usize - start;
-        let next = &self.codes[start..start + usize::from(self.continuing[slot])];
-        (self.probability[count.min(MAX_CELLS)], next)
+        self.continuing_of(&self.rows[slot])
+    }
+
+    /// [`AgentMdp::continuing`] of a slot's row.
+    #[inline(always)]
+    fn continuing_of(&self, row: &Row) -> (f64, &[u32]) {
+        let start = row.start as usize;
+        let next = &self.codes[start..start + usize::from(row.continuing)];
+        (self.probability[usize::from(row.count).min(MAX_CELLS)], next)
     }
 
     /// Total number of action slots (the size of a Q table over this MDP).
     pub fn slots(&self) -> usize {
-        self.action_cell.len()
+        self.rows.len()
     }
 
     /// Where the agent's first decision happens: for `x` the empty board with probability
@@ -266,8 +262,9 @@ impl AgentMdp {
     #[inline(always)]
     pub fn q(&self, slot: usize, values: &[f64]) -> f64 {
         assert!(values.len() >= self.len(), "one value per state");
-        let (p, next) = self.continuing(slot);
-        let mut q = self.reward[slot];
+        let row = &self.rows[slot];
+        let (p, next) = self.continuing_of(row);
+        let mut q = row.reward;
         for &n in next {
             debug_assert!((n as usize) < self.len());
             // SAFETY: `build` only stores ids of this MDP's states (< len) among the
@@ -283,13 +280,10 @@ impl AgentMdp {
     pub fn each_q(&self, s: usize, values: &[f64], mut f: impl FnMut(usize, f64)) {
         assert!(values.len() >= self.len(), "one value per state");
         let slots = self.actions(s);
-        let bounds = &self.outcome_start[slots.start..slots.end + 1];
-        let rows = self.continuing[slots.clone()].iter().zip(&self.reward[slots.clone()]);
-        for (k, (bound, (&continuing, &reward))) in bounds.windows(2).zip(rows).enumerate() {
-            let (start, end) = (bound[0] as usize, bound[1] as usize);
-            let p = self.probability[(end - start).min(MAX_CELLS)];
-            let mut q = reward;
-            for &n in &self.codes[start..start + usize::from(continuing)] {
+        for (k, row) in self.rows[slots.clone()].iter().enumerate() {
+            let (p, next) = self.continuing_of(row);
+            let mut q = row.reward;
+            for &n in next {
                 debug_assert!((n as usize) < self.len());
                 // SAFETY: as in `q`: continuing codes are states of this MDP, and `values`
                 // is at least that long (asserted above).
@@ -324,6 +318,21 @@ impl AgentMdp {
         }
         order
     }
+}
+
+/// An action slot's fixed-size part (16 bytes).
+#[derive(Clone, Copy, Debug)]
+struct Row {
+    /// The expected immediate reward `Σ p·r` over the outcomes that end the game.
+    reward: f64,
+    /// Where the slot's codes start.
+    start: u32,
+    /// How many outcomes there are.
+    count: u8,
+    /// How many of them continue (their codes come first).
+    continuing: u8,
+    /// The cell the action plays.
+    cell: u8,
 }
 
 /// The positions of `count` outcomes among a slot's codes, a nibble each in reply order:
@@ -412,6 +421,7 @@ mod tests {
         assert_eq!(m.len(), 2423);
         assert_eq!(m.dfs_order().len(), 2423);
         assert_eq!(m.board(0), Board::EMPTY);
+        assert_eq!(std::mem::size_of::<Row>(), 16);
     }
 
     #[test]
