@@ -8,14 +8,14 @@ use sweep::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use sweep::solvers::{ground_truth, policy_iteration};
 
 fn exact(c: &mut Criterion) {
-    sweep::game::Positions::get();
+    sweep::game::Game::TIC_TAC_TOE.positions();
     c.bench_function("build MDP + policy iteration (x vs random)", |b| {
         b.iter(|| {
-            let mdp = AgentMdp::build(Seat::X, Opponent::Random);
+            let mdp = AgentMdp::build(sweep::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
             policy_iteration::solve(&mdp).value
         })
     });
-    let truth = ground_truth(Seat::X, Opponent::Random);
+    let truth = ground_truth(sweep::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
     let policy = truth.solution.policy(&truth.mdp);
     let mut evaluator = Evaluator::new();
     c.bench_function("exact evaluation of one policy (x vs random)", |b| {
@@ -23,7 +23,7 @@ fn exact(c: &mut Criterion) {
     });
     let first_legal = |_: usize, board: sweep::game::Board| board.legal_moves().trailing_zeros() as u8;
     c.bench_function("exact evaluation of first-legal policy (o vs random)", |b| {
-        let t = ground_truth(Seat::O, Opponent::Random);
+        let t = ground_truth(sweep::game::Game::TIC_TAC_TOE, Seat::O, Opponent::Random);
         b.iter(|| evaluator.evaluate(&t.mdp, first_legal).value)
     });
     let exe = env!("CARGO_BIN_EXE_sweep");

@@ -23,7 +23,7 @@ fn qlearning(c: &mut Criterion) {
     group.bench_function("self-play, 200k episodes", |b| b.iter(|| self_play::train(&sp, 1, &[], |_, _| {})));
     group.finish();
 
-    let truth = ground_truth(Seat::X, Opponent::Random);
+    let truth = ground_truth(sweep::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
     let mut evaluator = Evaluator::new();
     let small = QParams { episodes: 20_000, ..QParams::default() };
     q_learning::train(&small, 3, &[20_000], |_, table| {

@@ -84,7 +84,7 @@ pub fn solve_seconds() -> f64 {
     let reps = 20;
     let started = Instant::now();
     for _ in 0..reps {
-        let mdp = AgentMdp::build(Seat::X, Opponent::Random);
+        let mdp = AgentMdp::build(crate::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
         let sol = policy_iteration::solve(&mdp);
         assert!(sol.value > 0.99);
     }
@@ -93,7 +93,7 @@ pub fn solve_seconds() -> f64 {
 
 /// Seconds for one exact evaluation of a table policy (the optimal one, X against random).
 pub fn evaluation_seconds(evaluator: &mut Evaluator) -> f64 {
-    let truth = ground_truth(Seat::X, Opponent::Random);
+    let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
     let policy = truth.solution.policy(&truth.mdp);
     let started = Instant::now();
     let reps = 200;
@@ -150,7 +150,7 @@ fn reach(evaluator: &mut Evaluator) -> [[usize; 3]; 2] {
     let mut reach = [[0; 3]; 2];
     for (i, &seat) in Seat::ALL.iter().enumerate() {
         for (j, &opp) in Opponent::ALL.iter().enumerate() {
-            let t = ground_truth(seat, opp);
+            let t = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
             reach[i][j] = evaluator.evaluate(&t.mdp, |s, _| t.mdp.cell(t.solution.actions[s] as usize)).states;
         }
     }

@@ -32,11 +32,11 @@ fn exact_values_match_100k_sampled_games() {
     for &seat in Seat::ALL {
         for &opp in Opponent::ALL {
             for (name, policy) in policies {
-                let truth = ground_truth(seat, opp);
+                let truth = ground_truth(sweep::game::Game::TIC_TAC_TOE, seat, opp);
                 let exact = Evaluator::new().evaluate(&truth.mdp, |_, b| policy(b));
                 let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(12345);
                 let n = 100_000;
-                let t = sample_games(seat, opp, n, &mut rng, policy);
+                let t = sample_games(sweep::game::Game::TIC_TAC_TOE, seat, opp, n, &mut rng, policy);
                 let mean = t.mean();
                 let var = exact.p_win + exact.p_loss - exact.value * exact.value;
                 let half = Z999 * (var / n as f64).sqrt();
@@ -58,7 +58,7 @@ fn exact_values_match_100k_sampled_games() {
 fn optimal_policy_has_regret_zero_and_the_known_outcome_split() {
     for &seat in Seat::ALL {
         for &opp in Opponent::ALL {
-            let t = ground_truth(seat, opp);
+            let t = ground_truth(sweep::game::Game::TIC_TAC_TOE, seat, opp);
             let policy = t.solution.policy(&t.mdp);
             let e = Evaluator::new().evaluate(&t.mdp, |_, b| policy.get_or_first(b));
             assert_eq!(t.solution.value - e.value, 0.0, "{seat} vs {opp}");
@@ -69,7 +69,7 @@ fn optimal_policy_has_regret_zero_and_the_known_outcome_split() {
             }
         }
     }
-    let t = ground_truth(Seat::X, Opponent::Random);
+    let t = ground_truth(sweep::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
     let policy = t.solution.policy(&t.mdp);
     let e = Evaluator::new().evaluate(&t.mdp, |_, b| policy.get_or_first(b));
     assert!((e.value - 191.0 / 192.0).abs() < 1e-12);
@@ -84,7 +84,7 @@ proptest! {
     #[test]
     fn no_policy_beats_the_optimum(seed in any::<u64>(), seat in 0usize..2, opp in 0usize..3) {
         let (seat, opp) = (Seat::ALL[seat], Opponent::ALL[opp]);
-        let t = ground_truth(seat, opp);
+        let t = ground_truth(sweep::game::Game::TIC_TAC_TOE, seat, opp);
         // A random deterministic policy: a hash of (seed, board) picks a legal cell.
         let e = Evaluator::new().evaluate(&t.mdp, |_, b| {
             let legal = b.legal_moves();

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use std::io::{BufRead, Write};
 
 use crate::error::{bad_input, exit};
-use crate::game::{Board, Positions};
+use crate::game::{Board, Game};
 use crate::mdp::{Opponent, Policy, Seat};
 use crate::solvers::mcts::Searcher;
 use crate::solvers::{MctsParams, ground_truth};
@@ -38,8 +38,8 @@ enum Agent {
 /// Reads a `board,action` policy file.
 pub fn read_policy(path: &std::path::Path) -> Result<Policy> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad_input(format!("--agent {}: {e}", path.display())))?;
-    let mut policy = Policy::new();
-    let pos = Positions::get();
+    let mut policy = Policy::new(Game::TIC_TAC_TOE);
+    let pos = policy.game().positions();
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| bad_input(format!("{}: row {}: {e}", path.display(), i + 2)))?;
         let bad = |what: String| bad_input(format!("{}: row {}: {what}", path.display(), i + 2));
@@ -78,10 +78,10 @@ fn show(board: Board) -> String {
 /// The optimal agent's move: a minimax-optimal move (it never loses), and among those the
 /// one worth most against a random opponent (so it exploits mistakes).
 fn optimal_move(board: Board, agent_seat: Seat) -> (u8, String) {
-    let pos = Positions::get();
+    let pos = board.game().positions();
     let id = pos.id(board).expect("reachable");
     let safe = pos.optimal_moves(id);
-    let truth = ground_truth(agent_seat, Opponent::Random);
+    let truth = ground_truth(board.game(), agent_seat, Opponent::Random);
     let s = truth.mdp.state(board).expect("every position is reachable against random");
     let (cell, value) = truth
         .solution

@@ -150,7 +150,7 @@ fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path)
     let mut text = String::from("board,action\n");
     let mut lines = Vec::new();
     for seat in job.params.eval_seats() {
-        let truth = ground_truth(seat, Opponent::Random);
+        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, Opponent::Random);
         Evaluator::new().evaluate(&truth.mdp, |_, b| {
             let c = policy.get_or_first(b);
             lines.push(format!("{b},{c}\n"));

@@ -8,6 +8,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::error::{bad_input, exit};
+use crate::game::Game;
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use crate::report::files::write_text_atomic;
 use crate::solvers::{policy_iteration, value_iteration};
@@ -65,7 +66,7 @@ fn show(x: f64) -> String {
 /// Runs `sweep solve`.
 pub fn solve(args: &SolveArgs) -> Result<i32> {
     let started = Instant::now();
-    let mdp = AgentMdp::build(args.seat, args.opponent);
+    let mdp = AgentMdp::build(Game::TIC_TAC_TOE, args.seat, args.opponent);
     let pi = if args.trace { policy_iteration::solve_traced(&mdp) } else { policy_iteration::solve(&mdp) };
     let (vi, vi_sweeps) = value_iteration::solve(&mdp);
     let eval = Evaluator::new().evaluate(&mdp, |s, _| mdp.cell(pi.actions[s] as usize));

@@ -1,15 +1,20 @@
-//! The board: two 9-bit masks, rules, the 9-character text form and a dense base-3 index.
+//! The board: one cell mask per player and the [`Game`] it is played in; the rules, the
+//! text form (one character per cell, row-major) and a dense base-3 index.
 //!
-//! Cells are numbered 0..8 row-major; X moves first. A [`Board`] is plain data (`Copy`,
-//! 4 bytes) and every rule is a few bit operations or a table lookup, so the learners can
-//! play millions of games per second with it.
+//! Cells are numbered row-major from 0; X moves first. A [`Board`] is plain data (`Copy`,
+//! 8 bytes) and every rule is a few bit operations or a table lookup (the game's tables,
+//! see [`super::rules`]), so the learners can play millions of games per second with it.
+//! Tic-tac-toe's tables are also compiled in as constants ([`FULL`], [`LINES`],
+//! [`is_win`]): its boards never touch a cache.
 
 use std::fmt;
 
-/// All nine cells set.
+use super::rules::Game;
+
+/// All nine cells of tic-tac-toe set.
 pub const FULL: u16 = 0x1FF;
 
-/// The eight winning lines as cell masks.
+/// Tic-tac-toe's eight winning lines as cell masks.
 pub const LINES: [u16; 8] = [
     0b000_000_111,
     0b000_111_000,
@@ -59,10 +64,7 @@ static BASE3: [u16; 512] = {
     t
 };
 
-/// Number of base-3 indices: `3^9`.
-pub const INDEX_SPACE: usize = 19683;
-
-/// True when the cell mask holds three in a row.
+/// True when the tic-tac-toe cell mask holds three in a row.
 #[inline(always)]
 pub fn is_win(mask: u16) -> bool {
     WINS[(mask & FULL) as usize]
@@ -100,7 +102,7 @@ impl Player {
 pub enum Status {
     /// The game goes on.
     Ongoing,
-    /// The given player has three in a row.
+    /// The given player has a whole line (k in a row).
     Won(Player),
     /// The board is full and nobody has won.
     Draw,
@@ -119,28 +121,48 @@ impl Status {
     }
 }
 
-/// A tic-tac-toe position: one bit mask per player (bit `i` = cell `i`).
+/// A position of a game: one bit mask per player (bit `i` = cell `i`) and the game.
 ///
 /// ```
-/// use sweep::game::Board;
+/// use sweep::game::{Board, Game};
 /// let b: Board = "X.O......".parse().unwrap();
 /// assert_eq!(b.to_string(), "X.O......");
 /// assert_eq!(b.empty_cells(), 0b111_111_010);
+/// assert_eq!(b.game(), Game::TIC_TAC_TOE);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Board {
     x: u16,
     o: u16,
+    game: Game,
 }
 
 impl Board {
-    /// The empty board.
-    pub const EMPTY: Board = Board { x: 0, o: 0 };
+    /// The empty tic-tac-toe board.
+    pub const EMPTY: Board = Board::empty(Game::TIC_TAC_TOE);
 
-    /// A board from its two masks. Panics if they overlap or use bits above cell 8.
-    pub fn from_masks(x: u16, o: u16) -> Board {
-        assert!(x & o == 0 && (x | o) & !FULL == 0, "bad masks {x:#b} {o:#b}");
-        Board { x, o }
+    /// The empty board of `game`.
+    pub const fn empty(game: Game) -> Board {
+        Board { x: 0, o: 0, game }
+    }
+
+    /// A board of `game` from its two masks. Panics if they overlap or use bits beyond
+    /// the game's cells.
+    pub fn from_masks(game: Game, x: u16, o: u16) -> Board {
+        assert!(x & o == 0 && (x | o) & !game.full() == 0, "bad masks {x:#b} {o:#b}");
+        Board { x, o, game }
+    }
+
+    /// The game this board belongs to.
+    #[inline(always)]
+    pub fn game(self) -> Game {
+        self.game
+    }
+
+    /// True when the cell mask holds a whole line of this board's game.
+    #[inline(always)]
+    fn wins(self, mask: u16) -> bool {
+        if self.game == Game::TIC_TAC_TOE { is_win(mask) } else { self.game.tables().wins[mask as usize] }
     }
 
     /// X's cells.
@@ -173,7 +195,7 @@ impl Board {
     /// The empty cells as a mask.
     #[inline(always)]
     pub fn empty_cells(self) -> u16 {
-        !(self.x | self.o) & FULL
+        !(self.x | self.o) & self.game.full()
     }
 
     /// Whose turn it is: X when both have as many marks.
@@ -185,11 +207,11 @@ impl Board {
     /// Win, draw or still going.
     #[inline]
     pub fn status(self) -> Status {
-        if is_win(self.x) {
+        if self.wins(self.x) {
             Status::Won(Player::X)
-        } else if is_win(self.o) {
+        } else if self.wins(self.o) {
             Status::Won(Player::O)
-        } else if self.x | self.o == FULL {
+        } else if self.x | self.o == self.game.full() {
             Status::Draw
         } else {
             Status::Ongoing
@@ -199,7 +221,7 @@ impl Board {
     /// True when the game is over.
     #[inline]
     pub fn is_terminal(self) -> bool {
-        is_win(self.x) || is_win(self.o) || self.x | self.o == FULL
+        self.wins(self.x) || self.wins(self.o) || self.x | self.o == self.game.full()
     }
 
     /// The legal moves as a mask (none when the game is over).
@@ -217,22 +239,50 @@ impl Board {
     #[inline(always)]
     pub fn play(self, cell: u8) -> Board {
         let bit = 1u16 << cell;
-        assert!(bit & (self.x | self.o) == 0 && cell < 9, "cell {cell} is not free");
+        assert!(bit & (self.x | self.o) == 0 && usize::from(cell) < self.game.cells(), "cell {cell} is not free");
         match self.to_move() {
-            Player::X => Board { x: self.x | bit, o: self.o },
-            Player::O => Board { x: self.x, o: self.o | bit },
+            Player::X => Board { x: self.x | bit, ..self },
+            Player::O => Board { o: self.o | bit, ..self },
         }
     }
 
-    /// The dense base-3 index in `0..INDEX_SPACE`: cell `i` adds `3^i` for X, `2*3^i` for O.
+    /// The dense base-3 index in `0..game.index_space()`: cell `i` adds `3^i` for X,
+    /// `2*3^i` for O.
     #[inline(always)]
     pub fn index(self) -> usize {
-        BASE3[self.x as usize] as usize + 2 * BASE3[self.o as usize] as usize
+        if self.game == Game::TIC_TAC_TOE {
+            BASE3[self.x as usize] as usize + 2 * BASE3[self.o as usize] as usize
+        } else {
+            let base3 = &self.game.tables().base3;
+            base3[self.x as usize] as usize + 2 * base3[self.o as usize] as usize
+        }
     }
 
     /// The board with X and O swapped (the view of the other side).
     pub fn swapped(self) -> Board {
-        Board { x: self.o, o: self.x }
+        Board { x: self.o, o: self.x, game: self.game }
+    }
+
+    /// Parses a board of `game`: one character per cell (`X`, `O` or `.`), row-major.
+    pub fn parse_in(game: Game, s: &str) -> Result<Board, ParseBoardError> {
+        let chars: Vec<char> = s.chars().collect();
+        if chars.len() != game.cells() {
+            return Err(ParseBoardError::Length { cells: game.cells(), found: chars.len() });
+        }
+        let (mut x, mut o) = (0u16, 0u16);
+        for (i, ch) in chars.into_iter().enumerate() {
+            match ch {
+                'X' | 'x' => x |= 1 << i,
+                'O' | 'o' => o |= 1 << i,
+                '.' | '-' | ' ' => {}
+                found => return Err(ParseBoardError::Char { cell: i, found }),
+            }
+        }
+        let (xc, oc) = (x.count_ones(), o.count_ones());
+        if xc != oc && xc != oc + 1 {
+            return Err(ParseBoardError::Counts { x: xc, o: oc });
+        }
+        Ok(Board { x, o, game })
     }
 }
 
@@ -252,7 +302,7 @@ pub fn cells(mask: u16) -> impl Iterator<Item = u8> {
 
 impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for i in 0..9 {
+        for i in 0..self.game.cells() {
             let bit = 1 << i;
             let c = if self.x & bit != 0 {
                 'X'
@@ -267,12 +317,17 @@ impl fmt::Display for Board {
     }
 }
 
-/// Why a 9-character board did not parse.
+/// Why a board text did not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseBoardError {
-    /// Not exactly nine characters.
-    #[error("a board is 9 characters of X, O and '.', got {0} characters")]
-    Length(usize),
+    /// Not one character per cell (nine in tic-tac-toe).
+    #[error("a board is {cells} characters of X, O and '.', got {found} characters")]
+    Length {
+        /// The game's cells.
+        cells: usize,
+        /// The characters given.
+        found: usize,
+    },
     /// A character other than `X`, `O`, `.`.
     #[error("cell {cell} is {found:?}; a cell is X, O or '.'")]
     Char {
@@ -294,25 +349,9 @@ pub enum ParseBoardError {
 impl std::str::FromStr for Board {
     type Err = ParseBoardError;
 
+    /// A tic-tac-toe board: nine characters ([`Board::parse_in`] for other games).
     fn from_str(s: &str) -> Result<Board, ParseBoardError> {
-        let chars: Vec<char> = s.chars().collect();
-        if chars.len() != 9 {
-            return Err(ParseBoardError::Length(chars.len()));
-        }
-        let (mut x, mut o) = (0u16, 0u16);
-        for (i, ch) in chars.into_iter().enumerate() {
-            match ch {
-                'X' | 'x' => x |= 1 << i,
-                'O' | 'o' => o |= 1 << i,
-                '.' | '-' | ' ' => {}
-                found => return Err(ParseBoardError::Char { cell: i, found }),
-            }
-        }
-        let (xc, oc) = (x.count_ones(), o.count_ones());
-        if xc != oc && xc != oc + 1 {
-            return Err(ParseBoardError::Counts { x: xc, o: oc });
-        }
-        Ok(Board { x, o })
+        Board::parse_in(Game::TIC_TAC_TOE, s)
     }
 }
 
@@ -342,8 +381,36 @@ mod tests {
     }
 
     #[test]
+    fn the_compiled_tables_agree_with_the_game() {
+        let t = Game::TIC_TAC_TOE.tables();
+        for m in 0..512 {
+            assert_eq!(t.wins[m], WINS[m]);
+            assert_eq!(t.base3[m], u32::from(BASE3[m]));
+        }
+        let mut lines = Game::TIC_TAC_TOE.lines();
+        lines.sort_unstable();
+        let mut known = LINES.to_vec();
+        known.sort_unstable();
+        assert_eq!(lines, known);
+    }
+
+    #[test]
+    fn other_games_follow_their_own_lines() {
+        let wide: Game = "3x4k3".parse().unwrap();
+        let b = Board::parse_in(wide, ".XXXOO......").unwrap();
+        assert_eq!(b.status(), Status::Won(Player::X));
+        assert_eq!(b.to_string(), ".XXXOO......");
+        let long: Game = "3x4k4".parse().unwrap();
+        let b = Board::parse_in(long, ".XXXOO......").unwrap();
+        assert_eq!(b.status(), Status::Ongoing);
+        assert_eq!(b.legal_cells().count(), 7);
+        assert_eq!(Board::empty(wide).play(11).index(), 3usize.pow(11));
+        assert_eq!(Board::parse_in(wide, "X"), Err(ParseBoardError::Length { cells: 12, found: 1 }));
+    }
+
+    #[test]
     fn parse_errors() {
-        assert_eq!("X.".parse::<Board>(), Err(ParseBoardError::Length(2)));
+        assert_eq!("X.".parse::<Board>(), Err(ParseBoardError::Length { cells: 9, found: 2 }));
         assert!(matches!("X.Q......".parse::<Board>(), Err(ParseBoardError::Char { cell: 2, .. })));
         assert!(matches!("XX.......".parse::<Board>(), Err(ParseBoardError::Counts { .. })));
     }

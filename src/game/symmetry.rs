@@ -1,12 +1,17 @@
-//! The 8 symmetries of the square (4 rotations, each with and without a reflection).
+//! The symmetries of the board: on a square board the 8 of the square (4 rotations, each
+//! with and without a reflection), on other boards the 4 that keep the shape.
 //!
-//! A transform `t` sends cell `i` to `PERM[t][i]`; [`apply`] moves every mark that way.
-//! [`canonical`] picks, among the 8 images of a board, the one with the smallest base-3
+//! A transform `t` (reflect left-right when `t >= 4`, then turn a quarter clockwise `t % 4`
+//! times) sends cell `i` to [`Game::transform_cell`]; [`apply`] moves every mark that way.
+//! [`canonical`] picks, among the images of a board, the one with the smallest base-3
 //! index, and says which transform gets there, so that actions can be mapped too.
+//! Tic-tac-toe's transforms are also compiled in as constants ([`PERM`], [`INVERSE`]).
 
 use super::board::Board;
+use super::rules::Game;
 
-/// `PERM[t][i]`: where transform `t` sends cell `i`. `PERM[0]` is the identity.
+/// `PERM[t][i]`: where transform `t` sends cell `i` in tic-tac-toe. `PERM[0]` is the
+/// identity.
 pub const PERM: [[u8; 9]; 8] = {
     // Cell (r, c) = 3r + c. Rotation by 90 degrees clockwise: (r, c) -> (c, 2 - r).
     // Reflection: (r, c) -> (r, 2 - c).
@@ -58,7 +63,7 @@ static MASKS: [[u16; 512]; 8] = {
     out
 };
 
-/// The inverse of each transform: `PERM[INVERSE[t]][PERM[t][i]] == i`.
+/// The inverse of each tic-tac-toe transform: `PERM[INVERSE[t]][PERM[t][i]] == i`.
 pub const INVERSE: [usize; 8] = {
     let mut inv = [0usize; 8];
     let mut t = 0;
@@ -83,13 +88,20 @@ pub const INVERSE: [usize; 8] = {
     inv
 };
 
-/// The board moved by transform `t`.
+/// The board moved by transform `t` (one of its game's [`Game::transforms`]).
 #[inline]
 pub fn apply(t: usize, b: Board) -> Board {
-    Board::from_masks(MASKS[t][b.x() as usize], MASKS[t][b.o() as usize])
+    let game = b.game();
+    if game == Game::TIC_TAC_TOE {
+        Board::from_masks(game, MASKS[t][b.x() as usize], MASKS[t][b.o() as usize])
+    } else {
+        let masks = &game.tables().masks[t];
+        Board::from_masks(game, masks[b.x() as usize], masks[b.o() as usize])
+    }
 }
 
-/// The image with the smallest index among the 8, and a transform that maps `b` onto it.
+/// The image with the smallest index among the board's symmetric images, and a transform
+/// that maps `b` onto it.
 ///
 /// ```
 /// use sweep::game::{symmetry, Board};
@@ -100,7 +112,7 @@ pub fn apply(t: usize, b: Board) -> Board {
 pub fn canonical(b: Board) -> (Board, usize) {
     let mut best = (b, 0);
     let mut best_index = b.index();
-    for t in 1..8 {
+    for &t in &b.game().transforms()[1..] {
         let c = apply(t, b);
         let i = c.index();
         if i < best_index {
@@ -137,5 +149,21 @@ mod tests {
         for t in 0..8 {
             assert_eq!(apply(t, b).status(), b.status());
         }
+    }
+
+    #[test]
+    fn the_compiled_tables_agree_with_the_game() {
+        let g = Game::TIC_TAC_TOE;
+        for t in 0..8 {
+            for (i, &cell) in PERM[t].iter().enumerate() {
+                assert_eq!(usize::from(cell), g.transform_cell(t, i));
+            }
+            assert_eq!(g.tables().masks[t], MASKS[t]);
+        }
+        let wide: Game = "3x4k3".parse().unwrap();
+        let b = Board::parse_in(wide, "XX.O........").unwrap();
+        let (c, _) = canonical(b);
+        assert_eq!(canonical(apply(6, b)).0, c);
+        assert_eq!(c.game(), wide);
     }
 }

@@ -58,7 +58,7 @@ impl Solver for PolicyIteration {
     }
 
     fn train(&self, _seed: u64, _checkpoints: u32, _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let truth = ground_truth(self.0.seat, self.0.opponent);
+        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
         Agent::Table(policy_iteration::solve(&truth.mdp).policy(&truth.mdp))
     }
 }
@@ -86,7 +86,7 @@ impl Solver for ValueIteration {
     }
 
     fn train(&self, _seed: u64, _checkpoints: u32, _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let truth = ground_truth(self.0.seat, self.0.opponent);
+        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
         Agent::Table(value_iteration::solve(&truth.mdp).0.policy(&truth.mdp))
     }
 }

@@ -62,11 +62,11 @@ impl Solver for MctsParams {
 /// same whatever order the positions are met in.
 pub fn search_policy(m: &MctsParams, seed: u64, seats: &[Seat], opponents: &[Opponent]) -> Policy {
     let mut searcher = Searcher::new();
-    let mut policy = Policy::new();
+    let mut policy = Policy::new(crate::game::Game::TIC_TAC_TOE);
     let mut evaluator = Evaluator::new();
     for &seat in seats {
         for &opp in opponents {
-            let truth = ground_truth(seat, opp);
+            let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
             evaluator.evaluate(&truth.mdp, |s, b| {
                 let pos = truth.mdp.position(s);
                 match policy.get(b) {

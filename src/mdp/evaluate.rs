@@ -8,8 +8,8 @@
 
 use rand::Rng;
 
-use super::{AgentMdp, Opponent, Seat, TERMINAL, opponent_moves};
-use crate::game::{Board, Positions, Status};
+use super::{AgentMdp, Opponent, Outcome, Seat, TERMINAL, opponent_moves};
+use crate::game::{Board, Game, Status};
 
 /// "No move": the policy has nothing for this position.
 pub const NO_MOVE: u8 = u8::MAX;
@@ -29,22 +29,23 @@ pub struct Evaluation {
     pub states: usize,
 }
 
-/// A deterministic policy as a table: the cell to play in each position (by position id).
+/// A deterministic policy of one game as a table: the cell to play in each position (by
+/// position id).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
+    game: Game,
     moves: Vec<u8>,
 }
 
-impl Default for Policy {
-    fn default() -> Policy {
-        Policy::new()
-    }
-}
-
 impl Policy {
-    /// A policy with no moves yet.
-    pub fn new() -> Policy {
-        Policy { moves: vec![NO_MOVE; Positions::get().len()] }
+    /// A policy for `game` with no moves yet.
+    pub fn new(game: Game) -> Policy {
+        Policy { game, moves: vec![NO_MOVE; game.positions().len()] }
+    }
+
+    /// The game the policy plays.
+    pub fn game(&self) -> Game {
+        self.game
     }
 
     /// Sets the move in a position (by position id).
@@ -52,9 +53,10 @@ impl Policy {
         self.moves[position] = cell;
     }
 
-    /// The move in a board, if the policy has one.
+    /// The move in a board, if the policy has one. Panics if the board belongs to another
+    /// game.
     pub fn get(&self, b: Board) -> Option<u8> {
-        let id = Positions::get().id(b)?;
+        let id = self.game.positions().id(b)?;
         match self.moves[id] {
             NO_MOVE => None,
             c => Some(c),
@@ -111,14 +113,13 @@ impl Evaluator {
             let b = mdp.board(s);
             let cell = choose(s, b);
             let empty = b.empty_cells();
-            assert!(cell < 9 && empty & (1 << cell) != 0, "policy plays taken cell {cell} in {b}");
+            let legal = usize::from(cell) < b.game().cells() && empty & (1 << cell) != 0;
+            assert!(legal, "policy plays taken cell {cell} in {b}");
             let rank = (empty & ((1u16 << cell) - 1)).count_ones() as usize;
             let slot = mdp.actions(s).start + rank;
             self.slot[s] = slot as u32;
-            for o in mdp.outcomes(slot) {
-                if o.next != TERMINAL {
-                    self.slot[o.next as usize] = REACHED;
-                }
+            for &next in mdp.continuing(slot).1 {
+                self.slot[next as usize] = REACHED;
             }
         }
         for s in (0..n).rev() {
@@ -126,20 +127,19 @@ impl Evaluator {
             if slot == UNREACHED {
                 continue;
             }
-            let outcomes = mdp.outcomes(slot as usize);
             self.value[s] = mdp.q(slot as usize, &self.value);
-            let [w, d, l] = self.probabilities(outcomes);
+            let [w, d, l] = self.probabilities(mdp.outcomes(slot as usize));
             self.win[s] = w;
             self.draw[s] = d;
             self.loss[s] = l;
         }
-        let [p_win, p_draw, p_loss] = self.probabilities(mdp.start());
+        let [p_win, p_draw, p_loss] = self.probabilities(mdp.start().iter().copied());
         let value = mdp.start_value(&self.value);
         Evaluation { value, p_win, p_draw, p_loss, states }
     }
 
     /// P(win), P(draw), P(loss) over a list of outcomes.
-    fn probabilities(&self, outcomes: &[super::Outcome]) -> [f64; 3] {
+    fn probabilities(&self, outcomes: impl Iterator<Item = Outcome>) -> [f64; 3] {
         let mut p = [0.0; 3];
         for o in outcomes {
             if o.next == TERMINAL {
@@ -185,19 +185,20 @@ impl GameTally {
     }
 }
 
-/// Plays `games` games by the rules of the game (not through the MDP), the agent in
-/// `seat` playing `choose(board)`, the opponent drawing from its support with `rng`.
+/// Plays `games` games of `game` by its rules (not through the MDP), the agent in `seat`
+/// playing `choose(board)`, the opponent drawing from its support with `rng`.
 pub fn sample_games(
+    game: Game,
     seat: Seat,
     opponent: Opponent,
     games: u64,
     rng: &mut impl Rng,
     mut choose: impl FnMut(Board) -> u8,
 ) -> GameTally {
-    let pos = Positions::get();
+    let pos = game.positions();
     let mut tally = GameTally::default();
     for _ in 0..games {
-        let mut b = Board::EMPTY;
+        let mut b = Board::empty(game);
         loop {
             match b.status() {
                 Status::Ongoing => {}
@@ -214,7 +215,7 @@ pub fn sample_games(
                 choose(b)
             } else {
                 let id = pos.id(b).expect("reachable");
-                let moves = opponent_moves(opponent, id);
+                let moves = opponent_moves(pos, opponent, id);
                 let k = rng.random_range(0..moves.count_ones());
                 crate::game::cells(moves).nth(k as usize).expect("k < count")
             };

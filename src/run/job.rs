@@ -93,7 +93,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
             let stream_key = (seat as u64) << 8 | k as u64;
             let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
             s.games = if evaluation.games > 0 {
-                sample_games(seat, opp, evaluation.games, &mut rng, |b| policy.get_or_first(b))
+                sample_games(policy.game(), seat, opp, evaluation.games, &mut rng, |b| policy.get_or_first(b))
             } else {
                 GameTally::default()
             };
@@ -107,7 +107,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
 
 /// Exact score of a table policy (positions it lacks: lowest legal cell).
 fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Opponent) -> Scored {
-    let truth = ground_truth(seat, opp);
+    let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
     let eval = evaluator.evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
     Scored { seat, opponent: opp, eval, optimal: truth.solution.value, games: GameTally::default() }
 }

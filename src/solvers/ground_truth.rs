@@ -1,42 +1,68 @@
-//! The exact optimum of every (seat, opponent) MDP, built once and shared.
+//! The exact optimum of every (game, seat, opponent) MDP, built once and shared.
 //!
-//! Six MDPs (2 seats × 3 opponents), each solved by policy iteration: a few milliseconds
-//! in all, done on first use. Learners read the MDPs to train and to be evaluated against.
+//! Per game six MDPs (2 seats × 3 opponents), each solved by policy iteration on first use
+//! (a few milliseconds in all for tic-tac-toe) and kept in a cache keyed by (game, seat,
+//! opponent). Learners read the MDPs to train and to be evaluated against.
 
 use std::sync::OnceLock;
 
 use super::policy_iteration::{self, Solution};
+use crate::game::Game;
+use crate::game::rules::SLOTS;
 use crate::mdp::{AgentMdp, Opponent, Seat};
 
 /// One MDP and its optimal solution.
 #[derive(Debug)]
 pub struct GroundTruth {
-    /// The MDP of (seat, opponent).
+    /// The MDP of (game, seat, opponent).
     pub mdp: AgentMdp,
     /// Its optimal values and policy.
     pub solution: Solution,
 }
 
-static TABLE: OnceLock<Vec<GroundTruth>> = OnceLock::new();
+/// (seat, opponent) pairs per game.
+const PAIRS: usize = 6;
 
-fn slot(seat: Seat, opponent: Opponent) -> usize {
+fn slot(game: Game, seat: Seat, opponent: Opponent) -> usize {
     let s = Seat::ALL.iter().position(|&x| x == seat).expect("a seat");
     let o = Opponent::ALL.iter().position(|&x| x == opponent).expect("an opponent");
-    s * Opponent::ALL.len() + o
+    game.slot() * PAIRS + s * Opponent::ALL.len() + o
 }
 
-/// The MDP of `seat` against `opponent` with its exact solution.
-pub fn ground_truth(seat: Seat, opponent: Opponent) -> &'static GroundTruth {
-    let table = TABLE.get_or_init(|| {
-        let mut v = Vec::new();
-        for &s in Seat::ALL {
-            for &o in Opponent::ALL {
-                let mdp = AgentMdp::build(s, o);
-                let solution = policy_iteration::solve(&mdp);
-                v.push(GroundTruth { mdp, solution });
+/// The MDP of `seat` against `opponent` in `game` with its exact solution.
+pub fn ground_truth(game: Game, seat: Seat, opponent: Opponent) -> &'static GroundTruth {
+    static CACHE: [OnceLock<GroundTruth>; SLOTS * PAIRS] = [const { OnceLock::new() }; SLOTS * PAIRS];
+    CACHE[slot(game, seat, opponent)].get_or_init(|| {
+        let mdp = AgentMdp::build(game, seat, opponent);
+        let solution = policy_iteration::solve(&mdp);
+        GroundTruth { mdp, solution }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_distinct_and_games_coexist() {
+        assert_eq!(Seat::ALL.len() * Opponent::ALL.len(), PAIRS);
+        let wide: Game = "3x4k3".parse().unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for game in [Game::TIC_TAC_TOE, wide] {
+            for &seat in Seat::ALL {
+                for &opponent in Opponent::ALL {
+                    assert!(seen.insert(slot(game, seat, opponent)));
+                }
             }
         }
-        v
-    });
-    &table[slot(seat, opponent)]
+        // Against a perfect opponent: tic-tac-toe is a draw, 3x4k3 a first-player win.
+        let small = ground_truth(Game::TIC_TAC_TOE, Seat::X, Opponent::Minimax);
+        let large = ground_truth(wide, Seat::X, Opponent::Minimax);
+        assert_eq!(small.solution.value, 0.0);
+        assert_eq!(large.solution.value, 1.0);
+        assert_eq!(ground_truth(wide, Seat::O, Opponent::MinimaxUniform).mdp.game(), wide);
+        let random = ground_truth(Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
+        assert_eq!(random.mdp.len(), 2423);
+        assert!((random.solution.value - 191.0 / 192.0).abs() < 1e-12);
+    }
 }

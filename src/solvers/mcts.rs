@@ -541,7 +541,7 @@ mod tests {
     /// The MCTS policy of `p`, evaluated exactly in `seat` against `opponent`, with the
     /// optimal value of that MDP.
     fn evaluate(p: &MctsParams, seat: Seat, opponent: Opponent) -> (Evaluation, f64) {
-        let mdp = AgentMdp::build(seat, opponent);
+        let mdp = AgentMdp::build(crate::game::Game::TIC_TAC_TOE, seat, opponent);
         let mut searcher = Searcher::new();
         let eval = Evaluator::new().evaluate(&mdp, |_, b| searcher.choose(p, SEED, b));
         (eval, policy_iteration::solve(&mdp).value)
@@ -658,7 +658,7 @@ mod tests {
         // Every state of O against random with four empty cells: the search tree is
         // complete after a few hundred iterations, so the model decides. Loss = how much
         // expected return the chosen move gives up against the exact optimum.
-        let mdp = AgentMdp::build(Seat::O, Opponent::Random);
+        let mdp = AgentMdp::build(crate::game::Game::TIC_TAC_TOE, Seat::O, Opponent::Random);
         let solution = policy_iteration::solve(&mdp);
         let mut searcher = Searcher::new();
         let mut loss = |p: &MctsParams| {

@@ -16,7 +16,7 @@
 //!
 //! Improvement scans actions in cell order and switches to an action only when its value
 //! exceeds the best so far by more than 1e-12, so among near-equal actions the lowest cell
-//! wins. Undiscounted (every game ends within 9 moves). Stopping rule: a round with no
+//! wins. Undiscounted (every game ends once the board is full). Stopping rule: a round with no
 //! change; the number of rounds is small (4 for X against random) because every policy
 //! is a finite improvement chain.
 
@@ -53,7 +53,7 @@ pub struct Solution {
 impl Solution {
     /// The policy as a table over positions.
     pub fn policy(&self, mdp: &AgentMdp) -> Policy {
-        let mut p = Policy::new();
+        let mut p = Policy::new(mdp.game());
         for (s, &slot) in self.actions.iter().enumerate() {
             p.set(mdp.position(s), mdp.cell(slot as usize));
         }
@@ -141,11 +141,12 @@ pub fn start_value(mdp: &AgentMdp, values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
     use crate::mdp::{Opponent, Seat};
 
     #[test]
     fn x_against_random_is_worth_191_over_192() {
-        let mdp = AgentMdp::build(Seat::X, Opponent::Random);
+        let mdp = AgentMdp::build(Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
         let sol = solve(&mdp);
         assert!((sol.value - 191.0 / 192.0).abs() < 1e-12, "{}", sol.value);
         assert_eq!(sol.rounds.len(), 4);
@@ -153,7 +154,7 @@ mod tests {
 
     #[test]
     fn traced_run_reproduces_the_seed_article() {
-        let mdp = AgentMdp::build(Seat::X, Opponent::Random);
+        let mdp = AgentMdp::build(Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
         let sol = solve_traced(&mdp);
         let trace: Vec<(String, u32)> = sol.rounds.iter().map(|r| (format!("{:.6}", r.value), r.changed)).collect();
         let expected = [("0.604167", 1241), ("0.945312", 345), ("0.994792", 7), ("0.994792", 0)];
@@ -167,7 +168,7 @@ mod tests {
     fn both_paths_agree_everywhere() {
         for &seat in Seat::ALL {
             for &opp in Opponent::ALL {
-                let mdp = AgentMdp::build(seat, opp);
+                let mdp = AgentMdp::build(Game::TIC_TAC_TOE, seat, opp);
                 let (a, b) = (solve(&mdp), solve_traced(&mdp));
                 for s in 0..mdp.len() {
                     assert!((a.values[s] - b.values[s]).abs() < 1e-12);

@@ -34,7 +34,7 @@ pub use super::tabular::{Checkpoint, checkpoint_episodes};
 /// A table over the agent states of `mdp`, whose slots are the MDP's action slots.
 fn table(mdp: &AgentMdp, q_init: f64, symmetry: bool) -> Table {
     let states = (0..mdp.len()).map(|s| (mdp.position(s), mdp.actions(s).map(|slot| mdp.cell(slot))));
-    let table = Table::new(states, q_init, symmetry);
+    let table = Table::new(mdp.game(), states, q_init, symmetry);
     assert!((0..mdp.len()).all(|s| table.slots(s) == mdp.actions(s)), "the table's slots are the MDP's");
     table
 }
@@ -50,7 +50,7 @@ pub fn train(
     let TrainOpponent::Fixed(opponent) = params.opponent else {
         panic!("q_learning::train takes a fixed opponent; self-play is self_play::train");
     };
-    let mdp = &ground_truth(params.seat, opponent).mdp;
+    let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent).mdp;
     let mut table = table(mdp, params.q_init, params.symmetry);
     let mut rng = seed::rng(seed, Stream::Train);
     let start = mdp.start();
@@ -105,7 +105,7 @@ mod tests {
 
     fn regret_after(params: &QParams, seed: u64) -> f64 {
         let policy = train(params, seed, &[], |_, _| {});
-        let truth = ground_truth(params.seat, Opponent::Random);
+        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, Opponent::Random);
         let eval = Evaluator::new().evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
         truth.solution.value - eval.value
     }
@@ -114,9 +114,9 @@ mod tests {
     fn outcomes_are_equally_likely_in_every_mdp() {
         for &seat in Seat::ALL {
             for &opp in Opponent::ALL {
-                let m = &ground_truth(seat, opp).mdp;
+                let m = &ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp).mdp;
                 for slot in 0..m.slots() {
-                    let o = m.outcomes(slot);
+                    let o: Vec<_> = m.outcomes(slot).collect();
                     assert!(o.iter().all(|x| x.prob == o[0].prob));
                     for (k, x) in o.iter().enumerate() {
                         let want = if x.next == crate::mdp::TERMINAL { Err(x.reward) } else { Ok(x.next as usize) };

@@ -26,7 +26,7 @@ use rand::RngCore;
 
 use super::params::QParams;
 use super::tabular::{self, Checkpoint, Exploration, Step, Table};
-use crate::game::{Positions, Status};
+use crate::game::{Game, Status};
 use crate::mdp::Policy;
 use crate::seed::{self, Stream};
 
@@ -44,9 +44,10 @@ struct Successors {
 /// The table over all positions (the side to move plays each legal cell) and its
 /// successors.
 fn build(q_init: f64, symmetry: bool) -> (Table, Successors) {
-    let positions = Positions::get();
+    let game = Game::TIC_TAC_TOE;
+    let positions = game.positions();
     let legal = |id: usize| positions.board(id).legal_cells();
-    let table = Table::new((0..positions.len()).map(|id| (id, legal(id))), q_init, symmetry);
+    let table = Table::new(game, (0..positions.len()).map(|id| (id, legal(id))), q_init, symmetry);
     let mut successors = Successors { child: Vec::new(), reward: Vec::new() };
     for id in 0..positions.len() {
         let mover = positions.board(id).to_move();
@@ -134,7 +135,7 @@ mod tests {
     }
 
     fn value(policy: &Policy, seat: Seat, opp: Opponent) -> (f64, f64) {
-        let truth = ground_truth(seat, opp);
+        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
         let e = Evaluator::new().evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
         (e.value, truth.solution.value - e.value)
     }

@@ -30,7 +30,7 @@
 use rand::RngCore;
 
 use super::params::QParams;
-use crate::game::{Positions, symmetry};
+use crate::game::{Game, symmetry};
 use crate::mdp::Policy;
 
 /// A learner's progress at a checkpoint.
@@ -81,6 +81,8 @@ pub enum Exploration {
 /// An action-value table with its symmetry index (see the module doc).
 #[derive(Clone, Debug)]
 pub struct Table {
+    /// The game whose positions the states are.
+    game: Game,
     /// State `s` owns slots `start[s]..start[s + 1]`.
     start: Vec<u32>,
     /// The position id of each state.
@@ -93,15 +95,15 @@ pub struct Table {
 }
 
 impl Table {
-    /// A table over `states`, numbered in iteration order: each is (position id, its legal
-    /// cells in increasing order). Every entry is `q_init`; keyed by symmetry class when
-    /// `symmetry`.
-    pub fn new<C>(states: impl IntoIterator<Item = (usize, C)>, q_init: f64, symmetry: bool) -> Table
+    /// A table over `states` of `game`, numbered in iteration order: each is (position id,
+    /// its legal cells in increasing order). Every entry is `q_init`; keyed by symmetry
+    /// class when `symmetry`.
+    pub fn new<C>(game: Game, states: impl IntoIterator<Item = (usize, C)>, q_init: f64, symmetry: bool) -> Table
     where
         C: IntoIterator<Item = u8>,
     {
         let mut table =
-            Table { start: vec![0], position: Vec::new(), cell: Vec::new(), index: Vec::new(), q: Vec::new() };
+            Table { game, start: vec![0], position: Vec::new(), cell: Vec::new(), index: Vec::new(), q: Vec::new() };
         for (position, cells) in states {
             table.position.push(position as u32);
             table.cell.extend(cells);
@@ -120,7 +122,7 @@ impl Table {
 
     /// One entry per (symmetry class, canonical cell); returns the number of entries.
     fn index_by_class(&mut self) -> usize {
-        let positions = Positions::get();
+        let positions = self.game.positions();
         self.index = vec![0; self.cell.len()];
         for s in 0..self.states() {
             let id = self.position[s] as usize;
@@ -199,7 +201,7 @@ impl Table {
 
     /// The greedy move in every state that has a legal move.
     pub fn policy(&self) -> Policy {
-        let mut policy = Policy::new();
+        let mut policy = Policy::new(self.game);
         for s in 0..self.states() {
             if !self.slots(s).is_empty() {
                 policy.set(self.position[s] as usize, self.cell[self.greedy(s).0]);
@@ -249,8 +251,13 @@ mod tests {
 
     /// A table over every position, the side to move playing each legal cell.
     fn every_position(symmetry: bool) -> Table {
-        let positions = Positions::get();
-        Table::new((0..positions.len()).map(|id| (id, positions.board(id).legal_cells())), 0.0, symmetry)
+        let positions = Game::TIC_TAC_TOE.positions();
+        Table::new(
+            Game::TIC_TAC_TOE,
+            (0..positions.len()).map(|id| (id, positions.board(id).legal_cells())),
+            0.0,
+            symmetry,
+        )
     }
 
     /// The entry that (position, cell) reads in a table over every position.
@@ -268,7 +275,7 @@ mod tests {
 
     #[test]
     fn images_of_a_move_share_an_entry() {
-        let positions = Positions::get();
+        let positions = Game::TIC_TAC_TOE.positions();
         let (shared, plain) = (every_position(true), every_position(false));
         for id in 0..positions.len() {
             let board = positions.board(id);
@@ -363,7 +370,14 @@ mod tests {
         for v in entries {
             bytes.extend(v.to_bits().to_le_bytes());
         }
-        bytes.extend(format!("{policy:?}").bytes());
+        moves(bytes, policy);
+    }
+
+    /// Appends the policy's move (255: none) in every position, in id order: the
+    /// policy's content, whatever its representation.
+    fn moves(bytes: &mut Vec<u8>, policy: &Policy) {
+        let positions = Game::TIC_TAC_TOE.positions();
+        bytes.extend((0..positions.len()).map(|id| policy.get(positions.board(id)).unwrap_or(255)));
     }
 
     /// FNV-1a of every checkpoint and the final policy of one training run.
@@ -378,7 +392,7 @@ mod tests {
                 q_learning::train(params, seed, &marks, |c, t| record(&mut bytes, c, t.entries(), &t.policy()))
             }
         };
-        bytes.extend(format!("{policy:?}").bytes());
+        moves(&mut bytes, &policy);
         fnv1a(&bytes)
     }
 
@@ -409,16 +423,16 @@ mod tests {
     /// The digests of [`configs`] with seed 7. A change here means that a learner no
     /// longer reproduces earlier results bit for bit.
     const DIGESTS: [u64; 10] = [
-        0x0ae8a272878c6b8f,
-        0xa680fd920eacc137,
-        0xafb4caa4225c2b46,
-        0x49d2f9f4ec82cf05,
-        0x7320f78fb35ed9a5,
-        0xfc7713eb373c8576,
-        0x9b215c6af53d363e,
-        0x37c4990029166509,
-        0xc792a57bffc3ad88,
-        0x7859cd85bbf84cdc,
+        0xf0b5a19a926cb552,
+        0xb80a5f7e81ba71a0,
+        0x88a11f8b72fa9592,
+        0x50063b1f41aef4e4,
+        0x09f677731e876fe8,
+        0xf170efff1c57533d,
+        0x96dc895cc4cb9ba3,
+        0x3f9eadea9033c975,
+        0x7a5e118299c9c554,
+        0xd6f1a0b2f8c3e7aa,
     ];
 
     #[test]

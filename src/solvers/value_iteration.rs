@@ -49,6 +49,7 @@ pub fn solve(mdp: &AgentMdp) -> (Solution, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Game;
     use crate::mdp::{Opponent, Seat};
     use crate::solvers::policy_iteration;
 
@@ -56,7 +57,7 @@ mod tests {
     fn agrees_with_policy_iteration_on_every_mdp() {
         for &seat in Seat::ALL {
             for &opp in Opponent::ALL {
-                let mdp = AgentMdp::build(seat, opp);
+                let mdp = AgentMdp::build(Game::TIC_TAC_TOE, seat, opp);
                 let (vi, sweeps) = solve(&mdp);
                 let pi = policy_iteration::solve(&mdp);
                 assert!(sweeps <= 7, "{sweeps}");

@@ -1,0 +1,253 @@
+//! The game as a value: an m,n,k-game ([`Game`]: rows, columns, marks in a row to win),
+//! its win lines, its symmetries and the lookup tables derived from them.
+//!
+//! A game is `Copy` and 3 bytes; everything derived from it (win table, base-3 weights,
+//! symmetry permutations and mask tables, the positions, the solved MDPs) lives in caches
+//! keyed by the game, built on first use and immutable afterwards, so several games can
+//! be used in one process. Tic-tac-toe (`3x3k3`) is the default.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+/// The most cells a board may have (a cell set is a `u16`).
+pub const MAX_CELLS: usize = 16;
+
+/// The smallest number of rows, columns and marks in a row.
+const MIN_SIDE: u8 = 3;
+
+/// An m,n,k-game: `rows` × `cols` cells (row-major, cell `i` at row `i / cols`, column
+/// `i % cols`), won by `k` marks in a row horizontally, vertically or diagonally.
+///
+/// ```
+/// use sweep::game::Game;
+/// let g: Game = "3x4k3".parse().unwrap();
+/// assert_eq!((g.rows(), g.cols(), g.k(), g.cells()), (3, 4, 3, 12));
+/// assert_eq!(g.to_string(), "3x4k3");
+/// assert_eq!(Game::default(), Game::TIC_TAC_TOE);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Game {
+    rows: u8,
+    cols: u8,
+    k: u8,
+}
+
+impl Default for Game {
+    fn default() -> Game {
+        Game::TIC_TAC_TOE
+    }
+}
+
+/// A game text that is not `<rows>x<cols>k<k>` within the allowed ranges.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "game {0:?} is not allowed; a game is \"<rows>x<cols>k<k>\" with rows and columns at least 3, \
+     rows times columns at most 16 and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe)"
+)]
+pub struct ParseGameError(pub String);
+
+impl Game {
+    /// Tic-tac-toe: 3 × 3, three in a row.
+    pub const TIC_TAC_TOE: Game = Game { rows: 3, cols: 3, k: 3 };
+
+    /// The game with these dimensions, if allowed (see [`ParseGameError`]).
+    pub fn new(rows: u8, cols: u8, k: u8) -> Option<Game> {
+        let ok = rows >= MIN_SIDE
+            && cols >= MIN_SIDE
+            && usize::from(rows) * usize::from(cols) <= MAX_CELLS
+            && k >= MIN_SIDE
+            && k <= rows.max(cols);
+        ok.then_some(Game { rows, cols, k })
+    }
+
+    /// Rows.
+    pub fn rows(self) -> usize {
+        usize::from(self.rows)
+    }
+
+    /// Columns.
+    pub fn cols(self) -> usize {
+        usize::from(self.cols)
+    }
+
+    /// Marks in a row that win.
+    pub fn k(self) -> usize {
+        usize::from(self.k)
+    }
+
+    /// Number of cells.
+    #[inline(always)]
+    pub fn cells(self) -> usize {
+        usize::from(self.rows) * usize::from(self.cols)
+    }
+
+    /// The mask of all cells.
+    #[inline(always)]
+    pub fn full(self) -> u16 {
+        ((1u32 << self.cells()) - 1) as u16
+    }
+
+    /// Number of base-3 board indices: `3^cells`.
+    pub fn index_space(self) -> usize {
+        3usize.pow(self.cells() as u32)
+    }
+
+    /// The winning lines as cell masks: every run of `k` cells in a row, a column or a
+    /// diagonal.
+    pub fn lines(self) -> Vec<u16> {
+        let (rows, cols, k) = (self.rows as i32, self.cols as i32, self.k as i32);
+        let mut lines = Vec::new();
+        for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+            for r in 0..rows {
+                for c in 0..cols {
+                    let (er, ec) = (r + dr * (k - 1), c + dc * (k - 1));
+                    if er < 0 || er >= rows || ec < 0 || ec >= cols {
+                        continue;
+                    }
+                    let line = (0..k).fold(0u16, |m, i| m | 1 << ((r + dr * i) * cols + c + dc * i));
+                    lines.push(line);
+                }
+            }
+        }
+        lines
+    }
+
+    /// The symmetry transforms of the board (see [`super::symmetry`]): all 8 on a square
+    /// board, the 4 that keep the shape (identity, half turn, the two reflections) on others.
+    pub fn transforms(self) -> &'static [usize] {
+        if self.rows == self.cols { &[0, 1, 2, 3, 4, 5, 6, 7] } else { &[0, 2, 4, 6] }
+    }
+
+    /// Where transform `t` sends `cell`: reflect left-right when `t >= 4`, then turn a
+    /// quarter clockwise `t % 4` times.
+    pub fn transform_cell(self, t: usize, cell: usize) -> usize {
+        let (mut rows, mut cols) = (self.rows(), self.cols());
+        let (mut r, mut c) = (cell / cols, cell % cols);
+        if t >= 4 {
+            c = cols - 1 - c;
+        }
+        for _ in 0..t % 4 {
+            (r, c) = (c, rows - 1 - r);
+            (rows, cols) = (cols, rows);
+        }
+        r * cols + c
+    }
+
+    /// A dense number for each allowed game, below [`SLOTS`]: the key of the caches.
+    pub(crate) fn slot(self) -> usize {
+        let side = |v: u8| usize::from(v - MIN_SIDE);
+        (side(self.rows) * SIDES + side(self.cols)) * SIDES + side(self.k)
+    }
+
+    /// The lookup tables of this game, built on first use.
+    #[inline(always)]
+    pub(crate) fn tables(self) -> &'static Tables {
+        static CACHE: [OnceLock<Tables>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+        CACHE[self.slot()].get_or_init(|| Tables::build(self))
+    }
+}
+
+/// How many values a side length or `k` can take (3 to 5: rows · cols ≤ 16).
+const SIDES: usize = 3;
+
+/// How many cache slots there are: one per (rows, cols, k) in range.
+pub(crate) const SLOTS: usize = SIDES * SIDES * SIDES;
+
+impl fmt::Display for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}k{}", self.rows, self.cols, self.k)
+    }
+}
+
+impl FromStr for Game {
+    type Err = ParseGameError;
+
+    fn from_str(s: &str) -> Result<Game, ParseGameError> {
+        let bad = || ParseGameError(s.to_string());
+        let (rows, rest) = s.split_once('x').ok_or_else(bad)?;
+        let (cols, k) = rest.split_once('k').ok_or_else(bad)?;
+        let number = |t: &str| t.parse::<u8>().map_err(|_| bad());
+        Game::new(number(rows)?, number(cols)?, number(k)?).ok_or_else(bad)
+    }
+}
+
+/// Tables derived from a game: indexed by a cell mask (`2^cells` entries each).
+#[derive(Debug)]
+pub(crate) struct Tables {
+    /// `wins[m]`: the mask `m` contains a whole line.
+    pub wins: Vec<bool>,
+    /// `base3[m]`: the sum of `3^i` over the cells `i` in `m`.
+    pub base3: Vec<u32>,
+    /// `masks[t][m]`: the mask `m` moved by transform `t` (all 8 indices; unused ones empty).
+    pub masks: Vec<Vec<u16>>,
+}
+
+impl Tables {
+    fn build(game: Game) -> Tables {
+        let size = 1usize << game.cells();
+        let lines = game.lines();
+        let wins = (0..size).map(|m| lines.iter().any(|&l| l & !(m as u16) == 0)).collect();
+        let base3 = (0..size)
+            .map(|m| (0..game.cells()).filter(|i| m >> i & 1 == 1).map(|i| 3u32.pow(i as u32)).sum())
+            .collect();
+        let mut masks = vec![Vec::new(); 8];
+        for &t in game.transforms() {
+            let moved = |m: usize| {
+                (0..game.cells()).filter(move |i| m >> i & 1 == 1).map(move |i| 1u16 << game.transform_cell(t, i))
+            };
+            masks[t] = (0..size).map(|m| moved(m).fold(0, |a, b| a | b)).collect();
+        }
+        Tables { wins, base3, masks }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_display_round_trip() {
+        for text in ["3x3k3", "3x4k3", "4x4k4", "5x3k5", "4x3k3"] {
+            let g: Game = text.parse().unwrap();
+            assert_eq!(g.to_string(), text);
+        }
+        for bad in ["", "3x3", "3x3k", "2x3k3", "4x5k3", "3x3k4", "3x3k2", "axbkc", "3x3k3x"] {
+            let e = bad.parse::<Game>().unwrap_err().to_string();
+            assert!(e.contains("<rows>x<cols>k<k>") && e.contains(bad), "{e}");
+        }
+    }
+
+    #[test]
+    fn lines_and_slots() {
+        assert_eq!(Game::TIC_TAC_TOE.lines().len(), 8);
+        assert_eq!("3x4k3".parse::<Game>().unwrap().lines().len(), 3 * 2 + 4 + 2 * 2);
+        assert_eq!("4x4k4".parse::<Game>().unwrap().lines().len(), 10);
+        let mut seen = std::collections::BTreeSet::new();
+        for rows in 3..=5 {
+            for cols in 3..=5 {
+                for k in 3..=5 {
+                    if let Some(g) = Game::new(rows, cols, k) {
+                        assert!(g.slot() < SLOTS && seen.insert(g.slot()));
+                    }
+                }
+            }
+        }
+        assert_eq!(seen.len(), 13);
+    }
+
+    #[test]
+    fn transforms_are_permutations_that_keep_the_lines() {
+        for g in [Game::TIC_TAC_TOE, "3x4k3".parse().unwrap(), "5x3k4".parse().unwrap()] {
+            let lines: std::collections::BTreeSet<u16> = g.lines().into_iter().collect();
+            for &t in g.transforms() {
+                let mut image: Vec<usize> = (0..g.cells()).map(|i| g.transform_cell(t, i)).collect();
+                let moved: std::collections::BTreeSet<u16> =
+                    lines.iter().map(|&l| g.tables().masks[t][l as usize]).collect();
+                assert_eq!(moved, lines, "{g} transform {t}");
+                image.sort_unstable();
+                assert_eq!(image, (0..g.cells()).collect::<Vec<_>>());
+            }
+        }
+    }
+}
