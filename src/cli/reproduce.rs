@@ -88,7 +88,8 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         .find(|j| j.id == id)
         .ok_or_else(|| bad_input(format!("job {id} is in results.csv but not in the spec recorded in the manifest")))?;
     let recorded: Vec<&Record> = rows.iter().filter(|r| r[0] == id).collect();
-    let out = job::execute(job, &sweep.evaluation, crate::run::Fault::from_env().as_ref());
+    let out =
+        job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, crate::run::Fault::from_env().as_ref());
     let mut differ = 0;
     println!("job {id} ({}, replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
     if recorded.len() != out.rows.len() {

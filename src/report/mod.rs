@@ -74,6 +74,9 @@ fields! {
     Error = ("error", 1, false),
     TrainMs = ("train_ms", 1, true),
     EvalMs = ("eval_ms", 1, true),
+    Label = ("label", 2, false),
+    RegretAuc = ("regret_auc", 2, true),
+    SolvedAt = ("solved_at", 2, true),
 }
 
 impl Field {

@@ -7,6 +7,7 @@ pub mod params;
 pub mod policy_iteration;
 pub mod q_learning;
 pub mod self_play;
+pub mod spacing;
 pub mod value_iteration;
 
 pub use ground_truth::{GroundTruth, ground_truth};

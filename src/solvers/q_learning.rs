@@ -162,10 +162,14 @@ pub(crate) enum Step {
 
 /// The schedule shared by the Q-learners: `episodes` episodes, epsilon and alpha
 /// multiplied by their decays after each (never below their floors), and a checkpoint
-/// after each episode listed in `checkpoints` (increasing).
+/// after each episode listed in `checkpoints` (increasing; a leading 0 is a checkpoint
+/// before the first episode, of the untrained table).
 pub(crate) fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(Step)) {
     let (mut epsilon, mut alpha) = (params.epsilon, params.alpha);
     let mut next_checkpoint = checkpoints.iter().copied().peekable();
+    if next_checkpoint.next_if_eq(&0).is_some() {
+        step(Step::Checkpoint(Checkpoint { episode: 0, epsilon, alpha }));
+    }
     for episode in 1..=params.episodes {
         step(Step::Play { explore: threshold(epsilon), alpha });
         if next_checkpoint.peek() == Some(&episode) {
