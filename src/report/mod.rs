@@ -5,8 +5,10 @@
 //! value read back parses to the same bits and a re-run can be compared cell by cell.
 
 pub mod columns;
+pub mod compare;
 pub mod files;
 pub mod manifest;
+pub mod paired_runs;
 pub mod rows;
 pub mod summary;
 
