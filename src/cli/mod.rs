@@ -6,6 +6,7 @@
 mod bench;
 mod columns;
 mod compare;
+mod importance;
 mod merge;
 mod plan;
 mod play;
@@ -75,6 +76,11 @@ enum Command {
         after_help = "Examples:\n  sweep compare results/epsilon --metric regret_auc\n  sweep compare results/qlearning --baseline alpha=0.5 --csv"
     )]
     Compare(compare::CompareArgs),
+    /// Which parameter matters: each main effect's and pairwise interaction's share of the metric's variance.
+    #[command(
+        after_help = "Examples:\n  sweep importance results/qlearning\n  sweep importance results/mcts --metric value --csv"
+    )]
+    Importance(importance::ImportanceArgs),
     /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
     #[command(
         after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
@@ -234,6 +240,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Merge { dir } => merge::merge(&dir),
         Command::Summary(args) => summary::summary(&args),
         Command::Compare(args) => compare::compare(&args),
+        Command::Importance(args) => importance::importance(&args),
         Command::Play(args) => play::play(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Columns { json } => columns::columns(json),
