@@ -43,10 +43,12 @@ fn stat_arg(s: &str) -> Result<Stat, String> {
 
 /// Per group (by key), the regrets of its successful rows per configuration (the default
 /// configuration columns): the strata of the bootstrap. One number per row is kept.
-fn strata(path: &Path, by: &[&str]) -> Result<BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>> {
+type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
+
+fn strata(path: &Path, by: &[&str]) -> Result<Strata> {
     let (by_at, config_at): (Vec<usize>, Vec<usize>) =
         (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
-    let mut out: BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>> = BTreeMap::new();
+    let mut out = Strata::new();
     each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let Ok(x) = rec[column("regret")].parse::<f64>() else { return };
         if &rec[column("status")] != "ok" {

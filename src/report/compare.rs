@@ -124,7 +124,7 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric) -> Vec<Comp
         let c = &mut out[i];
         c.p_holm = p;
         let lower = c.difference.mean < 0.0;
-        c.verdict = if !(p < ALPHA) || c.difference.mean == 0.0 {
+        c.verdict = if p.is_nan() || p >= ALPHA || c.difference.mean == 0.0 {
             "indistinguishable"
         } else if lower == metric.lower_is_better() {
             "better"

@@ -131,7 +131,9 @@ pub fn read_blocks(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<B
     let blocks_at: Vec<usize> = block_columns().iter().map(|c| column(c)).collect();
     let config_at: Vec<usize> = config.iter().map(|c| column(c)).collect();
     let mut blocks: Vec<Block> = Vec::new();
-    let mut index: HashMap<Vec<String>, (usize, HashMap<Vec<String>, usize>)> = HashMap::new();
+    // Block key → (its index, configuration key → its index).
+    type Index = HashMap<Vec<String>, (usize, HashMap<Vec<String>, usize>)>;
+    let mut index = Index::new();
     each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let cell = |name: &str| rec.get(column(name)).unwrap_or("").to_string();
         if cell("status") != "ok" {
