@@ -104,7 +104,7 @@ fn summary_and_reproduce_read_an_older_header_with_the_newer_columns_empty() {
         assert_eq!(old[..train_ms], new[..train_ms], "every other figure is today's");
     }
     assert_eq!(rows.len(), today.len());
-    let o = sweep_ok(&["reproduce", older.to_str().unwrap(), "--job", &first_job(&older)]);
+    let o = sweep_ok(&["reproduce", older.to_str().unwrap(), "--job", &first_job(&older), "--verbose"]);
     let out = stdout(&o);
     assert!(out.contains("(not recorded)"), "{out}");
     assert!(out.contains("every recorded column but the timings is identical") && out.contains("train_ms, eval_ms"));
