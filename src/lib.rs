@@ -18,3 +18,4 @@ pub mod run;
 pub mod seed;
 pub mod solvers;
 pub mod spec;
+pub mod stats;

@@ -56,3 +56,26 @@ fn completions_for_three_shells() {
         assert!(stdout(&o).contains("reproduce"), "{shell}");
     }
 }
+
+#[test]
+fn piped_moves_are_echoed() {
+    let o = play(&[], "4\n");
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("your move: 4\n"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_policy_file_plays_only_its_own_seat() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("p.csv");
+    // O's positions only: the agent must be O, so you must be X.
+    std::fs::write(&file, "board,action,seat\nX........,4,o\n").unwrap();
+    let o = play(&["--agent", file.to_str().unwrap(), "--seat", "o"], "");
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("is a policy for O, so you must play X: use --seat x"), "{}", stderr(&o));
+    let o = play(&["--agent", file.to_str().unwrap()], "0\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(&file, "board,action,seat\nX........,4,x\n").unwrap();
+    let o = play(&["--agent", file.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(2), "a seat column that contradicts the board is bad input");
+}

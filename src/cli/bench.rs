@@ -46,13 +46,18 @@ fn speedup_jobs(episodes: u64) -> Vec<Job> {
 }
 
 fn wall_seconds(jobs: &[Job], threads: usize) -> f64 {
-    let evaluation = EvaluationSpec { opponents: vec![Opponent::Random], games: 0, checkpoints: 10 };
+    let evaluation = EvaluationSpec {
+        opponents: vec![Opponent::Random],
+        games: 0,
+        checkpoints: 10,
+        spacing: crate::solvers::spacing::Spacing::Even,
+    };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
     let started = Instant::now();
     pool.install(|| {
         use rayon::prelude::*;
         jobs.par_iter().with_max_len(1).for_each(|j| {
-            let out = job::execute(j, &evaluation, None);
+            let out = job::execute(j, &evaluation, "bench", None);
             assert!(out.failure.is_none());
         })
     });

@@ -5,7 +5,9 @@
 
 mod bench;
 mod columns;
+mod compare;
 mod guard;
+mod importance;
 mod merge;
 mod plan;
 mod play;
@@ -14,6 +16,7 @@ mod run;
 mod schedule;
 mod solve;
 mod summary;
+mod table;
 
 use std::path::PathBuf;
 
@@ -70,6 +73,16 @@ enum Command {
         after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv"
     )]
     Summary(summary::SummaryArgs),
+    /// Compare every configuration with a baseline, paired by replicate: difference, interval, p-values, verdict.
+    #[command(
+        after_help = "Examples:\n  sweep compare results/epsilon --metric regret_auc\n  sweep compare results/qlearning --baseline alpha=0.5 --csv"
+    )]
+    Compare(compare::CompareArgs),
+    /// Which parameter matters: each main effect's and pairwise interaction's share of the metric's variance.
+    #[command(
+        after_help = "Examples:\n  sweep importance results/qlearning\n  sweep importance results/mcts --metric value --csv"
+    )]
+    Importance(importance::ImportanceArgs),
     /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
     #[command(
         after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
@@ -164,8 +177,21 @@ impl RunArgs {
     }
 }
 
-const SUBCOMMANDS: [&str; 11] =
-    ["run", "plan", "solve", "reproduce", "merge", "summary", "completions", "help", "play", "bench", "columns"];
+const SUBCOMMANDS: [&str; 13] = [
+    "run",
+    "plan",
+    "solve",
+    "reproduce",
+    "merge",
+    "summary",
+    "compare",
+    "importance",
+    "completions",
+    "help",
+    "play",
+    "bench",
+    "columns",
+];
 
 /// `sweep SPEC ...` means `sweep run SPEC ...`.
 fn normalise(mut args: Vec<String>) -> Vec<String> {
@@ -221,6 +247,8 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Reproduce(args) => reproduce::reproduce(&args),
         Command::Merge { dir } => merge::merge(&dir),
         Command::Summary(args) => summary::summary(&args),
+        Command::Compare(args) => compare::compare(&args),
+        Command::Importance(args) => importance::importance(&args),
         Command::Play(args) => play::play(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Columns { json } => columns::columns(json),

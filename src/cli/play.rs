@@ -1,7 +1,10 @@
 //! `sweep play`: a game in the terminal against the optimal policy, MCTS, or a policy file.
 //!
 //! The board is shown with cell numbers 0–8; bad input gets a message and a new prompt;
-//! end of input ends the game cleanly.
+//! end of input ends the game cleanly. Moves read from a pipe or file are echoed after the
+//! prompt, so that a log reads like a game. A policy file plays the seat its positions
+//! belong to (X's positions have as many X as O); playing it from the other seat is
+//! refused.
 
 use anyhow::{Context, Result};
 use std::io::{BufRead, Write};
@@ -35,8 +38,10 @@ enum Agent {
     File(Policy),
 }
 
-/// Reads a `board,action` policy file.
-pub fn read_policy(path: &std::path::Path) -> Result<Policy> {
+/// Reads a `board,action[,seat]` policy file (`seat`, when present, must be the seat to
+/// move in `board`), with the seats whose positions it holds.
+pub fn read_policy(path: &std::path::Path) -> Result<(Policy, Vec<Seat>)> {
+    let mut seats = Vec::new();
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad_input(format!("--agent {}: {e}", path.display())))?;
     let mut policy = Policy::new(Game::TIC_TAC_TOE);
     let pos = policy.game().positions();
@@ -49,9 +54,16 @@ pub fn read_policy(path: &std::path::Path) -> Result<Policy> {
             return Err(bad(format!("cell {cell} is not a legal move in {board}")));
         }
         let id = pos.id(board).ok_or_else(|| bad(format!("{board} cannot arise in a game")))?;
+        let to_move = if board.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
+        if rec.get(2).is_some_and(|s| s.parse::<Seat>().ok() != Some(to_move)) {
+            return Err(bad(format!("the seat column says {:?}, but {to_move} is to move in {board}", &rec[2])));
+        }
+        if !seats.contains(&to_move) {
+            seats.push(to_move);
+        }
         policy.set(id, cell);
     }
-    Ok(policy)
+    Ok((policy, seats))
 }
 
 fn show(board: Board) -> String {
@@ -97,8 +109,24 @@ fn optimal_move(board: Board, agent_seat: Seat) -> (u8, String) {
     (cell, format!("value {value:+.4} against a random player; {verdict}"))
 }
 
-/// Runs `sweep play`, reading moves from `input`.
-pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> Result<i32> {
+/// Refuses a policy file that holds positions of the other seat only.
+fn check_policy_seat(seats: &[Seat], agent_seat: Seat, file: &str) -> Result<()> {
+    if let [seat] = seats {
+        if *seat != agent_seat {
+            return Err(bad_input(format!(
+                "{file} is a policy for {}, so you must play {}: use --seat {}",
+                seat.name().to_uppercase(),
+                agent_seat.name().to_uppercase(),
+                agent_seat.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `sweep play`, reading moves from `input`; `echo` repeats each move read after
+/// its prompt (for input that is not a terminal).
+pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, echo: bool) -> Result<i32> {
     let mut agent = match args.agent.as_str() {
         "optimal" => Agent::Optimal,
         "mcts" => Agent::Mcts(
@@ -106,7 +134,11 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) 
             MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), ..MctsParams::default() },
             args.seed,
         ),
-        file => Agent::File(read_policy(std::path::Path::new(file))?),
+        file => {
+            let (policy, seats) = read_policy(std::path::Path::new(file))?;
+            check_policy_seat(&seats, args.seat.other(), file)?;
+            Agent::File(policy)
+        }
     };
     let agent_seat = args.seat.other();
     let mut board = Board::EMPTY;
@@ -150,6 +182,9 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) 
             writeln!(out, "\nend of input: game abandoned")?;
             return Ok(exit::OK);
         }
+        if echo {
+            writeln!(out, "{}", line.trim_end())?;
+        }
         match line.trim().parse::<u8>() {
             Ok(c) if c < 9 && board.empty_cells() & (1 << c) != 0 => board = board.play(c),
             Ok(c) if c < 9 => writeln!(out, "cell {c} is taken; choose a free cell")?,
@@ -160,6 +195,8 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) 
 
 /// Runs `sweep play` on the terminal.
 pub fn play(args: &PlayArgs) -> Result<i32> {
+    use std::io::IsTerminal;
     let stdin = std::io::stdin();
-    play_with(args, &mut stdin.lock(), &mut std::io::stdout())
+    let echo = !stdin.is_terminal();
+    play_with(args, &mut stdin.lock(), &mut std::io::stdout(), echo)
 }

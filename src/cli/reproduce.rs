@@ -22,9 +22,12 @@ pub struct ReproduceArgs {
     /// The job id (a unique prefix is enough).
     #[arg(long)]
     job: String,
-    /// Also write the job's greedy policy as CSV `board,action` (states it reaches against random).
+    /// Also write the job's greedy policy as CSV `board,action,seat` (states it reaches against random).
     #[arg(long, value_name = "FILE")]
     policy_out: Option<PathBuf>,
+    /// Print every column of every row side by side (by default only the values that differ).
+    #[arg(long, short)]
+    verbose: bool,
 }
 
 /// The directory of a RESULTS argument (a directory or its results.csv).
@@ -88,14 +91,15 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         .find(|j| j.id == id)
         .ok_or_else(|| bad_input(format!("job {id} is in results.csv but not in the spec recorded in the manifest")))?;
     let recorded: Vec<&Record> = rows.iter().filter(|r| r[0] == id).collect();
-    let out = job::execute(job, &sweep.evaluation, crate::run::Fault::from_env().as_ref());
+    let out =
+        job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, crate::run::Fault::from_env().as_ref());
     let mut differ = 0;
     println!("job {id} ({}, replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
     if recorded.len() != out.rows.len() {
         println!("recorded {} rows, reproduced {}", recorded.len(), out.rows.len());
         differ += 1;
     }
-    differ += compare(&recorded, &out.rows, &columns);
+    differ += compare(&recorded, &out.rows, &columns, args.verbose);
     if let Some(path) = &args.policy_out {
         write_policy(job, &sweep.evaluation, path)?;
         println!("policy written to {}", path.display());
@@ -115,11 +119,16 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     }
 }
 
-/// Prints the recorded and reproduced rows side by side, column by column, and returns how
-/// many values differ (timings and columns newer than the file are shown, not compared).
-fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns) -> usize {
+/// Compares the recorded and reproduced rows column by column and returns how many values
+/// differ (timings and columns newer than the file are not compared). Prints the values
+/// that differ, or with `verbose` every column side by side.
+fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns, verbose: bool) -> usize {
     let mut differ = 0;
     for (old, new) in recorded.iter().zip(reproduced) {
+        if !verbose {
+            differ += print_differences(old, new, columns);
+            continue;
+        }
         println!("{:<14} {:<24} {:<24}", "column", "recorded", "reproduced");
         for (c, name) in RESULT_COLUMNS.iter().enumerate() {
             let timing = TIMING_COLUMNS.contains(name);
@@ -145,15 +154,28 @@ fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns) -> us
     differ
 }
 
+/// Prints one line per compared value that differs between `old` and `new`; returns how many.
+fn print_differences(old: &Record, new: &Record, columns: &Columns) -> usize {
+    let (seat, opponent) = (&new[crate::report::column("seat")], &new[crate::report::Field::EvalOpponent.column()]);
+    let mut differ = 0;
+    for (c, name) in RESULT_COLUMNS.iter().enumerate() {
+        if old[c] != new[c] && !TIMING_COLUMNS.contains(name) && columns.index(name).is_some() {
+            differ += 1;
+            println!("{seat} vs {opponent}: {name} recorded {:?}, reproduced {:?}  DIFFERENT", old[c], new[c]);
+        }
+    }
+    differ
+}
+
 fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {
     let policy = job::policy(job, evaluation);
-    let mut text = String::from("board,action\n");
+    let mut text = String::from("board,action,seat\n");
     let mut lines = Vec::new();
     for seat in job.params.eval_seats() {
         let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, Opponent::Random);
         Evaluator::new().evaluate(&truth.mdp, |_, b| {
             let c = policy.get_or_first(b);
-            lines.push(format!("{b},{c}\n"));
+            lines.push(format!("{b},{c},{}\n", seat.name()));
             c
         });
     }

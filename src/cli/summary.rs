@@ -3,12 +3,22 @@
 
 use std::path::PathBuf;
 
+use crate::stats::robust::Stat;
+
 use anyhow::Result;
 
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::table::num;
 use crate::error::{bad_input, exit};
+use crate::report::compare::{best, compare_block};
 use crate::report::files::{each_row, encode};
+use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks};
 use crate::report::summary::{Aggregator, NEEDED_COLUMNS, config_columns};
-use crate::report::{RESULT_COLUMNS, Record};
+use crate::report::{RESULT_COLUMNS, Record, column};
+use crate::seed::fnv1a;
+use crate::stats::robust::{RESAMPLES, bootstrap_interval};
 
 /// Flags of `sweep summary`.
 #[derive(clap::Args, Debug)]
@@ -21,10 +31,62 @@ pub struct SummaryArgs {
     /// Write the table as CSV to standard output.
     #[arg(long)]
     csv: bool,
+    /// Also this statistic of the regret (mean, median or iqm) with a stratified percentile
+    /// bootstrap 95% interval (2,000 resamples, seeded).
+    #[arg(long, value_parser = stat_arg)]
+    stat: Option<Stat>,
 }
 
-fn num(x: f64) -> String {
-    if x.is_nan() { String::new() } else { format!("{x:.6}") }
+fn stat_arg(s: &str) -> Result<Stat, String> {
+    s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
+}
+
+/// Per group (by key), the regrets of its successful rows per configuration (the default
+/// configuration columns): the strata of the bootstrap. One number per row is kept.
+type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
+
+fn strata(path: &Path, by: &[&str]) -> Result<Strata> {
+    let (by_at, config_at): (Vec<usize>, Vec<usize>) =
+        (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
+    let mut out = Strata::new();
+    each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        let Ok(x) = rec[column("regret")].parse::<f64>() else { return };
+        if &rec[column("status")] != "ok" {
+            return;
+        }
+        let key: Vec<String> = by_at.iter().map(|&i| rec[i].to_string()).collect();
+        let config: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        out.entry(key).or_default().entry(config).or_default().push(x);
+    })?;
+    Ok(out)
+}
+
+/// For the default grouping: `best` for the configuration with the lowest mean regret of
+/// its (solver, seat, evaluation opponent) block, `=` for those a paired comparison cannot
+/// tell from it (Holm-adjusted Wilcoxon p >= 0.05), empty for the others; keyed by the
+/// summary's group key.
+fn best_marks(path: &Path, by: &[&str]) -> Result<BTreeMap<Vec<String>, &'static str>> {
+    let columns = default_config_columns();
+    let mut marks = BTreeMap::new();
+    for block in read_blocks(path, Metric::Regret, &columns)? {
+        let Some(best) = best(&block, Metric::Regret) else { continue };
+        for c in compare_block(&block, best, Metric::Regret) {
+            let config = &block.configs[c.config];
+            let value = |name: &str| -> String {
+                if let Some(k) = block_columns().iter().position(|b| *b == name) {
+                    return block.key[k].clone();
+                }
+                columns.iter().position(|x| *x == name).map(|k| config.key[k].clone()).unwrap_or_default()
+            };
+            let mark = match c.verdict {
+                "baseline" => "best",
+                "indistinguishable" => "=",
+                _ => "",
+            };
+            marks.insert(by.iter().map(|b| value(b)).collect(), mark);
+        }
+    }
+    Ok(marks)
 }
 
 /// Runs `sweep summary`.
@@ -66,7 +128,17 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         ["n", "failed", "mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss", "train_ms"]
             .map(String::from),
     );
-    let table: Vec<Record> = groups
+    let results = dir.join("results.csv");
+    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
+    let marks = if args.by.is_empty() { Some(best_marks(&results, &by).map_err(bad)?) } else { None };
+    let strata = if args.stat.is_some() { strata(&results, &by).map_err(bad)? } else { BTreeMap::new() };
+    if let Some(stat) = args.stat {
+        header.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()]);
+    }
+    if marks.is_some() {
+        header.push("vs_best".into());
+    }
+    let mut table: Vec<Record> = groups
         .iter()
         .map(|g| {
             let mut r: Record = show.iter().map(|&k| g.key[k].clone()).collect();
@@ -75,7 +147,8 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
                 g.failed.to_string(),
                 num(g.mean_regret),
                 num(g.sd_regret),
-                num(g.mean_regret - g.ci95),
+                // A regret is never negative: neither is its interval.
+                num(if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) }),
                 num(g.mean_regret + g.ci95),
                 num(g.p[0]),
                 num(g.p[1]),
@@ -85,6 +158,18 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
             r
         })
         .collect();
+    for (r, g) in table.iter_mut().zip(&groups) {
+        if let Some(stat) = args.stat {
+            let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
+            let all: Vec<f64> = strata.concat();
+            let seed = fnv1a(g.key.join(",").as_bytes());
+            let (low, high) = bootstrap_interval(stat, &strata, RESAMPLES, seed, true);
+            r.extend([num(stat.of(&all)), num(low), num(high)]);
+        }
+        if let Some(marks) = &marks {
+            r.push(marks.get(&g.key).copied().unwrap_or("").to_string());
+        }
+    }
     if args.csv {
         print!("{}", encode(std::iter::once(header).chain(table)));
         return Ok(exit::OK);
@@ -99,13 +184,18 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     }
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     println!(
-        "{} configurations from {} rows{}; ci95 is the Student-t 95% interval of the mean regret over replicates",
+        "{} configurations from {} rows{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
         groups.len(),
         agg.rows(),
         if failed > 0 {
             format!(", {failed} failed rows (counted in `failed`, not in the means)")
         } else {
             String::new()
+        },
+        if marks.is_some() {
+            "; vs_best: = where a paired Wilcoxon test (Holm-adjusted) cannot tell the configuration from the best"
+        } else {
+            ""
         }
     );
     Ok(exit::OK)

@@ -57,7 +57,7 @@ impl Solver for PolicyIteration {
         seconds(seats, evaluation, cal)
     }
 
-    fn train(&self, _seed: u64, _checkpoints: u32, _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
         let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
         Agent::Table(policy_iteration::solve(&truth.mdp).policy(&truth.mdp))
     }
@@ -85,7 +85,7 @@ impl Solver for ValueIteration {
         seconds(seats, evaluation, cal)
     }
 
-    fn train(&self, _seed: u64, _checkpoints: u32, _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
         let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
         Agent::Table(value_iteration::solve(&truth.mdp).0.policy(&truth.mdp))
     }

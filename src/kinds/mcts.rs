@@ -52,7 +52,7 @@ impl Solver for MctsParams {
         positions as f64 * f64::from(self.iterations) / cal.mcts_per_s
     }
 
-    fn train(&self, _seed: u64, _checkpoints: u32, _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
         Agent::Search(*self)
     }
 }

@@ -60,9 +60,10 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// [`Params::seconds`]).
     fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64;
 
-    /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy at
-    /// `checkpoints` evenly spaced episodes (none when 0).
-    fn train(&self, seed: u64, checkpoints: u32, record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent;
+    /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy
+    /// after each episode listed in `marks` (increasing; a leading 0 asks for the
+    /// untrained policy, before the first episode). Others ignore `marks`.
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent;
 }
 
 /// What a kind declares about itself.
@@ -261,8 +262,8 @@ impl Params {
     }
 
     /// Trains or solves (see [`Solver::train`]).
-    pub fn train(&self, seed: u64, checkpoints: u32, record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        self.solver().train(seed, checkpoints, record)
+    pub fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+        self.solver().train(seed, marks, record)
     }
 }
 

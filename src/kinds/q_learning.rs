@@ -1,6 +1,6 @@
 //! `q-learning`: tabular Q-learning against a fixed opponent (`solvers/q_learning.rs`) or
 //! in self-play (`opponent = "self"`, `solvers/self_play.rs`), with its parameters and
-//! cost. Its learning curve has `checkpoints` points.
+//! cost. Its learning curve has a point after each checkpoint episode the job asks for.
 
 use super::param::{
     ALPHA, ALPHA_DECAY, ALPHA_MIN, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, GAMMA, Q_INIT, SEAT, SYMMETRY,
@@ -9,7 +9,7 @@ use super::param::{
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::mdp::{Policy, Seat};
-use crate::solvers::q_learning::{self, Checkpoint, checkpoint_episodes};
+use crate::solvers::q_learning::{self, Checkpoint};
 use crate::solvers::{QParams, TrainOpponent, self_play};
 use crate::spec::EvaluationSpec;
 
@@ -79,11 +79,10 @@ impl Solver for QParams {
             + f64::from(evaluation.checkpoints) * evals * (cal.eval_s + 2e-5)
     }
 
-    fn train(&self, seed: u64, checkpoints: u32, record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let marks = checkpoint_episodes(self.episodes, checkpoints);
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
         let policy = match self.opponent {
-            TrainOpponent::SelfPlay => self_play::train(self, seed, &marks, |c, t| record(c, &t.policy())),
-            TrainOpponent::Fixed(_) => q_learning::train(self, seed, &marks, |c, t| record(c, &t.policy())),
+            TrainOpponent::SelfPlay => self_play::train(self, seed, marks, |c, t| record(c, &t.policy())),
+            TrainOpponent::Fixed(_) => q_learning::train(self, seed, marks, |c, t| record(c, &t.policy())),
         };
         Agent::Table(policy)
     }

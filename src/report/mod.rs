@@ -5,8 +5,10 @@
 //! value read back parses to the same bits and a re-run can be compared cell by cell.
 
 pub mod columns;
+pub mod compare;
 pub mod files;
 pub mod manifest;
+pub mod paired_runs;
 pub mod rows;
 pub mod summary;
 
@@ -74,6 +76,9 @@ fields! {
     Error = ("error", 1, false),
     TrainMs = ("train_ms", 1, true),
     EvalMs = ("eval_ms", 1, true),
+    Label = ("label", 2, false),
+    RegretAuc = ("regret_auc", 2, true),
+    SolvedAt = ("solved_at", 2, true),
 }
 
 impl Field {

@@ -5,6 +5,7 @@ use super::{CURVE_COLUMNS, Field, RESULT_COLUMNS, Record, column};
 use crate::kinds::Params;
 use crate::mdp::{Evaluation, GameTally, Opponent, Seat};
 use crate::solvers::params::fmt_f64;
+use crate::stats::curve::CurveMetrics;
 
 /// A regret whose magnitude is below this is floating-point noise and is reported as 0.
 pub const REGRET_NOISE: f64 = 1e-12;
@@ -20,6 +21,8 @@ pub fn regret(optimal: f64, value: f64) -> f64 {
 pub struct JobKey<'a> {
     /// The job id.
     pub id: &'a str,
+    /// The label of the job's solver.
+    pub label: &'a str,
     /// The replicate number.
     pub replicate: u32,
     /// The job's seed.
@@ -49,6 +52,7 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
     r[Field::Solver.column()] = job.params.kind().name().to_string();
     r[Field::Replicate.column()] = job.replicate.to_string();
     r[Field::Seed.column()] = job.seed.to_string();
+    r[Field::Label.column()] = job.label.to_string();
     for (name, value) in job.params.columns() {
         r[column(name)] = value;
     }
@@ -57,8 +61,8 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
     r
 }
 
-/// A successful row.
-pub fn result_row(job: &JobKey<'_>, s: &Scored, train_ms: f64, eval_ms: f64) -> Record {
+/// A successful row; `curve` holds the learning-curve metrics of a learner.
+pub fn result_row(job: &JobKey<'_>, s: &Scored, curve: Option<CurveMetrics>, train_ms: f64, eval_ms: f64) -> Record {
     let mut r = head(job, s.seat, s.opponent);
     let e = &s.eval;
     let fields: [(Field, String); 14] = [
@@ -79,6 +83,10 @@ pub fn result_row(job: &JobKey<'_>, s: &Scored, train_ms: f64, eval_ms: f64) -> 
     ];
     for (field, value) in fields {
         r[field.column()] = value;
+    }
+    if let Some(c) = curve {
+        r[Field::RegretAuc.column()] = fmt_f64(c.regret_auc);
+        r[Field::SolvedAt.column()] = c.solved_at.map(|e| e.to_string()).unwrap_or_default();
     }
     r
 }

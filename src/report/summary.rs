@@ -211,7 +211,7 @@ fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
 }
 
 /// Prints the end-of-run summary: counts, wall time, the directory, and the best
-/// configuration of each solver (see [`best_lines`]).
+/// configuration of each solver in each seat and evaluation (see [`best_lines`]).
 pub fn print_run_summary(
     sweep: &Sweep,
     results: &Path,
@@ -234,40 +234,36 @@ pub fn print_run_summary(
     Ok(())
 }
 
-/// One line per solver kind: its best configuration by mean regret over its replicates,
-/// and that configuration's mean regret per seat and evaluation opponent. Reads `results`
-/// one row at a time (see [`Aggregator`]).
+/// One line per (solver kind, seat, evaluation opponent): the best configuration there by
+/// mean regret over its replicates (ranked in each evaluation separately, so adding an
+/// evaluation opponent never changes another's winner). Reads `results` one row at a time
+/// (see [`Aggregator`]).
 pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
-    let by: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat" && c != "eval_opponent").collect();
-    let mut per_seat_by = by.clone();
-    per_seat_by.extend(["seat", "eval_opponent"]);
-    let (mut configs, mut per_seat) = (Aggregator::new(&by), Aggregator::new(&per_seat_by));
-    super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        configs.push(|i| &rec[i]);
-        per_seat.push(|i| &rec[i]);
-    })?;
-    let per_seat = per_seat.groups();
+    let by = config_columns();
+    let (seat, opponent) = (by.iter().position(|&c| c == "seat"), by.iter().position(|&c| c == "eval_opponent"));
+    let (seat, opponent) = (seat.expect("seat is a parameter"), opponent.expect("eval_opponent is a column"));
+    let mut configs = Aggregator::new(&by);
+    super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| configs.push(|i| &rec[i]))?;
     let mut lines = Vec::new();
     let mut groups = configs.groups().into_iter().peekable();
-    // Groups come sorted by solver, then mean regret: the first with a success is the best.
+    // Groups come sorted by (solver, seat, evaluation opponent), then mean regret: the
+    // first with a success in each block is the best.
+    let block = |g: &Group| (g.key[0].clone(), g.key[seat].clone(), g.key[opponent].clone());
     while let Some(g) = groups.next() {
-        let kind = g.key[0].clone();
+        let key = block(&g);
         let best =
-            std::iter::once(g).chain(std::iter::from_fn(|| groups.next_if(|h| h.key[0] == kind))).find(|g| g.n > 0);
-        while groups.next_if(|h| h.key[0] == kind).is_some() {}
+            std::iter::once(g).chain(std::iter::from_fn(|| groups.next_if(|h| block(h) == key))).find(|g| g.n > 0);
+        while groups.next_if(|h| block(h) == key).is_some() {}
         let Some(best) = best else { continue };
-        let show = configs.varying_in(&kind);
-        let parts: Vec<String> = per_seat
-            .iter()
-            .filter(|h| h.key[..by.len()] == best.key[..])
-            .map(|h| format!("{} vs {} {:.4}", h.key[by.len()], h.key[by.len() + 1], h.mean_regret))
-            .collect();
+        let show: Vec<usize> = configs.varying_in(&key.0).into_iter().filter(|&k| k != seat && k != opponent).collect();
         lines.push(format!(
-            "  best {kind}: {}  mean regret {:.4} ({}) over {} replicates",
+            "  best {} ({} vs {}): {}  mean regret {:.4} over {} replicates",
+            key.0,
+            key.1,
+            key.2,
             describe(&best, &by, &show),
             best.mean_regret,
-            parts.join(", "),
-            best.n / parts.len().max(1)
+            best.n
         ));
     }
     Ok(lines)
@@ -281,7 +277,7 @@ mod tests {
     /// configuration, mean regret of the successful rows, best (lowest, first on ties in
     /// key order) per solver, then the same per seat and evaluation opponent.
     fn best_lines_in_memory(rows: &[Record]) -> Vec<String> {
-        let by: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat" && c != "eval_opponent").collect();
+        let by = config_columns();
         let key = |r: &Record| by.iter().map(|c| r[column(c)].clone()).collect::<Vec<String>>();
         let mean = |rs: &[&Record]| {
             let ok: Vec<f64> = rs
@@ -291,12 +287,16 @@ mod tests {
                 .collect();
             (ok.len(), if ok.is_empty() { f64::NAN } else { ok.iter().sum::<f64>() / ok.len() as f64 })
         };
-        let mut kinds: BTreeMap<String, BTreeMap<Vec<String>, Vec<&Record>>> = BTreeMap::new();
+        type Configs<'r> = BTreeMap<Vec<String>, Vec<&'r Record>>;
+        let mut blocks: BTreeMap<(String, String, String), Configs<'_>> = BTreeMap::new();
+        let mut kinds: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
         for r in rows {
-            kinds.entry(r[column("solver")].clone()).or_default().entry(key(r)).or_default().push(r);
+            let block = (r[column("solver")].clone(), r[column("seat")].clone(), r[column("eval_opponent")].clone());
+            blocks.entry(block).or_default().entry(key(r)).or_default().push(r);
+            kinds.entry(r[column("solver")].clone()).or_default().push(key(r));
         }
         let mut out = Vec::new();
-        for (kind, configs) in &kinds {
+        for ((kind, seat, opponent), configs) in &blocks {
             let mut best: Option<(&Vec<String>, usize, f64)> = None;
             for (k, rs) in configs {
                 let (n, m) = mean(rs);
@@ -305,25 +305,17 @@ mod tests {
                 }
             }
             let Some((k, n, m)) = best else { continue };
+            let all = &kinds[kind];
             let varies: Vec<String> = (0..by.len())
                 .filter(|&j| {
-                    by[j] != "solver"
+                    !["solver", "seat", "eval_opponent"].contains(&by[j])
                         && !k[j].is_empty()
-                        && configs.keys().any(|o| o[j] != configs.keys().next().unwrap()[j])
+                        && all.iter().any(|o| o[j] != all[0][j])
                 })
                 .map(|j| format!("{}={}", by[j], k[j]))
                 .collect();
-            let mut split: BTreeMap<(String, String), Vec<&Record>> = BTreeMap::new();
-            for r in &configs[k] {
-                split.entry((r[column("seat")].clone(), r[column("eval_opponent")].clone())).or_default().push(r);
-            }
-            let parts: Vec<String> = split.iter().map(|((s, o), rs)| format!("{s} vs {o} {:.4}", mean(rs).1)).collect();
             let what = if varies.is_empty() { "(single configuration)".to_string() } else { varies.join(" ") };
-            out.push(format!(
-                "  best {kind}: {what}  mean regret {m:.4} ({}) over {} replicates",
-                parts.join(", "),
-                n / parts.len().max(1)
-            ));
+            out.push(format!("  best {kind} ({seat} vs {opponent}): {what}  mean regret {m:.4} over {n} replicates"));
         }
         out
     }
@@ -362,8 +354,8 @@ mod tests {
         super::super::files::write_atomic(&path, &super::super::RESULT_COLUMNS, rows.clone()).unwrap();
         let streamed = best_lines(&path).unwrap();
         assert_eq!(streamed, best_lines_in_memory(&rows));
-        assert_eq!(streamed.len(), 2, "no line for a solver whose rows all failed: {streamed:?}");
-        assert!(streamed[1].starts_with("  best q-learning: alpha="), "{streamed:?}");
+        assert_eq!(streamed.len(), 2 * 4, "no line for a solver whose rows all failed: {streamed:?}");
+        assert!(streamed[4].starts_with("  best q-learning (o vs minimax): alpha="), "{streamed:?}");
     }
 
     #[test]

@@ -10,10 +10,11 @@ use std::time::Instant;
 use crate::kinds::{Agent, search_policy};
 use crate::mdp::{Evaluator, GameTally, Opponent, Policy, Seat, sample_games};
 use crate::report::Record;
-use crate::report::rows::{JobKey, Scored, curve_row, failed_row, result_row};
+use crate::report::rows::{JobKey, Scored, curve_row, failed_row, regret, result_row};
 use crate::seed::{self, Stream};
 use crate::solvers::ground_truth;
 use crate::spec::{EvaluationSpec, Job};
+use crate::stats::curve::curve_metrics;
 
 use super::fault::Fault;
 
@@ -32,9 +33,10 @@ pub struct JobOutput {
     pub failure: Option<String>,
 }
 
-/// Runs a job, failing it on purpose if `fault` says so; never panics.
-pub fn execute(job: &Job, evaluation: &EvaluationSpec, fault: Option<&Fault>) -> JobOutput {
-    let key = JobKey { id: &job.id, replicate: job.replicate, seed: job.seed, params: &job.params };
+/// Runs a job of the solver labelled `label`, failing it on purpose if `fault` says so;
+/// never panics.
+pub fn execute(job: &Job, evaluation: &EvaluationSpec, label: &str, fault: Option<&Fault>) -> JobOutput {
+    let key = JobKey { id: &job.id, label, replicate: job.replicate, seed: job.seed, params: &job.params };
     let outcome =
         catch_unwind(AssertUnwindSafe(|| injected_fault(&job.id, fault).and_then(|()| run(job, evaluation, &key))));
     let message = match outcome {
@@ -66,15 +68,35 @@ fn injected_fault(id: &str, fault: Option<&Fault>) -> Result<(), String> {
     }
 }
 
+/// The episodes at which a learner is evaluated: 0 (the untrained start, which gives the
+/// curve metrics their first point but no `curves.csv` row), then its checkpoints.
+fn marks(job: &Job, evaluation: &EvaluationSpec) -> Vec<u64> {
+    let episodes = job.params.work().episodes;
+    if episodes == 0 {
+        return Vec::new();
+    }
+    let mut marks = vec![0];
+    marks.extend(evaluation.spacing.episodes(episodes, evaluation.checkpoints));
+    marks
+}
+
 fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOutput, String> {
     let seats = job.params.eval_seats();
     let mut curves = Vec::new();
+    // Per (seat, opponent), in row order: the untrained regret and the checkpoints' regrets.
+    let mut tracks: Vec<(f64, Vec<(u64, f64)>)> = vec![(0.0, Vec::new()); seats.len() * evaluation.opponents.len()];
     let started = Instant::now();
     let mut evaluator = Evaluator::new();
-    let agent = job.params.train(job.seed, evaluation.checkpoints, &mut |c, policy| {
-        for &seat in &seats {
-            for &opp in &evaluation.opponents {
-                let s = score_table(&mut evaluator, policy, seat, opp);
+    let agent = job.params.train(job.seed, &marks(job, evaluation), &mut |c, policy| {
+        for (k, (&seat, &opp)) in
+            seats.iter().flat_map(|s| evaluation.opponents.iter().map(move |o| (s, o))).enumerate()
+        {
+            let s = score_table(&mut evaluator, policy, seat, opp);
+            let regret = regret(s.optimal, s.eval.value);
+            if c.episode == 0 {
+                tracks[k].0 = regret;
+            } else {
+                tracks[k].1.push((c.episode, regret));
                 curves.push(curve_row(&job.id, c.episode, &s, c.epsilon, c.alpha));
             }
         }
@@ -101,7 +123,11 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
         }
     }
     let eval_ms = started.elapsed().as_secs_f64() * 1e3;
-    let rows = scored.iter().map(|s| result_row(key, s, train_ms, eval_ms)).collect();
+    let rows = scored
+        .iter()
+        .zip(&tracks)
+        .map(|(s, (start, points))| result_row(key, s, curve_metrics(*start, points), train_ms, eval_ms))
+        .collect();
     Ok(JobOutput { rows, curves, failure: None })
 }
 
@@ -115,7 +141,7 @@ fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Oppo
 /// The job's final greedy policy (trained again from its seed, without checkpoints), over
 /// every position that the evaluations reach. Used by `reproduce --policy-out` and `play`.
 pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
-    match job.params.train(job.seed, 0, &mut |_, _| {}) {
+    match job.params.train(job.seed, &[], &mut |_, _| {}) {
         Agent::Table(policy) => policy,
         Agent::Search(m) => {
             let mut opponents = evaluation.opponents.clone();

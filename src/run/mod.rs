@@ -218,6 +218,11 @@ fn manifest(plan: &Plan<'_>) -> Result<Manifest> {
 
 /// Runs the selected jobs of a validated sweep in its locked directory: resume, schedule,
 /// the worker pool with its writer loop, then finish (or record where it stopped).
+/// The solvers' labels, in spec order (what [`crate::spec::Job::solver`] indexes).
+fn labels(sweep: &Sweep) -> Vec<String> {
+    sweep.solvers.iter().map(|s| s.label.clone()).collect()
+}
+
 fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     let (resumed, pending) = resume(plan)?;
     let kept = plan.jobs.len() - pending.len();
@@ -228,7 +233,14 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     let bar = progress::Bar::new(plan.jobs.len() as u64, kept as u64, plan.opts.quiet);
     let started = Instant::now();
     let opts = plan.opts;
-    let work = Work::new(pending, plan.sweep.evaluation.clone(), opts.fault.clone(), opts.fail_fast, stop.clone());
+    let work = Work::new(
+        pending,
+        plan.sweep.evaluation.clone(),
+        labels(plan.sweep),
+        opts.fault.clone(),
+        opts.fail_fast,
+        stop.clone(),
+    );
     let work = Arc::new(work);
     let finished = pool::start(&work, plan.threads)?;
     let written = pool::write_rows(&work, &finished, &mut appender, &bar);

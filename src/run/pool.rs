@@ -27,6 +27,8 @@ pub struct Work {
     pub jobs: Vec<Job>,
     /// How every job is evaluated.
     pub evaluation: EvaluationSpec,
+    /// The solvers' labels, by [`Job::solver`].
+    pub labels: Vec<String>,
     /// A fault to inject, if any.
     pub fault: Option<Fault>,
     /// Stop starting jobs at the first failure.
@@ -60,11 +62,21 @@ impl Work {
     pub fn new(
         jobs: Vec<Job>,
         evaluation: EvaluationSpec,
+        labels: Vec<String>,
         fault: Option<Fault>,
         fail_fast: bool,
         stop: StopToken,
     ) -> Work {
-        Work { jobs, evaluation, fault, fail_fast, stop, next: AtomicUsize::new(0), halted: AtomicBool::new(false) }
+        Work {
+            jobs,
+            evaluation,
+            labels,
+            fault,
+            fail_fast,
+            stop,
+            next: AtomicUsize::new(0),
+            halted: AtomicBool::new(false),
+        }
     }
 
     /// Starts no new job from now on.
@@ -81,7 +93,7 @@ impl Work {
         while !self.is_halted() {
             let index = self.next.fetch_add(1, Ordering::SeqCst);
             let Some(job) = self.jobs.get(index) else { break };
-            let out = job::execute(job, &self.evaluation, self.fault.as_ref());
+            let out = job::execute(job, &self.evaluation, &self.labels[job.solver], self.fault.as_ref());
             if self.fail_fast && out.failure.is_some() {
                 self.halt();
             }

@@ -7,6 +7,7 @@ pub mod params;
 pub mod policy_iteration;
 pub mod q_learning;
 pub mod self_play;
+pub mod spacing;
 pub mod tabular;
 pub mod value_iteration;
 

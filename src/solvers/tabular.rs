@@ -227,10 +227,15 @@ pub enum Step {
 
 /// The schedule of a tabular learner: `episodes` episodes, epsilon and alpha multiplied
 /// by their decays after each (never below their floors), and a checkpoint after each
-/// episode listed in `checkpoints` (increasing).
+/// episode listed in `checkpoints` (increasing; a leading 0 is a checkpoint before the
+/// first episode, of the untrained table).
 pub fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(Step)) {
     let (mut epsilon, mut alpha) = (params.epsilon, params.alpha);
     let mut next_checkpoint = checkpoints.iter().copied().peekable();
+    if next_checkpoint.next_if_eq(&0).is_some() {
+        // A leading 0: the untrained table, before the first episode.
+        step(Step::Checkpoint(Checkpoint { episode: 0, epsilon, alpha }));
+    }
     for episode in 1..=params.episodes {
         step(Step::Play { exploration: Exploration::EpsilonGreedy { threshold: threshold(epsilon) }, alpha });
         if next_checkpoint.peek() == Some(&episode) {

@@ -28,7 +28,8 @@
 //! - Top level: `name` (default: the file's stem), `seed` (a TOML integer, so
 //!   `0..=i64::MAX`; default 0), `replicates` (default 1), `[evaluation]` (`opponents`,
 //!   default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
-//!   episodes of every q-learning grid point) and one or more `[[solver]]` tables.
+//!   episodes of every q-learning grid point; `checkpoint_spacing`, `"even"` (default) or
+//!   `"log"`) and one or more `[[solver]]` tables.
 //! - A solver has a `kind`, an optional `label`, an optional `replicates` (its own, instead
 //!   of the top-level value; the ids of the replicates both have are the same) and the
 //!   parameters of its kind, each a scalar or a grid axis: a non-empty list of distinct
@@ -82,6 +83,7 @@ pub use jobs::Job;
 
 use crate::kinds::{Kind, Params};
 use crate::mdp::Opponent;
+use crate::solvers::spacing::Spacing;
 
 /// The most jobs one sweep may have: larger grids are refused when the spec is read, before
 /// anything is listed (a sweep this size holds its points and jobs in about 0.5 GB).
@@ -121,6 +123,8 @@ pub struct EvaluationSpec {
     pub games: u64,
     /// Learning-curve points of learners, >= 1 (default 10).
     pub checkpoints: u32,
+    /// How the checkpoints are spaced (`checkpoint_spacing`, default `even`).
+    pub spacing: Spacing,
 }
 
 /// One `[[solver]]` table with its grid expanded.
@@ -173,7 +177,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
             replicates: s.replicates.unwrap_or(checked.replicates),
         })
         .collect();
-    let resolved = serde_json::json!({
+    let mut resolved = serde_json::json!({
         "name": checked.name,
         "seed": checked.seed,
         "replicates": checked.replicates,
@@ -184,6 +188,10 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
         },
         "solvers": checked.solvers.iter().map(resolved_solver).collect::<Vec<_>>(),
     });
+    if checked.evaluation.spacing != Spacing::Even {
+        // Only when set: the hash of a spec without it stays what it was.
+        resolved["evaluation"]["checkpoint_spacing"] = checked.evaluation.spacing.name().into();
+    }
     Ok(Sweep {
         name: checked.name,
         seed: checked.seed,
@@ -208,7 +216,7 @@ fn resolved_solver(solver: &validate::CheckedSolver) -> serde_json::Value {
 
 impl Sweep {
     /// The spec as resolved: `name`, `seed`, `replicates`, `evaluation` (`opponents`,
-    /// `games`, `checkpoints`) and `solvers`, each with `label`, `kind` and every
+    /// `games`, `checkpoints`, and `checkpoint_spacing` unless it is `even`) and `solvers`, each with `label`, `kind` and every
     /// parameter of its kind as the list of its axis values (defaults included).
     pub fn resolved(&self) -> serde_json::Value {
         self.resolved.clone()

@@ -509,7 +509,12 @@ fn design_example() {
     assert_eq!((sweep.name.as_str(), sweep.seed, sweep.replicates), ("qlearning", 2026, 5));
     assert_eq!(
         sweep.evaluation,
-        EvaluationSpec { opponents: vec![Opponent::Random, Opponent::Minimax], games: 1000, checkpoints: 20 }
+        EvaluationSpec {
+            opponents: vec![Opponent::Random, Opponent::Minimax],
+            games: 1000,
+            checkpoints: 20,
+            spacing: crate::solvers::spacing::Spacing::Even,
+        }
     );
     // 3 alphas x 3 gammas x 3 epsilon decays; 3 iteration counts x 4 exploration constants.
     assert_eq!(sweep.solvers[0].points.len(), 27);

@@ -13,6 +13,7 @@ use super::grid::Grid;
 use super::solver::{self, Draft};
 use super::tree::{self, Entry, Leaf, Node};
 use crate::mdp::Opponent;
+use crate::solvers::spacing::Spacing;
 
 /// A spec that passed every check.
 pub(crate) struct Checked {
@@ -34,7 +35,7 @@ pub(crate) struct CheckedSolver {
 }
 
 const TOP_KEYS: [&str; 5] = ["name", "seed", "replicates", "evaluation", "solver"];
-const EVALUATION_KEYS: [&str; 3] = ["opponents", "games", "checkpoints"];
+const EVALUATION_KEYS: [&str; 4] = ["opponents", "games", "checkpoints", "checkpoint_spacing"];
 const I64_MAX: u64 = i64::MAX as u64;
 
 /// What the top level of a spec holds, as read so far.
@@ -56,7 +57,12 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         name: None,
         seed: 0,
         replicates: 1,
-        evaluation: EvaluationSpec { opponents: vec![Opponent::Random], games: 0, checkpoints: 10 },
+        evaluation: EvaluationSpec {
+            opponents: vec![Opponent::Random],
+            games: 0,
+            checkpoints: 10,
+            spacing: Spacing::Even,
+        },
         checkpoints: None,
         solvers: Vec::new(),
         has_solver_key: false,
@@ -229,6 +235,10 @@ fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry)
                     whole(report, &key, e, 1, u64::from(u32::MAX), rule).map_or(1, |c| c as u32);
                 top.checkpoints = Some(e);
             }
+            "checkpoint_spacing" => match &e.node.value {
+                Leaf::Str(s) if s.parse::<Spacing>().is_ok() => top.evaluation.spacing = s.parse().expect("checked"),
+                _ => report.entry(&key, e, "is not a checkpoint spacing: allowed are \"even\" and \"log\"".into()),
+            },
             other => unknown_key(report, &key, e, other, &EVALUATION_KEYS),
         }
     }

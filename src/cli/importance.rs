@@ -1,0 +1,104 @@
+//! `sweep importance`: within each block (solver, seat, evaluation opponent), the share
+//! of the metric's variance over the grid explained by each parameter's main effect and by
+//! each pair's interaction (functional ANOVA, [`crate::stats::anova`]), from each
+//! configuration's mean over its replicates. Only a full grid can be decomposed this way.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use super::compare::{config_columns, metric_arg};
+use super::table::{num, print_table};
+use crate::error::{bad_input, exit};
+use crate::report::Record;
+use crate::report::files::encode;
+use crate::report::paired_runs::{Block, Metric, block_columns, read_blocks};
+use crate::stats::anova::Grid;
+
+/// Flags of `sweep importance`.
+#[derive(clap::Args, Debug)]
+pub struct ImportanceArgs {
+    /// A results directory or its results.csv.
+    results: PathBuf,
+    /// The metric: regret, regret_auc, solved_at or value.
+    #[arg(long, default_value = "regret", value_parser = metric_arg)]
+    metric: Metric,
+    /// The parameters (comma separated); default: every parameter but the seat.
+    #[arg(long, value_delimiter = ',', value_name = "COLS")]
+    by: Vec<String>,
+    /// Write the table as CSV to standard output.
+    #[arg(long)]
+    csv: bool,
+}
+
+/// The grid of a block over its varying columns (`factors`), refused unless every
+/// combination of their values is present exactly once.
+pub fn block_grid(block: &Block, columns: &[&str]) -> Result<(Vec<usize>, Grid)> {
+    let factors = block.varying();
+    let mut levels: Vec<Vec<&str>> = vec![Vec::new(); factors.len()];
+    for c in &block.configs {
+        for (f, &k) in factors.iter().enumerate() {
+            if !levels[f].contains(&c.key[k].as_str()) {
+                levels[f].push(&c.key[k]);
+            }
+        }
+    }
+    let cells: usize = levels.iter().map(Vec::len).product();
+    let mut values = vec![f64::NAN; cells];
+    for c in &block.configs {
+        let at = factors
+            .iter()
+            .zip(&levels)
+            .fold(0, |at, (&k, l)| at * l.len() + l.iter().position(|v| *v == c.key[k]).expect("a level"));
+        values[at] = c.mean();
+    }
+    let missing = values.iter().filter(|v| v.is_nan()).count();
+    if missing > 0 || block.configs.len() != cells {
+        let names: Vec<&str> = factors.iter().map(|&k| columns[k]).collect();
+        bail!(
+            "{}: the grid over {} is not full ({} of {cells} combinations have results): importance needs every \
+             combination; run the full grid or choose columns with --by",
+            block.key.join("/"),
+            names.join(" × "),
+            cells - missing
+        );
+    }
+    Ok((factors, Grid { levels: levels.iter().map(Vec::len).collect(), values }))
+}
+
+/// Runs `sweep importance`.
+pub fn importance(args: &ImportanceArgs) -> Result<i32> {
+    let dir = super::reproduce::results_dir(&args.results)?;
+    let columns = config_columns(&args.by);
+    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
+    let blocks = read_blocks(&dir.join("results.csv"), args.metric, &columns).map_err(bad)?;
+    let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
+    header.extend(["term", "share"].map(String::from));
+    let mut table: Vec<Record> = Vec::new();
+    for block in &blocks {
+        if block.varying().is_empty() {
+            continue;
+        }
+        let (factors, grid) = block_grid(block, &columns).map_err(bad)?;
+        for term in grid.importance() {
+            let names: Vec<&str> = term.factors.iter().map(|&f| columns[factors[f]]).collect();
+            let mut r = block.key.clone();
+            r.extend([names.join(":"), num(term.share)]);
+            table.push(r);
+        }
+    }
+    if table.is_empty() {
+        return Err(bad_input(format!("{}: no block has a parameter that varies", dir.display())));
+    }
+    if args.csv {
+        print!("{}", encode(std::iter::once(header).chain(table)));
+        return Ok(exit::OK);
+    }
+    print_table(&header, &table);
+    println!(
+        "share: of the variance of the mean {} over the grid, by main effect (one column) and pairwise interaction \
+         (a:b); higher-order interactions take the rest",
+        args.metric.name()
+    );
+    Ok(exit::OK)
+}

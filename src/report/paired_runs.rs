@@ -1,0 +1,161 @@
+//! Results read back as paired runs: blocks of configurations whose runs share their
+//! replicates, the input of `sweep compare`, `sweep importance` and the `vs_best` mark of
+//! `sweep summary`.
+//!
+//! A block is one (solver, seat, evaluation opponent, and `game` where the file has such
+//! a column); a configuration is the values of the configuration columns (by default
+//! every parameter but the seat). A run is one replicate of a configuration: its metric is
+//! the mean over the rows of that replicate (one row, unless the configuration columns
+//! are coarser than the grid). Failed rows and rows without the metric are left out. One
+//! number per (configuration, replicate) is kept, never the rows.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use super::files::each_row;
+use super::summary::NEEDED_COLUMNS;
+use super::{Field, RESULT_COLUMNS, column, param_columns};
+
+crate::names::named_enum!(
+    /// The metric a comparison ranks by.
+    Metric, "metric", {
+        /// Final regret (lower is better).
+        Regret = "regret",
+        /// Mean regret over the run (lower is better; learners only).
+        RegretAuc = "regret_auc",
+        /// First episode from which the run stays solved (lower is better; learners
+        /// only; a run never solved counts as its episode count, a lower bound).
+        SolvedAt = "solved_at",
+        /// Exact expected return (higher is better).
+        Value = "value",
+    }
+);
+
+impl Metric {
+    /// Whether smaller values are better.
+    pub fn lower_is_better(self) -> bool {
+        self != Metric::Value
+    }
+
+    /// Whether the metric cannot be negative.
+    pub fn non_negative(self) -> bool {
+        self != Metric::Value
+    }
+
+    /// The metric of a successful row, if it has one.
+    fn read(self, cell: impl Fn(&str) -> String) -> Option<f64> {
+        let number = |name: &str| cell(name).parse::<f64>().ok();
+        match self {
+            Metric::Regret => number("regret"),
+            Metric::RegretAuc => number("regret_auc"),
+            Metric::Value => number("value"),
+            Metric::SolvedAt => {
+                number("regret_auc")?;
+                number("solved_at").or_else(|| number("episodes"))
+            }
+        }
+    }
+}
+
+/// The block columns: the solver, the seat, the evaluation opponent, and `game` when the
+/// results have it.
+pub fn block_columns() -> Vec<&'static str> {
+    let mut v = vec!["solver", "seat", "eval_opponent"];
+    if RESULT_COLUMNS.contains(&"game") {
+        v.push("game");
+    }
+    v
+}
+
+/// The default configuration columns: every parameter but the seat.
+pub fn default_config_columns() -> Vec<&'static str> {
+    param_columns().into_iter().filter(|&c| c != "seat").collect()
+}
+
+/// One configuration's runs.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// Values of the configuration columns.
+    pub key: Vec<String>,
+    /// The solver's label (of the first row).
+    pub label: String,
+    /// Metric per replicate: (sum, rows).
+    runs: BTreeMap<u32, (f64, usize)>,
+}
+
+impl Config {
+    /// The metric of each run, by replicate.
+    pub fn runs(&self) -> BTreeMap<u32, f64> {
+        self.runs.iter().map(|(&r, &(sum, n))| (r, sum / n as f64)).collect()
+    }
+
+    /// The metric of each run, in replicate order.
+    pub fn values(&self) -> Vec<f64> {
+        self.runs().into_values().collect()
+    }
+
+    /// The mean over runs (NaN without runs).
+    pub fn mean(&self) -> f64 {
+        let v = self.values();
+        if v.is_empty() { f64::NAN } else { v.iter().sum::<f64>() / v.len() as f64 }
+    }
+}
+
+/// One block: its key and its configurations in file (spec) order.
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    /// Values of the block columns.
+    pub key: Vec<String>,
+    /// The configurations.
+    pub configs: Vec<Config>,
+}
+
+impl Block {
+    /// The configuration columns (by index) whose values differ within the block.
+    pub fn varying(&self) -> Vec<usize> {
+        let Some(first) = self.configs.first() else { return Vec::new() };
+        (0..first.key.len()).filter(|&k| self.configs.iter().any(|c| c.key[k] != first.key[k])).collect()
+    }
+}
+
+/// Every block of the results at `path`, in file order, with `config` as the configuration
+/// columns. Refuses unknown columns.
+pub fn read_blocks(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Block>> {
+    for c in config {
+        if !RESULT_COLUMNS.contains(c) {
+            bail!("--by {c}: no such column; columns are {}", RESULT_COLUMNS.join(", "));
+        }
+    }
+    let blocks_at: Vec<usize> = block_columns().iter().map(|c| column(c)).collect();
+    let config_at: Vec<usize> = config.iter().map(|c| column(c)).collect();
+    let mut blocks: Vec<Block> = Vec::new();
+    // Block key → (its index, configuration key → its index).
+    type Index = HashMap<Vec<String>, (usize, HashMap<Vec<String>, usize>)>;
+    let mut index = Index::new();
+    each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        let cell = |name: &str| rec.get(column(name)).unwrap_or("").to_string();
+        if cell("status") != "ok" {
+            return;
+        }
+        let Some(x) = metric.read(cell) else { return };
+        let block_key: Vec<String> = blocks_at.iter().map(|&i| rec[i].to_string()).collect();
+        let config_key: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        let (b, configs) = index.entry(block_key.clone()).or_insert_with(|| {
+            blocks.push(Block { key: block_key, configs: Vec::new() });
+            (blocks.len() - 1, HashMap::new())
+        });
+        let block = &mut blocks[*b];
+        let c = *configs.entry(config_key.clone()).or_insert_with(|| {
+            let label = rec[Field::Label.column()].to_string();
+            block.configs.push(Config { key: config_key, label, runs: BTreeMap::new() });
+            block.configs.len() - 1
+        });
+        let replicate = rec[Field::Replicate.column()].parse().unwrap_or(0);
+        let run = block.configs[c].runs.entry(replicate).or_insert((0.0, 0));
+        run.0 += x;
+        run.1 += 1;
+    })?;
+    Ok(blocks)
+}

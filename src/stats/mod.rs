@@ -1,0 +1,16 @@
+//! Statistics over runs: learning-curve metrics ([`curve`]), paired comparisons
+//! ([`paired`]), robust aggregates with bootstrap intervals ([`robust`]), functional
+//! ANOVA ([`anova`]) and the special functions they need ([`special`]).
+//!
+//! Pure functions: no files, no printing, no clock; the bootstrap's generator is seeded by
+//! its caller. Every statistic is checked against scipy or numpy on fixed data; the
+//! reference values come from scripts/tests/stats_reference.py.
+
+pub mod anova;
+pub mod curve;
+pub mod paired;
+pub mod robust;
+pub mod special;
+
+#[cfg(test)]
+mod tests;
