@@ -8,11 +8,14 @@
 # Creates a virtual environment ($VENV, default .venv at the repository root, with
 # $PYTHON, default python3, which must be 3.11 or newer) if there is none, installs
 # scripts/requirements.txt into it when that file changed since the last install, runs
-# plot_curves.py, plot_heatmap.py and plot_mcts.py on RESULTS (the PNGs land next to the
-# results), and checks that every PNG exists and is a valid, non-trivial image
-# (tests/check_png.py). Safe to run again: it reuses the environment and rewrites the PNGs.
+# every plot script on RESULTS (the PNGs land next to the results), and checks that every
+# PNG exists and is a valid, non-trivial image (tests/check_png.py). Safe to run again:
+# it reuses the environment and rewrites the PNGs.
 #
-# A script whose solver is absent from RESULTS (plot_mcts.py on a Q-learning-only sweep)
+# plot_paired.py and plot_importance.py run the sweep binary ($SWEEP, sweep on PATH, or
+# target/release/sweep); importance gets --by $IMPORTANCE_BY (default alpha,iterations,
+# a full grid in experiments/smoke.toml). A script whose solver is absent from RESULTS
+# (plot_mcts.py on a Q-learning-only sweep), or that needs the binary when there is none,
 # is skipped with a note, unless PLOTS_REQUIRE_ALL=1, which makes that a failure (CI).
 #
 # Exit status: 0 all good, 1 a script or an image failed, 2 bad usage or no usable Python.
@@ -24,7 +27,7 @@ venv=${VENV:-$root/.venv}
 python=${PYTHON:-python3}
 
 usage() {
-    sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 case ${1:-} in
@@ -65,8 +68,10 @@ py="$venv/bin/python"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failed=0
+self_test=
 
 if [ "$results" = "--self-test" ]; then
+    self_test=1
     results="$tmp/fake-results"
     "$py" "$here/tests/make_fake_results.py" "$results"
     echo "== unit tests"
@@ -87,17 +92,40 @@ with open(path, newline="") as f:
 PY
 }
 
-for script in plot_curves.py plot_heatmap.py plot_mcts.py; do
-    echo "== $script $results"
+# Can the sweep binary be found (plot_paired.py and plot_importance.py run it)?
+has_sweep() {
+    (cd "$here" && "$py" -c 'import sweep_tables; sweep_tables.find_sweep()' 2>/dev/null)
+}
+
+for script in plot_curves.py plot_heatmap.py plot_mcts.py plot_profile.py plot_paired.py \
+    plot_importance.py; do
+    args=("$results")
     case $script in
         plot_mcts.py) needs=mcts ;;
+        plot_profile.py) needs= ;;
+        plot_paired.py | plot_importance.py) needs=sweep ;;
         *) needs=q-learning ;;
     esac
-    if ! has_solver "$needs" && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
+    if [ -n "$self_test" ]; then
+        # the synthetic results come with the tables of sweep compare and importance
+        case $script in
+            plot_paired.py) args=("$results/compare.csv") needs= ;;
+            plot_importance.py) args=("$results/importance.csv") needs= ;;
+        esac
+    elif [ "$script" = plot_importance.py ]; then
+        args+=(--by "${IMPORTANCE_BY:-alpha,iterations}")
+    fi
+    echo "== $script ${args[*]}"
+    if [ "$needs" = sweep ]; then
+        if ! has_sweep && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
+            echo "skip $script: no sweep binary (set SWEEP, put sweep on PATH or cargo build --release)"
+            continue
+        fi
+    elif [ -n "$needs" ] && ! has_solver "$needs" && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
         echo "skip $script: no $needs rows in $results"
         continue
     fi
-    if "$py" "$here/$script" "$results" >"$tmp/out"; then
+    if "$py" "$here/$script" "${args[@]}" >"$tmp/out"; then
         cat "$tmp/out"
         if [ ! -s "$tmp/out" ]; then
             echo "FAIL $script printed no PNG path"

@@ -9,6 +9,8 @@ best setting of the other parameters). Pin other parameters with --fix COL=VALUE
 title says which were fixed and which were aggregated. Failed jobs are skipped, and the
 count is printed.
 
+--eval-opponent NAME draws only the evaluations against NAME.
+
 Writes heatmap_<solver>_<x>_<y>_<seat>_vs_<opponent>.png files into the results
 directory, or --out, and prints their paths.
 """
@@ -29,6 +31,8 @@ def parse_args():
     p = pc.parser(__doc__, EXAMPLE)
     p.add_argument("--x", default="alpha", metavar="COL", help="parameter on the x axis (default: alpha)")
     p.add_argument("--y", default="gamma", metavar="COL", help="parameter on the y axis (default: gamma)")
+    p.add_argument("--eval-opponent", metavar="NAME",
+                   help="draw only the evaluations against NAME (e.g. random, minimax)")
     pc.add_fix_option(p)
     p.add_argument("--aggregate", choices=AGGREGATES, default="mean",
                    help="how configurations that share a cell are combined, after the "
@@ -131,6 +135,7 @@ def main():
     # seat is not an axis: each (seat, evaluation opponent) gets its own heatmap
     params = [c for c in pc.PARAM_COLUMNS if c != "seat" and (df[c] != "").any()]
     check_axes(args, params)
+    df = pc.only_eval_opponent(df, args.eval_opponent, f"{args.solver} rows evaluated")
     df, fixed = pc.parse_fix(args.fix, df, params)
     out = pc.out_dir(args, directory)
     name = SOLVER_NAMES[args.solver]

@@ -3,8 +3,8 @@
 (uct_c, opponent_model), mean over replicates with a 95% band, one panel per (seat,
 evaluation opponent).
 
-Reads the mcts rows of results.csv. Colour shows uct_c and line style the opponent
-model; any other MCTS parameter that varies (final_move) also gets its own lines. The band
+Reads the mcts rows of results.csv. Colour shows uct_c (a colour scale with a colourbar
+when it takes more than 6 values) and line style the opponent model; any other MCTS parameter that varies (final_move) also gets its own lines. The band
 is the 95% Student-t interval of the mean over replicates (none where a point has a
 single replicate). Failed jobs are skipped, and the count is printed.
 
@@ -17,6 +17,7 @@ import plot_style as ps
 
 EXAMPLE = "python3 scripts/plot_mcts.py results/mcts"
 LINE_PARAMS = ["uct_c", "opponent_model", "final_move"]
+SCALE_FROM = 6
 
 
 def parse_args():
@@ -36,8 +37,7 @@ def select(df, args):
 def draw(df, band, failed, fixed):
     vary = pc.varying(df, LINE_PARAMS)
     stats = pc.summarize(df, ["seat", "eval_opponent"] + vary + ["iterations"])
-    colour_by = ["uct_c"] if "uct_c" in vary and len(vary) > 1 else None
-    enc = ps.Encoding(pc.sorted_configs(df, vary), vary, colour_by=colour_by)
+    enc = encoding(df, vary)
     fig, axes = ps.facet_grid(ps.facets_of(df), enc)
     ps.draw_lines(axes, stats, enc, "iterations", band=band)
     ticks = sorted(set(stats["iterations"]))
@@ -55,11 +55,24 @@ def draw(df, band, failed, fixed):
         ax.grid(True, alpha=0.3)
         ax.set_ylim(bottom=-0.04 * ax.get_ylim()[1])  # room to see lines at 0
     fig.suptitle("MCTS: regret against search iterations", fontsize=13, fontweight="bold")
+    if isinstance(enc, ps.ScaleEncoding):
+        enc.colourbar(fig, list(axes.values()))
     if len(enc.configs) > 1:
         enc.legend(fig)
     text = caption(df, stats, band, failed, fixed, vary, width=int(11 * fig.get_figwidth()))
     fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=8.5, color="0.25")
     return fig
+
+
+def encoding(df, vary):
+    """Colour for uct_c: a colour scale with a colourbar when it takes more than
+    SCALE_FROM values (a legend row each would not be read), else a colour per value;
+    line style for the other parameters that vary."""
+    configs = pc.sorted_configs(df, vary)
+    if "uct_c" in vary and df["uct_c"].nunique() > SCALE_FROM:
+        return ps.ScaleEncoding(configs, vary, "uct_c")
+    colour_by = ["uct_c"] if "uct_c" in vary and len(vary) > 1 else None
+    return ps.Encoding(configs, vary, colour_by=colour_by)
 
 
 def caption(df, stats, band, failed, fixed, vary, width):

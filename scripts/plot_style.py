@@ -8,6 +8,8 @@ import textwrap
 import plot_common as pc  # first: it selects the Agg backend
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.cm import ScalarMappable  # noqa: E402
+from matplotlib.colors import ListedColormap, LogNorm, Normalize  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
@@ -117,6 +119,48 @@ class Encoding:
             return 0.0
         chars = max(len(label) for _, label, _ in self.rows)
         return (0.7 + 0.068 * chars) * (1 if len(self.rows) <= 30 else 2)
+
+
+class ScaleEncoding(Encoding):
+    """Colour from a continuous scale over one numeric column, explained by a colourbar
+    (logarithmic when its values are positive and span a decade or more), and line style
+    (then marker) for the combinations of the other columns, explained in the legend. For
+    a column with many values, where a legend row per value would not be read."""
+
+    def __init__(self, configs, columns, scale_by):
+        self.configs = configs.reset_index(drop=True)
+        self.columns = columns
+        self.rows = []
+        self.scale_by = scale_by
+        values = self.configs[scale_by].astype(float)
+        low, high = values.min(), values.max()
+        logarithmic = low > 0 and high / low >= 10
+        self.norm = (LogNorm if logarithmic else Normalize)(vmin=low, vmax=high)
+        self.cmap = plt.get_cmap("viridis")
+        others = [c for c in columns if c != scale_by]
+        levels = _levels(self.configs, others)
+        self.styles = []
+        for _, row in self.configs.iterrows():
+            k = levels.index(tuple(row[c] for c in others))
+            self.styles.append((self.cmap(0.92 * self.norm(float(row[scale_by]))),
+                                LINESTYLES[k % 4], MARKERS[(k // 4) % 4]))
+        if others and len(levels) > 1:
+            self._header("line style: " + ", ".join(others))
+            for k, level in enumerate(levels):
+                self._row("0.2", LINESTYLES[k % 4], MARKERS[(k // 4) % 4], _pairs(others, level))
+
+    def colourbar(self, fig, axes):
+        """The colourbar of the scale, beside `axes` (a list)."""
+        mappable = ScalarMappable(norm=self.norm, cmap=ListedColormap(
+            self.cmap(np.linspace(0, 0.92, 256))))
+        bar = fig.colorbar(mappable, ax=axes, shrink=0.85, pad=0.02)
+        bar.set_label(f"colour: {self.scale_by}")
+        plain = FuncFormatter(lambda v, _: f"{v:g}")
+        bar.ax.yaxis.set_major_formatter(plain)
+        bar.ax.yaxis.set_minor_formatter(plain if isinstance(self.norm, LogNorm) else NullFormatter())
+
+    def width(self):
+        return super().width() + 1.2
 
 
 def _pairs(columns, values):

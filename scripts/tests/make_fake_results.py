@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a synthetic but realistic results directory (results.csv, curves.csv,
-manifest.json) in the layout of `sweep run`, so that the plotting scripts
+manifest.json, and tables of sweep's compare and importance) in the layout of `sweep run`, so that the plotting scripts
 can be tested without the binary.
 
 Contents:
@@ -8,6 +8,8 @@ Contents:
 - q-learning over alpha × gamma × epsilon_decay (3 × 3 × 3), 3 replicates, evaluated
   against random and minimax, with 10 checkpoints of regret falling with episodes;
 - mcts over iterations × uct_c × opponent_model (4 × 4 × 2), 3 replicates;
+- compare.csv and importance.csv in the layout of `sweep compare --csv` and `sweep
+  importance --csv` for the q-learning blocks (made-up intervals, verdicts and shares);
 - one failed q-learning job and one failed mcts job (status=failed, empty metrics; the
   q-learning one left a few checkpoints in curves.csv before it failed).
 
@@ -32,7 +34,7 @@ PARAMS = ["seat", "opponent", "episodes", "alpha", "alpha_decay", "alpha_min", "
 RESULTS = (["job_id", "solver", "replicate", "seed"] + PARAMS
            + ["eval_opponent", "value", "optimal_value", "regret", "p_win", "p_draw", "p_loss",
               "games", "wins", "draws", "losses", "states", "status", "error",
-              "train_ms", "eval_ms"])
+              "train_ms", "eval_ms", "label", "regret_auc", "solved_at"])
 CURVES = ["job_id", "episode", "seat", "eval_opponent", "value", "regret",
           "p_win", "p_draw", "p_loss", "epsilon", "alpha"]
 OPTIMAL = {"random": 191 / 192, "minimax": 0.0}
@@ -119,8 +121,10 @@ def q_learning(rng, results, curves):
                 continue
             last = write_curve(jid, rng, curves, params, checkpoints, rep)
             for opp in OPTIMAL:
-                results.append(row(jid, "q-learning", rep, params, opp, last[opp], rng,
-                                   states=rng.randint(2100, 2423), train_ms=rng.randint(700, 1400)))
+                r = row(jid, "q-learning", rep, params, opp, last[opp], rng,
+                        states=rng.randint(2100, 2423), train_ms=rng.randint(700, 1400))
+                auc = 2.5 * last[opp] + 0.02 * rng.random()  # made up: above the final regret
+                results.append(dict(r, label="q-learning", regret_auc=repr(auc)))
 
 
 def write_curve(jid, rng, curves, params, checkpoints, rep):
@@ -171,6 +175,46 @@ def exact(results, rng):
                            states=2423, train_ms=14))
 
 
+def compare_table(results):
+    """Rows in the layout of `sweep compare --csv` for the q-learning blocks: each
+    configuration's mean final regret against the best one; the interval and verdict
+    follow a made-up law (not a paired test)."""
+    blocks = {}
+    for r in results:
+        if r["solver"] == "q-learning" and r["status"] == "ok":
+            key = (r["eval_opponent"], f"alpha={r['alpha']} gamma={r['gamma']} "
+                                       f"epsilon_decay={r['epsilon_decay']}")
+            blocks.setdefault(key[0], {}).setdefault(key[1], []).append(float(r["regret"]))
+    rows = []
+    for opp, configs in blocks.items():
+        means = {c: sum(v) / len(v) for c, v in configs.items()}
+        best = min(means.values())
+        for c, m in sorted(means.items(), key=lambda kv: kv[1]):
+            d = m - best
+            half = 0.3 * d + 0.01
+            verdict = ("baseline" if d == 0 else "worse" if d - half > 0
+                       else "indistinguishable")
+            rows.append({"solver": "q-learning", "seat": "x", "eval_opponent": opp,
+                         "label": "q-learning", "configuration": c, "n": len(configs[c]),
+                         "mean": f"{m:.6f}", "difference": f"{d:.6f}",
+                         "ci95_low": f"{d - half if d else 0:.6f}",
+                         "ci95_high": f"{d + half if d else 0:.6f}",
+                         "p_t": "", "p_wilcoxon": "", "p_holm": "" if d == 0 else f"{min(1, 0.01 / d):.6f}",
+                         "p_improve": "", "verdict": verdict})
+    return rows
+
+
+IMPORTANCE = {"alpha": 0.31, "gamma": 0.42, "epsilon_decay": 0.12, "alpha:gamma": 0.05,
+              "alpha:epsilon_decay": 0.03, "gamma:epsilon_decay": 0.02}
+
+
+def importance_table():
+    """Rows in the layout of `sweep importance --csv`, with made-up shares."""
+    return [{"solver": "q-learning", "seat": "x", "eval_opponent": opp, "term": t,
+             "share": f"{share * (1.2 if opp == 'minimax' and ':' not in t else 1):.6f}"}
+            for opp in OPTIMAL for t, share in IMPORTANCE.items()]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -185,7 +229,10 @@ def main():
     mcts(rng, results)
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
-    for name, columns, rows in (("results.csv", RESULTS, results), ("curves.csv", CURVES, curves)):
+    compare, importance = compare_table(results), importance_table()
+    for name, columns, rows in (("results.csv", RESULTS, results), ("curves.csv", CURVES, curves),
+                                ("compare.csv", list(compare[0]), compare),
+                                ("importance.csv", list(importance[0]), importance)):
         with open(out / name, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
             w.writeheader()

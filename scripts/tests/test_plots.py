@@ -26,11 +26,29 @@ import pandas as pd  # noqa: E402
 import check_png  # noqa: E402
 import plot_common as pc  # noqa: E402
 import plot_curves  # noqa: E402
+import plot_importance  # noqa: E402
+import plot_mcts  # noqa: E402
+import plot_profile  # noqa: E402
 import plot_style as ps  # noqa: E402
+import sweep_tables  # noqa: E402
 
 # Two-sided 95% (p = 0.975) quantiles of Student's t from published tables.
 T_TABLE = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 9: 2.2622,
            10: 2.2281, 19: 2.0930, 29: 2.0452, 30: 2.0423, 60: 2.0003, 120: 1.9799}
+
+
+def _sweep():
+    """The sweep binary, or None."""
+    try:
+        return sweep_tables.find_sweep()
+    except pc.UsageError:
+        return None
+
+
+def plot_importance_terms(path):
+    """The bars of the importance plot of a saved table's block against random."""
+    table = sweep_tables.numbers(pd.read_csv(path, dtype=str, keep_default_na=False))
+    return plot_importance.terms(table[table["eval_opponent"] == "random"])
 
 
 def run(*args):
@@ -196,6 +214,84 @@ class Scripts(unittest.TestCase):
         self.assert_pngs(run("plot_curves.py", self.results), 1)
         self.assert_pngs(run("plot_heatmap.py", self.results), 2)  # one per opponent
         self.assert_pngs(run("plot_mcts.py", self.results), 1)
+        self.assert_pngs(run("plot_profile.py", self.results), 1)
+        self.assert_pngs(run("plot_paired.py", self.results / "compare.csv"), 1)
+        self.assert_pngs(run("plot_importance.py", self.results / "importance.csv"), 1)
+
+    def test_profile_options(self):
+        out = self.tmp / "profile"
+        paths = self.assert_pngs(self.plot(
+            "plot_profile.py", "--metric", "regret_auc", "--by", "label", "--band",
+            "--eval-opponent", "random", "--out", out), 1)
+        self.assertEqual(Path(paths[0]).name, "profile_regret_auc_random.png")
+        self.assert_pngs(self.plot("plot_profile.py", "--solver", "mcts", "--fix",
+                                   "opponent_model=random", "--out", out), 1)
+        self.assert_pngs(self.plot("plot_profile.py", "--metric", "solved_at", "--out", out), 1)
+        self.assert_usage_error(self.plot("plot_profile.py", "--by", "colour"), "no column colour")
+        self.assert_usage_error(self.plot("plot_profile.py", "--solver", "mcts", "--metric",
+                                          "regret_auc"), "learners only")
+
+    def test_profile_fractions_count_runs_at_most_tau(self):
+        taus = pd.Series([0.0, 0.1, 0.25, 1.0]).to_numpy()
+        got = plot_profile.fractions([0.0, 0.1, 0.3, float("inf")], taus)
+        self.assertEqual(list(got), [0.25, 0.5, 0.5, 0.75])  # never solved: never counted
+        lo, hi = plot_profile.wilson(pd.Series([0.5]).to_numpy(), 10)
+        self.assertAlmostEqual(lo[0], 0.2366, places=4)  # Wilson 95% for 5 of 10
+        self.assertAlmostEqual(hi[0], 0.7634, places=4)
+
+    def test_paired_and_importance_read_saved_tables(self):
+        out = self.tmp / "tables"
+        paths = self.assert_pngs(self.plot("plot_paired.py", "--metric", "regret",
+                                           "--eval-opponent", "minimax", "--out", out,
+                                           results=self.results / "compare.csv"), 1)
+        self.assertEqual(Path(paths[0]).name, "paired_regret_minimax.png")
+        paths = self.assert_pngs(self.plot("plot_importance.py", "--name", "imp", "--out", out,
+                                           results=self.results / "importance.csv"), 1)
+        self.assertEqual(Path(paths[0]).name, "imp.png")
+        rows = plot_importance_terms(self.results / "importance.csv")
+        self.assertEqual(rows[0][0], "gamma")  # largest share first
+        self.assertEqual(rows[-1][0], "higher-order interactions")
+        self.assertAlmostEqual(sum(s for _, s in rows), 1.0, places=9)
+
+    def test_paired_and_importance_need_a_sweep_binary_for_results(self):
+        self.assert_usage_error(self.plot("plot_paired.py", "--sweep", self.tmp / "nosweep"),
+                                "--sweep", "no such executable")
+        self.assert_usage_error(self.plot("plot_importance.py", "--sweep", self.tmp / "nosweep"),
+                                "no such executable")
+
+    @unittest.skipUnless(_sweep(), "no sweep binary (set SWEEP or cargo build --release)")
+    def test_paired_and_importance_run_sweep_on_results(self):
+        spec = self.tmp / "tiny.toml"
+        spec.write_text('name = "tiny"\nseed = 1\nreplicates = 3\n[evaluation]\n'
+                        'opponents = ["random"]\ngames = 100\ncheckpoints = 2\n'
+                        '[[solver]]\nkind = "q-learning"\nepisodes = 300\n'
+                        'alpha = [0.2, 0.6]\ngamma = [0.9, 1.0]\n')
+        results = self.tmp / "tiny"
+        made = subprocess.run([_sweep(), "run", spec, "--quiet", "--out", results],
+                              capture_output=True, text=True)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        self.assert_pngs(self.plot("plot_paired.py", "--metric", "regret_auc", results=results), 1)
+        self.assert_pngs(self.plot("plot_importance.py", results=results), 1)
+        self.assert_usage_error(self.plot("plot_importance.py", "--by", "nothing",
+                                          results=results), "`sweep importance` refused")
+
+    def test_mcts_uses_a_colour_scale_for_many_uct_c(self):
+        many = self.filtered("many_c", lambda r: True, uct_c_values=8)
+        _, df, _ = pc.load_results(many, "mcts")
+        vary = pc.varying(df, plot_mcts.LINE_PARAMS)
+        enc = plot_mcts.encoding(df, vary)
+        self.assertIsInstance(enc, ps.ScaleEncoding)
+        self.assertGreaterEqual(len(enc.configs), 30)
+        self.assertLessEqual(len(enc.rows), 3)  # a header and one row per opponent model
+        self.assert_pngs(call("plot_mcts.py", many), 1)
+        _, few, _ = pc.load_results(self.results, "mcts")
+        self.assertNotIsInstance(plot_mcts.encoding(few, vary), ps.ScaleEncoding)
+
+    def test_heatmap_eval_opponent(self):
+        paths = self.assert_pngs(self.plot("plot_heatmap.py", "--eval-opponent", "minimax"), 1)
+        self.assertIn("vs_minimax", paths[0])
+        self.assert_usage_error(self.plot("plot_heatmap.py", "--eval-opponent", "nobody"),
+                                "present: random, minimax")
 
     def test_failed_jobs_are_skipped_and_counted(self):
         done = self.plot("plot_curves.py")
@@ -221,7 +317,8 @@ class Scripts(unittest.TestCase):
         self.assertEqual(Path(paths[0]).name, "lc.png")
 
     def test_help_shows_an_example(self):
-        for script in ("plot_curves.py", "plot_heatmap.py", "plot_mcts.py"):
+        for script in ("plot_curves.py", "plot_heatmap.py", "plot_mcts.py", "plot_profile.py",
+                       "plot_paired.py", "plot_importance.py"):
             done = call(script, "--help")
             self.assertEqual(done.returncode, 0)
             self.assertIn("example:", done.stdout)
@@ -285,10 +382,12 @@ class Scripts(unittest.TestCase):
         self.assert_pngs(call("plot_curves.py", both), 1)
         self.assert_pngs(call("plot_heatmap.py", both), 4)
 
-    def filtered(self, name, keep, curves=True, also_seat_o=False, extra=None, drop=None):
+    def filtered(self, name, keep, curves=True, also_seat_o=False, extra=None, drop=None,
+                 uct_c_values=1):
         """A copy of the fake results with the rows that `keep`; with `also_seat_o`, every
         q-learning row and checkpoint doubled for seat o (as a self-play job would be);
-        `extra` appends columns (name: value) to both files, `drop` removes a column."""
+        `extra` appends columns (name: value) to both files, `drop` removes a column;
+        `uct_c_values` > 1 repeats every mcts row with that many scaled uct_c values."""
         out = self.tmp / name
         out.mkdir(exist_ok=True)
         for file in ("results.csv", "curves.csv") if curves else ("results.csv",):
@@ -296,6 +395,8 @@ class Scripts(unittest.TestCase):
                 rows = list(csv.DictReader(f))
             if file == "results.csv":
                 rows = [r for r in rows if keep(r)]
+                rows += [dict(r, uct_c=repr(float(r["uct_c"]) * (1 + k / 10)))
+                         for k in range(1, uct_c_values) for r in rows if r["solver"] == "mcts"]
             if also_seat_o:
                 rows += [dict(r, seat="o") for r in rows
                          if r.get("solver", "q-learning") == "q-learning"]
