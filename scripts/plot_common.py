@@ -4,8 +4,8 @@ parameter columns, `--fix` filters and the Student t interval over replicates.
 A configuration is every parameter column plus the evaluation opponent; its replicates
 differ only in replicate, seed and job_id.
 
-Not a script of its own; plot_curves.py, plot_heatmap.py and plot_mcts.py import it (and
-plot_style.py, which draws). Messages for the user go to stderr; the paths of the PNG
+Not a script of its own; every plot_*.py script imports it (and plot_style.py, which
+draws). Messages for the user go to stderr; the paths of the PNG
 files written go to stdout, one per line, so that other tools can pick them up.
 Importing it selects matplotlib's Agg backend (files only, no display).
 """
