@@ -219,7 +219,7 @@ impl Board {
     }
 
     /// True when the game is over.
-    #[inline]
+    #[inline(always)]
     pub fn is_terminal(self) -> bool {
         self.wins(self.x) || self.wins(self.o) || self.x | self.o == self.game.full()
     }

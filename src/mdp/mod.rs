@@ -240,8 +240,11 @@ impl AgentMdp {
     #[inline(always)]
     fn continuing_of(&self, row: &Row) -> (f64, &[u32]) {
         let start = row.start as usize;
-        let next = &self.codes[start..start + usize::from(row.continuing)];
-        (self.probability[usize::from(row.count).min(MAX_CELLS)], next)
+        let end = start + usize::from(row.continuing);
+        debug_assert!(end <= self.codes.len() && usize::from(row.count) <= MAX_CELLS);
+        // SAFETY: `build` pushes every row's codes before the row, so a row's codes lie
+        // within `codes`; a slot has at most one outcome per cell, so `count <= MAX_CELLS`.
+        unsafe { (*self.probability.get_unchecked(usize::from(row.count)), self.codes.get_unchecked(start..end)) }
     }
 
     /// Total number of action slots (the size of a Q table over this MDP).
@@ -356,7 +359,9 @@ fn end_code(r: f64) -> u32 {
 /// play, each equally likely.
 pub fn opponent_moves(pos: &Positions, opponent: Opponent, p: usize) -> u16 {
     match opponent {
-        Opponent::Random => pos.board(p).legal_moves(),
+        // The status table, not the board's rules: it is one load.
+        Opponent::Random if pos.status(p) == Status::Ongoing => pos.board(p).empty_cells(),
+        Opponent::Random => 0,
         Opponent::Minimax => {
             let m = pos.optimal_moves(p);
             m & m.wrapping_neg()
