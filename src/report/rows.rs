@@ -57,8 +57,8 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
     r
 }
 
-/// A successful row.
-pub fn result_row(job: &JobKey<'_>, s: &Scored, train_ms: f64, eval_ms: f64) -> Record {
+/// A successful row; `q_error` is the learned table's (empty when there is none).
+pub fn result_row(job: &JobKey<'_>, s: &Scored, q_error: Option<f64>, train_ms: f64, eval_ms: f64) -> Record {
     let mut r = head(job, s.seat, s.opponent);
     let e = &s.eval;
     let fields: [(Field, String); 14] = [
@@ -79,6 +79,9 @@ pub fn result_row(job: &JobKey<'_>, s: &Scored, train_ms: f64, eval_ms: f64) -> 
     ];
     for (field, value) in fields {
         r[field.column()] = value;
+    }
+    if let Some(q_error) = q_error {
+        r[Field::QError.column()] = fmt_f64(q_error);
     }
     r
 }
