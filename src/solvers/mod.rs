@@ -15,6 +15,9 @@ pub mod self_play;
 pub mod tabular;
 pub mod value_iteration;
 
+#[cfg(test)]
+mod learner_tests;
+
 pub use ground_truth::{GroundTruth, ground_truth};
 pub use params::{
     ExactParams, ExplorationRule, FinalMove, MctsParams, MonteCarloParams, OpponentModel, QParams, StepRule, TrainOpponent,
