@@ -26,9 +26,9 @@ use std::fmt;
 pub use double_q_learning::DoubleQLearning;
 pub use exact::{PolicyIteration, ValueIteration};
 pub use expected_sarsa::ExpectedSarsa;
-pub use sarsa::Sarsa;
 pub use mcts::search_policy;
 pub use param::{Param, Ty, Val, Values};
+pub use sarsa::Sarsa;
 
 use crate::bench::Calibration;
 use crate::mdp::{Policy, Seat};

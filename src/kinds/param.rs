@@ -261,12 +261,7 @@ pub static TEMPERATURE: Param = Param {
 /// The temperature's decay (version 2).
 pub static TEMPERATURE_DECAY: Param = Param {
     since: 2,
-    ..real(
-        "temperature_decay",
-        UNIT_OPEN,
-        Q.temperature_decay,
-        "multiplied into the temperature after every episode",
-    )
+    ..real("temperature_decay", UNIT_OPEN, Q.temperature_decay, "multiplied into the temperature after every episode")
 };
 /// The temperature's floor (version 2).
 pub static TEMPERATURE_MIN: Param = Param {

@@ -24,8 +24,8 @@
 //! - What the table means: both tables estimate Q* (off-policy) under the learner's own
 //!   `gamma`; the learned table reported (curves, policy, `q_error`) is their mean.
 //!
-//! Costs beyond Q-learning: a greedy scan of the pair per decision and of one table per
-//! update, where Q-learning's one scan serves both. No allocation inside an episode.
+//! Costs beyond Q-learning: its one scan per step reads both tables (the updated table's
+//! greedy move for the target and the mean's for the next decision), plus the coin. No allocation inside an episode.
 //! References: van Hasselt 2010; Sutton & Barto 2018, §6.7.
 
 use rand::RngCore;
@@ -48,23 +48,28 @@ impl Pair {
         Pair { a: table.clone(), b: table }
     }
 
-    /// The behaviour's move in state `s`.
+    /// The behaviour's move in state `s`, given the greedy slot of the mean table.
     #[inline(always)]
-    fn choose(&self, s: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
-        let greedy = self.a.greedy_of_pair(&self.b, s);
+    fn choose(&self, s: usize, greedy: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
         self.a.choose_by(s, greedy, exploration, rng, |slot| (self.a.value(slot) + self.b.value(slot)) * 0.5)
     }
 
-    /// Updates `slot` by the coin: toward `sign * gamma * other(s', argmax own(s',·))`
-    /// when `next` is a state, toward `reward` when the game ended.
+    /// Updates `slot` by the coin: toward `discount * other(s', argmax own(s',·))` when
+    /// `next` is a state `s'`, toward `reward` when the game ended. Returns the greedy slot
+    /// of the mean table in `s'` (found in the same scan; the update, in an earlier state,
+    /// does not change it).
     #[inline(always)]
-    fn update(&mut self, coin: bool, slot: usize, alpha: f64, next: Result<usize, f64>, discount: f64) {
+    fn update(&mut self, coin: bool, slot: usize, alpha: f64, next: Result<usize, f64>, discount: f64) -> usize {
         let (own, other) = if coin { (&mut self.b, &self.a) } else { (&mut self.a, &self.b) };
-        let target = match next {
-            Err(reward) => reward,
-            Ok(s) => discount * other.value(own.greedy(s).0),
+        let (target, greedy) = match next {
+            Err(reward) => (reward, 0),
+            Ok(s) => {
+                let (own_greedy, pair_greedy) = own.greedy_and_pair(other, s);
+                (discount * other.value(own_greedy), pair_greedy)
+            }
         };
         own.update(slot, alpha, target);
+        greedy
     }
 
     fn mean(&self) -> Table {
@@ -74,7 +79,12 @@ impl Pair {
 
 /// Trains Double Q-learning against `params.opponent` (a fixed one or itself); calls
 /// `checkpoint` with the mean table after each listed episode.
-pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], mut checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
+pub fn train(
+    params: &QParams,
+    seed: u64,
+    checkpoints: &[u64],
+    mut checkpoint: impl FnMut(Checkpoint, &Table),
+) -> Trained {
     let mut rng = seed::rng(seed, Stream::Train);
     let gamma = params.gamma;
     if params.opponent == TrainOpponent::SelfPlay {
@@ -112,10 +122,11 @@ fn episode(
     gamma: f64,
 ) {
     let mut coins = rng.next_u64();
+    let mut greedy = pair.a.greedy_of_pair(&pair.b, s);
     loop {
-        let slot = pair.choose(s, exploration, rng);
+        let slot = pair.choose(s, greedy, exploration, rng);
         let next = outcome(mdp, slot, rng);
-        pair.update(coins & 1 == 1, slot, alpha, next, gamma);
+        greedy = pair.update(coins & 1 == 1, slot, alpha, next, gamma);
         coins >>= 1;
         match next {
             Err(_) => return,
@@ -135,11 +146,12 @@ fn self_play_episode(
 ) {
     let mut coins = rng.next_u64();
     let mut id = 0usize;
+    let mut greedy = pair.a.greedy_of_pair(&pair.b, id);
     loop {
-        let slot = pair.choose(id, exploration, rng);
+        let slot = pair.choose(id, greedy, exploration, rng);
         let next = successors.child[slot];
         let next = if next == END { Err(successors.reward[slot]) } else { Ok(next as usize) };
-        pair.update(coins & 1 == 1, slot, alpha, next, -gamma);
+        greedy = pair.update(coins & 1 == 1, slot, alpha, next, -gamma);
         coins >>= 1;
         match next {
             Err(_) => return,

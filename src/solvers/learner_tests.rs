@@ -2,7 +2,7 @@
 
 use super::action_values::{behaviour_action_values, optimal_action_values, q_error};
 use super::params::{MonteCarloParams, QParams, StepRule, TrainOpponent};
-use super::tabular::{Checkpoint, Table, Trained, checkpoint_episodes};
+use super::tabular::{Checkpoint, Table, Trained};
 use super::{double_q_learning, expected_sarsa, ground_truth, monte_carlo, q_learning, sarsa};
 use crate::mdp::{Evaluator, Opponent, Seat};
 
@@ -10,7 +10,13 @@ use crate::mdp::{Evaluator, Opponent, Seat};
 const LEARNERS: [&str; 5] = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
 
 /// Trains learner `name` (Monte Carlo with sample averages).
-fn train(name: &str, params: &QParams, seed: u64, marks: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
+fn train(
+    name: &str,
+    params: &QParams,
+    seed: u64,
+    marks: &[u64],
+    checkpoint: impl FnMut(Checkpoint, &Table),
+) -> Trained {
     match name {
         "q-learning" => q_learning::train_table(params, seed, marks, checkpoint),
         "sarsa" => sarsa::train(params, seed, marks, checkpoint),
@@ -65,7 +71,12 @@ fn expected_sarsa_with_a_greedy_behaviour_makes_q_learnings_updates() {
     let configs = [
         greedy_behaviour(fixed(Seat::X, Opponent::Random)),
         greedy_behaviour(QParams { symmetry: true, q_init: 0.3, ..fixed(Seat::O, Opponent::MinimaxUniform) }),
-        greedy_behaviour(QParams { alpha_decay: 0.9999, alpha_min: 0.1, gamma: 1.0, ..fixed(Seat::O, Opponent::Random) }),
+        greedy_behaviour(QParams {
+            alpha_decay: 0.9999,
+            alpha_min: 0.1,
+            gamma: 1.0,
+            ..fixed(Seat::O, Opponent::Random)
+        }),
         greedy_behaviour(QParams { opponent: TrainOpponent::SelfPlay, q_init: 0.1, ..QParams::default() }),
     ];
     for params in &configs {

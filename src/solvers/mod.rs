@@ -6,9 +6,9 @@ pub mod double_q_learning;
 pub mod expected_sarsa;
 pub mod ground_truth;
 pub mod mcts;
+pub mod monte_carlo;
 pub mod params;
 pub mod policy_iteration;
-pub mod monte_carlo;
 pub mod q_learning;
 pub mod sarsa;
 pub mod self_play;
@@ -20,5 +20,6 @@ mod learner_tests;
 
 pub use ground_truth::{GroundTruth, ground_truth};
 pub use params::{
-    ExactParams, ExplorationRule, FinalMove, MctsParams, MonteCarloParams, OpponentModel, QParams, StepRule, TrainOpponent,
+    ExactParams, ExplorationRule, FinalMove, MctsParams, MonteCarloParams, OpponentModel, QParams, StepRule,
+    TrainOpponent,
 };

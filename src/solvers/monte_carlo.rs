@@ -124,4 +124,3 @@ pub fn train(
     });
     Trained { table, exploration }
 }
-

@@ -36,7 +36,12 @@ use crate::seed::{self, Stream};
 
 /// Trains SARSA against `params.opponent` (a fixed one or itself); calls `checkpoint` after
 /// each listed episode.
-pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], mut checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
+pub fn train(
+    params: &QParams,
+    seed: u64,
+    checkpoints: &[u64],
+    mut checkpoint: impl FnMut(Checkpoint, &Table),
+) -> Trained {
     let mut rng = seed::rng(seed, Stream::Train);
     let gamma = params.gamma;
     if params.opponent == TrainOpponent::SelfPlay {

@@ -257,6 +257,26 @@ impl Table {
         best.0
     }
 
+    /// In one scan of state `s`: the greedy slot of this table and the greedy slot of the
+    /// mean of this table and `other` (as [`Table::greedy_of_pair`]).
+    #[inline(always)]
+    pub fn greedy_and_pair(&self, other: &Table, s: usize) -> (usize, usize) {
+        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let e = self.index[first] as usize;
+        let (mut own, mut pair) = ((first, self.q[e]), (first, self.q[e] + other.q[e]));
+        for slot in first + 1..end {
+            let e = self.index[slot] as usize;
+            let (v, w) = (self.q[e], self.q[e] + other.q[e]);
+            if v > own.1 {
+                own = (slot, v);
+            }
+            if w > pair.1 {
+                pair = (slot, w);
+            }
+        }
+        (own.0, pair.0)
+    }
+
     /// The table whose entries are the means of this table's and `other`'s.
     pub fn mean_with(&self, other: &Table) -> Table {
         let mut mean = self.clone();
