@@ -1,8 +1,10 @@
 //! Q-learning training speed: X against random with the seed article's settings (alpha 0.5,
-//! gamma 0.99, epsilon 1.0 decaying by 0.9995 to 0.05), and self-play; the cost of one
+//! gamma 0.99, epsilon 1.0 decaying by 0.9995 to 0.05), and self-play; each tabular learner
+//! with the same settings; the cost of one
 //! learning-curve checkpoint (greedy policy extraction + exact evaluation).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use sweep::bench::LEARNERS;
 use sweep::mdp::{Evaluator, Opponent, Seat};
 use sweep::solvers::{QParams, TrainOpponent, ground_truth, q_learning, self_play};
 
@@ -21,6 +23,17 @@ fn qlearning(c: &mut Criterion) {
     });
     let sp = QParams { opponent: TrainOpponent::SelfPlay, ..params };
     group.bench_function("self-play, 200k episodes", |b| b.iter(|| self_play::train(&sp, 1, &[], |_, _| {})));
+    group.finish();
+
+    // The other tabular learners, same settings, for the ratio to Q-learning.
+    let mut group = c.benchmark_group("learners");
+    group.throughput(Throughput::Elements(episodes));
+    group.sample_size(20);
+    for (name, learner) in LEARNERS {
+        group.bench_function(format!("{name}, x vs random, seed settings, 200k episodes"), |b| {
+            b.iter(|| learner(&params, 1))
+        });
+    }
     group.finish();
 
     let truth = ground_truth(sweep::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Learning curves of the q-learning jobs of a results directory: regret against training
+"""Learning curves of the q-learning jobs (or of the learners given by --solver) of a results
+directory: regret against training
 episodes, one line per configuration, mean over replicates with a 95% band.
 
 Reads curves.csv (one row per checkpoint) and joins it to results.csv on job_id for the
@@ -12,6 +13,7 @@ Writes curves.png into the results directory, or --out, and prints its path (wit
 --eval-opponent or --fix, the name gains _<opponent> and _<COL>=<VALUE>; --name sets it).
 """
 
+import pandas as pd
 import plot_common as pc
 import plot_style as ps
 from matplotlib.ticker import MaxNLocator  # noqa: E402
@@ -30,6 +32,10 @@ def parse_args():
     p.add_argument("--colour", metavar="COL", action="append", default=[],
                    help="show this varying parameter by colour and the others by line "
                         "style (repeatable; default: chosen from the number of lines)")
+    p.add_argument("--solver", metavar="KIND", action="append", default=[],
+                   help="plot this learner kind's jobs (repeatable, e.g. --solver sarsa "
+                        "--solver monte-carlo; default: q-learning); with several, `solver` "
+                        "is a parameter like the others")
     p.add_argument("--no-band", action="store_true", help="draw the means only")
     p.add_argument("--title", metavar="TEXT", help="the figure's title")
     p.add_argument("--name", metavar="NAME",
@@ -39,7 +45,10 @@ def parse_args():
 
 def load(args):
     """Curve rows of the jobs that finished, joined to their parameters."""
-    directory, rows, failed = pc.load_results(args.results, "q-learning")
+    parts = [pc.load_results(args.results, kind) for kind in args.solver or ["q-learning"]]
+    directory = parts[0][0]
+    rows = pd.concat([part[1] for part in parts])
+    failed = pd.concat([part[2] for part in parts])
     path = directory / "curves.csv"
     if not path.is_file():
         raise pc.UsageError(f"{directory} has no curves.csv: learning curves come from "
@@ -49,7 +58,7 @@ def load(args):
     # curves.csv's alpha and epsilon are the values in force at the checkpoint, not the
     # parameters of the same names; keep them apart
     curves = curves.rename(columns={"alpha": "alpha_now", "epsilon": "epsilon_now"})
-    params = [c for c in pc.PARAM_COLUMNS if c != "seat"]  # the curve's own seat is kept
+    params = [c for c in ["solver"] + pc.PARAM_COLUMNS if c != "seat"]  # the curve's own seat is kept
     jobs = rows[["job_id"] + params].drop_duplicates("job_id")
     merged = curves.merge(jobs, on="job_id", how="inner")
     dropped = len(curves) - len(merged)
@@ -68,7 +77,7 @@ def load(args):
 
 def select(df, args):
     df = pc.only_eval_opponent(df, args.eval_opponent, "curves")
-    df, fixed = pc.parse_fix(args.fix, df, [c for c in pc.PARAM_COLUMNS if c != "seat"])
+    df, fixed = pc.parse_fix(args.fix, df, [c for c in ["solver"] + pc.PARAM_COLUMNS if c != "seat"])
     return df, fixed
 
 
@@ -87,7 +96,7 @@ def colour_columns(df, names):
     """The --colour columns, each a parameter that varies in `df` (None: not given)."""
     if not names:
         return None
-    vary = pc.varying(df, [c for c in pc.PARAM_COLUMNS if c != "seat"])
+    vary = pc.varying(df, [c for c in ["solver"] + pc.PARAM_COLUMNS if c != "seat"])
     for name in names:
         if name not in vary:
             raise pc.UsageError(f"--colour {name}: not a parameter that varies between the "
@@ -96,7 +105,7 @@ def colour_columns(df, names):
 
 
 def draw(df, log_x, band, failed, fixed, colour_by=None, title=None):
-    params = [c for c in pc.PARAM_COLUMNS if c != "seat"]
+    params = [c for c in ["solver"] + pc.PARAM_COLUMNS if c != "seat"]
     vary = pc.varying(df, params)
     stats = pc.summarize(df, ["seat", "eval_opponent"] + vary + ["episode"])
     enc = ps.Encoding(pc.sorted_configs(df, vary), vary, colour_by=colour_by)
@@ -130,7 +139,7 @@ def style_axes(axes, span):
 
 
 def caption(df, stats, band, failed, fixed, vary, width):
-    params = [c for c in pc.PARAM_COLUMNS if c not in vary and c != "seat"]
+    params = [c for c in ["solver"] + pc.PARAM_COLUMNS if c not in vary and c != "seat"]
     return ps.replicate_caption(df, stats, band, failed, fixed, params, "line", width)
 
 

@@ -11,7 +11,10 @@ use serde::Serialize;
 use crate::game::Board;
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use crate::solvers::mcts::Searcher;
-use crate::solvers::{MctsParams, QParams, ground_truth, policy_iteration, q_learning};
+use crate::solvers::{
+    MctsParams, MonteCarloParams, QParams, StepRule, double_q_learning, expected_sarsa, ground_truth, monte_carlo,
+    policy_iteration, q_learning, sarsa,
+};
 
 /// Median, min and max of repeated measurements.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
@@ -45,14 +48,35 @@ pub fn seed_q_params(episodes: u64) -> QParams {
     QParams { episodes, ..QParams::default() }
 }
 
+/// Trains one tabular learner with these parameters and seed.
+pub type Learner = fn(&QParams, u64);
+
+/// The tabular learners by name, as `sweep bench` times them (Monte Carlo with `alpha`).
+pub const LEARNERS: [(&str, Learner); 5] = [
+    ("q-learning", |p, seed| drop(q_learning::train(p, seed, &[], |_, _| {}))),
+    ("sarsa", |p, seed| drop(sarsa::train(p, seed, &[], |_, _| {}))),
+    ("expected-sarsa", |p, seed| drop(expected_sarsa::train(p, seed, &[], |_, _| {}))),
+    ("double-q-learning", |p, seed| drop(double_q_learning::train(p, seed, &[], |_, _| {}))),
+    ("monte-carlo", |p, seed| {
+        let params = MonteCarloParams { learner: *p, step: StepRule::Alpha };
+        drop(monte_carlo::train(&params, seed, &[], |_, _| {}))
+    }),
+];
+
 /// Q-learning training episodes per second over about `budget` of work.
 pub fn qlearning_rate(budget: Duration) -> f64 {
+    learner_rate(LEARNERS[0].1, budget)
+}
+
+/// A tabular learner's training episodes per second (seed settings, X against random)
+/// over about `budget` of work.
+pub fn learner_rate(learner: Learner, budget: Duration) -> f64 {
     let mut episodes = 20_000u64;
     let started = Instant::now();
     let mut done = 0u64;
     let mut seed = 0;
     while started.elapsed() < budget || done == 0 {
-        q_learning::train(&seed_q_params(episodes), seed, &[], |_, _| {});
+        learner(&seed_q_params(episodes), seed);
         done += episodes;
         seed += 1;
         episodes = (episodes * 2).min(2_000_000);

@@ -93,7 +93,11 @@ fn every_out_of_range_parameter() {
 #[test]
 fn parameters_kinds_seats_opponents_labels() {
     check(&mcts("episodes = 5"), &[], &["bad.toml:5", "episodes", "not a parameter of mcts", "q-learning"]);
-    check(&format!("{HEAD}[[solver]]\nkind = \"sarsa\"\n"), &[], &["bad.toml:4", "sarsa", "policy-iteration", "mcts"]);
+    check(
+        &format!("{HEAD}[[solver]]\nkind = \"td-lambda\"\n"),
+        &[],
+        &["bad.toml:4", "td-lambda", "policy-iteration", "mcts"],
+    );
     check(&q("seat = \"z\""), &[], &["bad.toml:5", "seat", "\"z\"", "\"x\", \"o\""]);
     check(&q("opponent = \"smart\""), &[], &["bad.toml:5", "smart", "random", "minimax-uniform", "self"]);
     check(

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde_json::json;
 
-use crate::bench::{Figure, evaluation_seconds, mcts_rate, midgame, qlearning_rate, repeat, solve_seconds};
+use crate::bench::{Figure, LEARNERS, evaluation_seconds, learner_rate, mcts_rate, midgame, repeat, solve_seconds};
 use crate::error::{bad_input, exit};
 use crate::game::Board;
 use crate::kinds::Params;
@@ -76,8 +76,20 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
             eprintln!("measuring {what} ...");
         }
     };
-    say("Q-learning episodes/s");
-    let q = repeat(reps, || qlearning_rate(slice));
+    say("tabular learners' episodes/s");
+    // Interleaved, one repetition of each learner in turn, so that a busy spell of the
+    // machine falls on all of them alike.
+    let mut samples = vec![Vec::new(); LEARNERS.len()];
+    for (_, learner) in LEARNERS {
+        learner_rate(learner, slice / 4);
+    }
+    for _ in 0..reps {
+        for (k, (_, learner)) in LEARNERS.iter().enumerate() {
+            samples[k].push(learner_rate(*learner, slice));
+        }
+    }
+    let learners: Vec<Figure> = samples.into_iter().map(Figure::of).collect();
+    let q = learners[0];
     say("MCTS iterations/s from the empty board");
     let m0 = repeat(reps, || mcts_rate(Board::EMPTY, slice));
     say("MCTS iterations/s from the mid-game position");
@@ -102,6 +114,7 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
     if args.json {
         let obj = json!({
             "qlearning_episodes_per_s": q,
+            "learner_episodes_per_s": LEARNERS.iter().zip(&learners).map(|((name, _), f)| (name.to_string(), json!(f))).collect::<serde_json::Map<_, _>>(),
             "mcts_empty_iterations_per_s": m0,
             "mcts_midgame_iterations_per_s": m1,
             "solve_ms": solve,
@@ -123,6 +136,10 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
     };
     println!("one core each, median of {reps} after a warm-up:");
     row("Q-learning training (x vs random, seed settings)", &q, "M episodes/s", 1e6);
+    for ((name, _), f) in LEARNERS.iter().zip(&learners).skip(1) {
+        let ratio = f.median / q.median;
+        row(&format!("{name} training ({:.0}% of Q-learning)", 100.0 * ratio), f, "M episodes/s", 1e6);
+    }
     row("MCTS, empty board, 10,000 iterations per move", &m0, "M iter/s", 1e6);
     row("MCTS, mid-game (X4 O0 X2, O to move)", &m1, "M iter/s", 1e6);
     row("exact solve (build MDP + policy iteration)", &solve, "ms", 1.0);

@@ -11,21 +11,29 @@
 //! The algorithms live in `solvers/`; this layer is the glue between them and the spec
 //! (it reads no files and prints nothing either).
 
+mod double_q_learning;
 mod exact;
+mod expected_sarsa;
+mod learner;
 mod mcts;
+mod monte_carlo;
 pub mod param;
 mod q_learning;
+mod sarsa;
 
 use std::fmt;
 
+pub use double_q_learning::DoubleQLearning;
 pub use exact::{PolicyIteration, ValueIteration};
+pub use expected_sarsa::ExpectedSarsa;
 pub use mcts::search_policy;
 pub use param::{Param, Ty, Val, Values};
+pub use sarsa::Sarsa;
 
 use crate::bench::Calibration;
 use crate::mdp::{Policy, Seat};
 use crate::solvers::q_learning::Checkpoint;
-use crate::solvers::{MctsParams, QParams};
+use crate::solvers::{MctsParams, MonteCarloParams, QParams};
 use crate::spec::EvaluationSpec;
 
 /// What a trained (or solved) job plays with.
@@ -33,6 +41,14 @@ use crate::spec::EvaluationSpec;
 pub enum Agent {
     /// A move per position.
     Table(Policy),
+    /// A learned table's greedy policy, and how far the table is from the exact values
+    /// it estimates (the `q_error` column).
+    Learned {
+        /// The greedy policy.
+        policy: Policy,
+        /// The root-mean-square error of the table (see `solvers/action_values.rs`).
+        q_error: f64,
+    },
     /// A search per position, run when the evaluation reaches it (see [`search_policy`]).
     Search(MctsParams),
 }
@@ -145,6 +161,14 @@ registry! {
     QLearning(QParams),
     /// Monte Carlo tree search with UCT.
     Mcts(MctsParams),
+    /// SARSA, against a fixed opponent or in self-play.
+    Sarsa(Sarsa),
+    /// Expected SARSA, against a fixed opponent or in self-play.
+    ExpectedSarsa(ExpectedSarsa),
+    /// Double Q-learning, against a fixed opponent or in self-play.
+    DoubleQLearning(DoubleQLearning),
+    /// First-visit Monte Carlo control, against a fixed opponent or in self-play.
+    MonteCarlo(MonteCarloParams),
 }
 
 impl Kind {

@@ -11,7 +11,7 @@
 
 use crate::mdp::{Opponent, Seat};
 use crate::solvers::params::fmt_f64;
-use crate::solvers::{FinalMove, MctsParams, OpponentModel, QParams, TrainOpponent};
+use crate::solvers::{ExplorationRule, FinalMove, MctsParams, OpponentModel, QParams, StepRule, TrainOpponent};
 
 /// What values a parameter takes.
 #[derive(Clone, Copy, Debug)]
@@ -243,6 +243,42 @@ pub static EPSILON_MIN: Param =
 pub static Q_INIT: Param = real("q_init", ANY, Q.q_init, "the initial value of every table entry");
 /// Symmetry sharing.
 pub static SYMMETRY: Param = param("symmetry", Ty::Flag, Val::Flag(Q.symmetry), "store states once per symmetry class");
+/// How a tabular learner explores (version 2).
+pub static EXPLORATION: Param = Param {
+    since: 2,
+    ..param(
+        "exploration",
+        Ty::Choice(ExplorationRule::NAMES),
+        Val::Name(Q.exploration.name()),
+        "how the behaviour policy explores: epsilon-greedy or softmax (temperature)",
+    )
+};
+/// Softmax's initial temperature (version 2).
+pub static TEMPERATURE: Param = Param {
+    since: 2,
+    ..real("temperature", NON_NEGATIVE, Q.temperature, "softmax's initial temperature; 0 plays greedily")
+};
+/// The temperature's decay (version 2).
+pub static TEMPERATURE_DECAY: Param = Param {
+    since: 2,
+    ..real("temperature_decay", UNIT_OPEN, Q.temperature_decay, "multiplied into the temperature after every episode")
+};
+/// The temperature's floor (version 2).
+pub static TEMPERATURE_MIN: Param = Param {
+    since: 2,
+    floor_of: Some("temperature"),
+    ..real("temperature_min", NON_NEGATIVE, Q.temperature_min, "the floor of the temperature")
+};
+/// Monte Carlo control's step (version 2).
+pub static STEP: Param = Param {
+    since: 2,
+    ..param(
+        "step",
+        Ty::Choice(StepRule::NAMES),
+        Val::Name(StepRule::Alpha.name()),
+        "monte carlo's step: alpha (with its schedule) or average (1/N, the mean of the returns)",
+    )
+};
 /// MCTS iterations per move.
 pub static ITERATIONS: Param = param(
     "iterations",
@@ -318,7 +354,9 @@ mod tests {
 
     #[test]
     fn defaults_are_in_range() {
-        for p in [&ALPHA, &ALPHA_DECAY, &ALPHA_MIN, &GAMMA, &EPSILON, &EPSILON_DECAY, &EPSILON_MIN, &Q_INIT, &UCT_C] {
+        let reals = [&ALPHA, &ALPHA_DECAY, &ALPHA_MIN, &GAMMA, &EPSILON, &EPSILON_DECAY, &EPSILON_MIN, &Q_INIT, &UCT_C];
+        let version_2 = [&TEMPERATURE, &TEMPERATURE_DECAY, &TEMPERATURE_MIN];
+        for p in reals.into_iter().chain(version_2) {
             match (p.ty, p.default) {
                 (Ty::Real(b), Val::Real(x)) => assert!(b.contains(x), "{}", p.name),
                 other => panic!("{}: {other:?}", p.name),

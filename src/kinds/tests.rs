@@ -82,13 +82,21 @@ fn parameter_names_follow_the_registry() {
             "epsilon_min",
             "q_init",
             "symmetry",
+            "exploration",
+            "temperature",
+            "temperature_decay",
+            "temperature_min",
             "iterations",
             "uct_c",
             "opponent_model",
-            "final_move"
+            "final_move",
+            "step"
         ]
     );
-    assert_eq!(takers("opponent"), [Kind::PolicyIteration, Kind::ValueIteration, Kind::QLearning]);
+    let learners = [Kind::QLearning, Kind::Sarsa, Kind::ExpectedSarsa, Kind::DoubleQLearning, Kind::MonteCarlo];
+    let exact = [Kind::PolicyIteration, Kind::ValueIteration];
+    assert_eq!(takers("opponent"), [&exact[..], &learners[..]].concat());
+    assert_eq!(takers("step"), [Kind::MonteCarlo]);
     assert_eq!(Kind::from_name("mcts"), Some(Kind::Mcts));
     assert_eq!(Kind::QLearning.param("opponent").map(|p| p.choose("self").is_some()), Some(true));
     assert_eq!(Kind::ValueIteration.param("opponent").map(|p| p.choose("self").is_some()), Some(false));

@@ -79,6 +79,7 @@ fields! {
     Label = ("label", 2, false),
     RegretAuc = ("regret_auc", 2, true),
     SolvedAt = ("solved_at", 2, true),
+    QError = ("q_error", 2, true),
 }
 
 impl Field {

@@ -61,8 +61,16 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
     r
 }
 
-/// A successful row; `curve` holds the learning-curve metrics of a learner.
-pub fn result_row(job: &JobKey<'_>, s: &Scored, curve: Option<CurveMetrics>, train_ms: f64, eval_ms: f64) -> Record {
+/// A successful row; `curve` holds the learning-curve metrics of a learner and `q_error`
+/// its learned table's distance to its target (both empty when there is none).
+pub fn result_row(
+    job: &JobKey<'_>,
+    s: &Scored,
+    curve: Option<CurveMetrics>,
+    q_error: Option<f64>,
+    train_ms: f64,
+    eval_ms: f64,
+) -> Record {
     let mut r = head(job, s.seat, s.opponent);
     let e = &s.eval;
     let fields: [(Field, String); 14] = [
@@ -87,6 +95,9 @@ pub fn result_row(job: &JobKey<'_>, s: &Scored, curve: Option<CurveMetrics>, tra
     if let Some(c) = curve {
         r[Field::RegretAuc.column()] = fmt_f64(c.regret_auc);
         r[Field::SolvedAt.column()] = c.solved_at.map(|e| e.to_string()).unwrap_or_default();
+    }
+    if let Some(q_error) = q_error {
+        r[Field::QError.column()] = fmt_f64(q_error);
     }
     r
 }

@@ -103,9 +103,10 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     });
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
-    let policy = match agent {
-        Agent::Table(p) => p,
-        Agent::Search(m) => search_policy(&m, job.seed, &seats, &evaluation.opponents),
+    let (policy, q_error) = match agent {
+        Agent::Table(p) => (p, None),
+        Agent::Learned { policy, q_error } => (policy, Some(q_error)),
+        Agent::Search(m) => (search_policy(&m, job.seed, &seats, &evaluation.opponents), None),
     };
     let mut evaluator = Evaluator::new();
     let mut scored = Vec::new();
@@ -126,7 +127,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     let rows = scored
         .iter()
         .zip(&tracks)
-        .map(|(s, (start, points))| result_row(key, s, curve_metrics(*start, points), train_ms, eval_ms))
+        .map(|(s, (start, points))| result_row(key, s, curve_metrics(*start, points), q_error, train_ms, eval_ms))
         .collect();
     Ok(JobOutput { rows, curves, failure: None })
 }
@@ -142,7 +143,7 @@ fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Oppo
 /// every position that the evaluations reach. Used by `reproduce --policy-out` and `play`.
 pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
     match job.params.train(job.seed, &[], &mut |_, _| {}) {
-        Agent::Table(policy) => policy,
+        Agent::Table(policy) | Agent::Learned { policy, .. } => policy,
         Agent::Search(m) => {
             let mut opponents = evaluation.opponents.clone();
             if !opponents.contains(&Opponent::Random) {

@@ -1,15 +1,26 @@
 //! The solvers: exact dynamic programming and the learners, one file per algorithm, and
 //! their validated parameters.
 
+pub mod action_values;
+pub mod double_q_learning;
+pub mod expected_sarsa;
 pub mod ground_truth;
 pub mod mcts;
+pub mod monte_carlo;
 pub mod params;
 pub mod policy_iteration;
 pub mod q_learning;
+pub mod sarsa;
 pub mod self_play;
 pub mod spacing;
 pub mod tabular;
 pub mod value_iteration;
 
+#[cfg(test)]
+mod learner_tests;
+
 pub use ground_truth::{GroundTruth, ground_truth};
-pub use params::{ExactParams, FinalMove, MctsParams, OpponentModel, QParams, TrainOpponent};
+pub use params::{
+    ExactParams, ExplorationRule, FinalMove, MctsParams, MonteCarloParams, OpponentModel, QParams, StepRule,
+    TrainOpponent,
+};

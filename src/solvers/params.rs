@@ -90,6 +90,14 @@ pub struct QParams {
     pub q_init: f64,
     /// Store states once per symmetry class.
     pub symmetry: bool,
+    /// How the behaviour policy explores (version 2).
+    pub exploration: ExplorationRule,
+    /// Softmax's initial temperature, >= 0 (0 plays greedily).
+    pub temperature: f64,
+    /// Multiplied into the temperature after every episode, in (0, 1].
+    pub temperature_decay: f64,
+    /// Floor of the temperature, in [0, temperature].
+    pub temperature_min: f64,
 }
 
 impl QParams {
@@ -107,6 +115,10 @@ impl QParams {
         epsilon_min: 0.05,
         q_init: 0.0,
         symmetry: false,
+        exploration: ExplorationRule::EpsilonGreedy,
+        temperature: 1.0,
+        temperature_decay: 0.9995,
+        temperature_min: 0.01,
     };
 }
 
@@ -114,6 +126,36 @@ impl Default for QParams {
     fn default() -> QParams {
         QParams::DEFAULT
     }
+}
+
+named_enum!(
+    /// How a tabular learner's behaviour policy explores.
+    ExplorationRule, "exploration", {
+        /// With probability epsilon a uniformly drawn legal move, else the greedy one.
+        EpsilonGreedy = "epsilon-greedy",
+        /// Each legal move with probability proportional to `exp(Q / temperature)`.
+        Softmax = "softmax",
+    }
+);
+
+named_enum!(
+    /// Monte Carlo control's step size.
+    StepRule, "step", {
+        /// `alpha` with its schedule (a constant step when `alpha_decay` is 1).
+        Alpha = "alpha",
+        /// `1/N(s,a)`: each entry is the mean of the returns it has seen.
+        Average = "average",
+    }
+);
+
+/// Monte Carlo control (see `monte_carlo.rs`): the tabular learners' parameters and its
+/// step rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MonteCarloParams {
+    /// The parameters every tabular learner takes.
+    pub learner: QParams,
+    /// Whether the step is `alpha` or the sample average.
+    pub step: StepRule,
 }
 
 named_enum!(

@@ -18,6 +18,12 @@
 //!   checkpoints are the shared core's ([`tabular`](super::tabular)); this file holds the
 //!   update rule and the episode loop.
 //! - Stopping rule: a fixed number of `episodes` (games).
+//! - What the table means: Q* of the agent MDP under the learner's own `gamma`, which
+//!   Q-learning estimates off-policy whatever its exploration
+//!   ([`action_values`](super::action_values), the `q_error` column).
+//!
+//! The helpers that every fixed-opponent learner shares (the table over the MDP, the
+//! first state, the opponent's sampled reply) are here too.
 //!
 //! No allocation inside an episode; the table's states and slots are the MDP's.
 
@@ -25,45 +31,69 @@ use rand::RngCore;
 
 use super::ground_truth::ground_truth;
 use super::params::{QParams, TrainOpponent};
-use super::tabular::{self, Exploration, Step, Table};
+use super::tabular::{self, Exploration, Step, Table, Trained};
 use crate::mdp::{AgentMdp, Policy};
 use crate::seed::{self, Stream};
 
 pub use super::tabular::{Checkpoint, checkpoint_episodes};
 
 /// A table over the agent states of `mdp`, whose slots are the MDP's action slots.
-fn table(mdp: &AgentMdp, q_init: f64, symmetry: bool) -> Table {
+pub(super) fn table(mdp: &AgentMdp, q_init: f64, symmetry: bool) -> Table {
     let states = (0..mdp.len()).map(|s| (mdp.position(s), mdp.actions(s).map(|slot| mdp.cell(slot))));
     let table = Table::new(mdp.game(), states, q_init, symmetry);
     assert!((0..mdp.len()).all(|s| table.slots(s) == mdp.actions(s)), "the table's slots are the MDP's");
     table
 }
 
+/// The MDP a fixed-opponent learner trains on (a bug to ask for self-play's).
+pub(super) fn training_mdp(params: &QParams, learner: &str) -> &'static AgentMdp {
+    let TrainOpponent::Fixed(opponent) = params.opponent else {
+        panic!("{learner} trains against a fixed opponent here; self-play has its own loop");
+    };
+    &ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent).mdp
+}
+
+/// The agent's first state of an episode: one uniform draw among the opponent's openings
+/// when the agent plays O, no draw when it plays X.
+#[inline(always)]
+pub(super) fn first_state(mdp: &AgentMdp, rng: &mut impl RngCore) -> usize {
+    let start = mdp.start();
+    let first = if start.len() == 1 { start[0] } else { start[tabular::below(rng.next_u64() as u32, start.len())] };
+    first.next as usize
+}
+
+/// The outcome of playing `slot`: the opponent's reply is one uniform draw among the
+/// action's outcomes (no draw when there is one). `Ok(next state)` or `Err(reward)`.
+#[inline(always)]
+pub(super) fn outcome(mdp: &AgentMdp, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
+    let n = mdp.outcome_count(slot);
+    mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) })
+}
+
 /// Trains a Q-learner against a fixed opponent; calls `checkpoint` with the table after
 /// each episode listed in `checkpoints` (increasing). Returns the final greedy policy.
-pub fn train(
+pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Policy {
+    train_table(params, seed, checkpoints, checkpoint).table.policy()
+}
+
+/// [`train`], returning the final table and behaviour policy.
+pub fn train_table(
     params: &QParams,
     seed: u64,
     checkpoints: &[u64],
     mut checkpoint: impl FnMut(Checkpoint, &Table),
-) -> Policy {
-    let TrainOpponent::Fixed(opponent) = params.opponent else {
-        panic!("q_learning::train takes a fixed opponent; self-play is self_play::train");
-    };
-    let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent).mdp;
+) -> Trained {
+    let mdp = training_mdp(params, "q_learning::train");
     let mut table = table(mdp, params.q_init, params.symmetry);
     let mut rng = seed::rng(seed, Stream::Train);
-    let start = mdp.start();
-    tabular::run_schedule(params, checkpoints, |step| match step {
+    let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {
-            let first =
-                if start.len() == 1 { start[0] } else { start[tabular::below(rng.next_u64() as u32, start.len())] };
-            let first = first.next as usize;
+            let first = first_state(mdp, &mut rng);
             run_episode(&mut table, mdp, &mut rng, first, exploration, alpha, params.gamma);
         }
         Step::Checkpoint(c) => checkpoint(c, &table),
     });
-    table.policy()
+    Trained { table, exploration }
 }
 
 /// One game from agent state `s`.
@@ -80,8 +110,7 @@ fn run_episode(
     let mut greedy = table.greedy(s).0;
     loop {
         let slot = table.choose(s, greedy, exploration, rng);
-        let n = mdp.outcome_count(slot);
-        let outcome = mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) });
+        let outcome = outcome(mdp, slot, rng);
         let target = match outcome {
             Err(reward) => reward,
             Ok(next) => {

@@ -19,6 +19,9 @@
 //!   step and the checkpoints are the shared core's ([`tabular`](super::tabular)); this
 //!   file holds the negamax update rule and the episode loop.
 //! - Stopping rule: a fixed number of `episodes` (games).
+//! - What the table means: no single MDP's values (the opponent is the learner itself),
+//!   so self-play jobs leave `q_error` empty. The table over all positions and its
+//!   successors ([`build`]) are shared by the other learners' self-play forms.
 //!
 //! References: Tesauro 1995 (self-play); Littman 1994 (minimax-Q / negamax values).
 
@@ -31,19 +34,19 @@ use crate::mdp::Policy;
 use crate::seed::{self, Stream};
 
 /// No next position: the move ended the game.
-const END: u16 = u16::MAX;
+pub(super) const END: u16 = u16::MAX;
 
 /// What each slot of the self-play table leads to, in the table's slot order.
-struct Successors {
+pub(super) struct Successors {
     /// The position after the move, or [`END`].
-    child: Vec<u16>,
+    pub child: Vec<u16>,
     /// The mover's reward when the move ends the game.
-    reward: Vec<f64>,
+    pub reward: Vec<f64>,
 }
 
 /// The table over all positions (the side to move plays each legal cell) and its
-/// successors.
-fn build(q_init: f64, symmetry: bool) -> (Table, Successors) {
+/// successors (shared by every self-play learner).
+pub(super) fn build(q_init: f64, symmetry: bool) -> (Table, Successors) {
     let game = Game::TIC_TAC_TOE;
     let positions = game.positions();
     let legal = |id: usize| positions.board(id).legal_cells();

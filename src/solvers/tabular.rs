@@ -19,17 +19,28 @@
 //!   (`epsilon_decay`, `alpha_decay`) and held at its floor (`epsilon_min`, `alpha_min`).
 //!   A checkpoint falls after each listed episode, before the decay. Stopping rule: the
 //!   fixed number of episodes.
+//!   With `exploration = "softmax"` the temperature follows the same rule
+//!   (`temperature`, `temperature_decay`, `temperature_min`) and a checkpoint's `epsilon`
+//!   is the temperature in use.
 //! - The exploration step ([`Exploration`]): ε-greedy takes one 64-bit draw per decision;
 //!   its high half, compared with `epsilon · 2^32`, decides whether to explore, and its
 //!   low half picks the legal move when exploring. Indices use the multiply-shift map
-//!   `(u32 · n) >> 32` ([`below`]), whose bias is below `n / 2^32` (2e-9).
+//!   `(u32 · n) >> 32` ([`below`]), whose bias is below `n / 2^32` (2e-9). Softmax also
+//!   takes one 64-bit draw per decision: its top 53 bits, as a uniform number in [0, 1),
+//!   pick the move whose cumulative weight `exp((Q - max Q) / temperature)` first exceeds
+//!   it (slots in cell order); temperature 0 plays greedily.
+//! - The behaviour policy's probabilities ([`Table::expectation`]): what Expected SARSA's
+//!   target and the exact Q^π of the behaviour policy use. ε-greedy explores with
+//!   probability `threshold / 2^32` exactly and then counts every legal move as equally
+//!   likely (the multiply-shift bias, below 2e-9, is neglected).
 //!
 //! Nothing is allocated after a table is built, so an episode allocates nothing.
-//! References: Sutton & Barto 2018, §2.7 (ε-greedy), §6.5 (Q-learning).
+//! References: Sutton & Barto 2018, §2.7 (ε-greedy), §2.8 and §13.1 (softmax over action
+//! preferences), §6.5 (Q-learning).
 
 use rand::RngCore;
 
-use super::params::QParams;
+use super::params::{ExplorationRule, QParams};
 use crate::game::{Game, symmetry};
 use crate::mdp::Policy;
 
@@ -38,7 +49,7 @@ use crate::mdp::Policy;
 pub struct Checkpoint {
     /// Episodes done.
     pub episode: u64,
-    /// Epsilon used in the last episode.
+    /// Epsilon used in the last episode (the temperature under softmax).
     pub epsilon: f64,
     /// Alpha used in the last episode.
     pub alpha: f64,
@@ -76,7 +87,26 @@ pub enum Exploration {
         /// `epsilon · 2^32`.
         threshold: u64,
     },
+    /// A legal move drawn with probability proportional to `exp(Q / temperature)`; the
+    /// greedy move when the temperature is 0.
+    Softmax {
+        /// The temperature, >= 0.
+        temperature: f64,
+    },
 }
+
+impl Exploration {
+    /// Whether the behaviour policy is the greedy policy.
+    pub fn is_greedy(self) -> bool {
+        match self {
+            Exploration::EpsilonGreedy { threshold } => threshold == 0,
+            Exploration::Softmax { temperature } => temperature == 0.0,
+        }
+    }
+}
+
+/// 2^-53: a 53-bit draw times this is uniform in [0, 1).
+const UNIT_53: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 /// An action-value table with its symmetry index (see the module doc).
 #[derive(Clone, Debug)]
@@ -169,17 +199,147 @@ impl Table {
     /// The slot to play in state `s` under `exploration`, given its greedy slot.
     #[inline(always)]
     pub fn choose(&self, s: usize, greedy: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
+        self.choose_by(s, greedy, exploration, rng, |slot| self.value(slot))
+    }
+
+    /// [`Table::choose`] with the values that softmax weighs given by `value` (a slot's
+    /// value), for learners that act on something other than this table's entries.
+    #[inline(always)]
+    pub fn choose_by(
+        &self,
+        s: usize,
+        greedy: usize,
+        exploration: Exploration,
+        rng: &mut impl RngCore,
+        value: impl Fn(usize) -> f64,
+    ) -> usize {
+        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let draw = rng.next_u64();
         match exploration {
             Exploration::EpsilonGreedy { threshold } => {
-                let draw = rng.next_u64();
                 if draw >> 32 < threshold {
-                    let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
                     first + below(draw as u32, end - first)
                 } else {
                     greedy
                 }
             }
+            Exploration::Softmax { temperature } if temperature > 0.0 => {
+                let best = value(greedy);
+                let weight = |slot| ((value(slot) - best) / temperature).exp();
+                let total: f64 = (first..end).map(weight).sum();
+                let mut left = (draw >> 11) as f64 * UNIT_53 * total;
+                for slot in first..end - 1 {
+                    left -= weight(slot);
+                    if left < 0.0 {
+                        return slot;
+                    }
+                }
+                end - 1
+            }
+            Exploration::Softmax { .. } => greedy,
         }
+    }
+
+    /// The greedy slot of state `s` by the mean of this table and `other` (which has the
+    /// same states and slots), lowest cell among ties.
+    #[inline(always)]
+    pub fn greedy_of_pair(&self, other: &Table, s: usize) -> usize {
+        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let pair = |slot: usize| {
+            let e = self.index[slot] as usize;
+            self.q[e] + other.q[e]
+        };
+        let mut best = (first, pair(first));
+        for slot in first + 1..end {
+            let v = pair(slot);
+            if v > best.1 {
+                best = (slot, v);
+            }
+        }
+        best.0
+    }
+
+    /// In one scan of state `s`: the greedy slot of this table and the greedy slot of the
+    /// mean of this table and `other` (as [`Table::greedy_of_pair`]).
+    #[inline(always)]
+    pub fn greedy_and_pair(&self, other: &Table, s: usize) -> (usize, usize) {
+        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let e = self.index[first] as usize;
+        let (mut own, mut pair) = ((first, self.q[e]), (first, self.q[e] + other.q[e]));
+        for slot in first + 1..end {
+            let e = self.index[slot] as usize;
+            let (v, w) = (self.q[e], self.q[e] + other.q[e]);
+            if v > own.1 {
+                own = (slot, v);
+            }
+            if w > pair.1 {
+                pair = (slot, w);
+            }
+        }
+        (own.0, pair.0)
+    }
+
+    /// The table whose entries are the means of this table's and `other`'s.
+    pub fn mean_with(&self, other: &Table) -> Table {
+        let mut mean = self.clone();
+        for (m, o) in mean.q.iter_mut().zip(&other.q) {
+            *m = (*m + o) * 0.5;
+        }
+        mean
+    }
+
+    /// The greedy slot of state `s` and the expectation of this table's values under the
+    /// behaviour policy `exploration` in `s` (Expected SARSA's target, undiscounted).
+    #[inline(always)]
+    pub fn greedy_and_expected(&self, s: usize, exploration: Exploration) -> (usize, f64) {
+        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        match exploration {
+            Exploration::EpsilonGreedy { threshold } => {
+                let mut best = (first, self.q[self.index[first] as usize]);
+                let mut sum = best.1;
+                for slot in first + 1..end {
+                    let v = self.q[self.index[slot] as usize];
+                    sum += v;
+                    if v > best.1 {
+                        best = (slot, v);
+                    }
+                }
+                let explore = threshold as f64 / 4_294_967_296.0;
+                (best.0, (1.0 - explore) * best.1 + explore * (sum / (end - first) as f64))
+            }
+            Exploration::Softmax { .. } => {
+                let greedy = self.greedy(s).0;
+                let values = |slot: usize| self.value(slot);
+                (greedy, self.expectation(s, exploration, values))
+            }
+        }
+    }
+
+    /// `Σ π(a|s) · values(a)` over the slots of state `s`, where π is the behaviour policy
+    /// `exploration` acting on this table's values.
+    pub fn expectation(&self, s: usize, exploration: Exploration, values: impl Fn(usize) -> f64) -> f64 {
+        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let greedy = self.greedy(s).0;
+        match exploration {
+            Exploration::EpsilonGreedy { threshold } => {
+                let explore = threshold as f64 / 4_294_967_296.0;
+                let mean = (first..end).map(&values).sum::<f64>() / (end - first) as f64;
+                (1.0 - explore) * values(greedy) + explore * mean
+            }
+            Exploration::Softmax { temperature } if temperature > 0.0 => {
+                let best = self.value(greedy);
+                let weight = |slot| ((self.value(slot) - best) / temperature).exp();
+                let total: f64 = (first..end).map(weight).sum();
+                (first..end).map(|slot| weight(slot) * values(slot)).sum::<f64>() / total
+            }
+            Exploration::Softmax { .. } => values(greedy),
+        }
+    }
+
+    /// The table entry a slot reads and updates (entries are numbered `0..entries().len()`).
+    #[inline(always)]
+    pub fn entry(&self, slot: usize) -> usize {
+        self.index[slot] as usize
     }
 
     /// `Q(slot) += alpha * (target - Q(slot))`.
@@ -211,6 +371,15 @@ impl Table {
     }
 }
 
+/// What a tabular learner ends with.
+#[derive(Clone, Debug)]
+pub struct Trained {
+    /// The final table (for Double Q-learning, the mean of its two tables).
+    pub table: Table,
+    /// The behaviour policy of the last episode.
+    pub exploration: Exploration,
+}
+
 /// One step of a training schedule.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Step {
@@ -225,26 +394,38 @@ pub enum Step {
     Checkpoint(Checkpoint),
 }
 
-/// The schedule of a tabular learner: `episodes` episodes, epsilon and alpha multiplied
-/// by their decays after each (never below their floors), and a checkpoint after each
-/// episode listed in `checkpoints` (increasing; a leading 0 is a checkpoint before the
-/// first episode, of the untrained table).
-pub fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(Step)) {
-    let (mut epsilon, mut alpha) = (params.epsilon, params.alpha);
+/// The schedule of a tabular learner: `episodes` episodes, epsilon (or the temperature,
+/// under softmax) and alpha multiplied by their decays after each (never below their
+/// floors), and a checkpoint after each episode listed in `checkpoints` (increasing; a
+/// leading 0 is a checkpoint before the first episode, of the untrained table).
+/// Returns the exploration of the last episode (the final behaviour policy's).
+pub fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(Step)) -> Exploration {
+    let (mut epsilon, mut alpha, mut temperature) = (params.epsilon, params.alpha, params.temperature);
     let mut next_checkpoint = checkpoints.iter().copied().peekable();
+    let softmax = params.exploration == ExplorationRule::Softmax;
+    let mut exploration = Exploration::EpsilonGreedy { threshold: threshold(epsilon) };
     if next_checkpoint.next_if_eq(&0).is_some() {
         // A leading 0: the untrained table, before the first episode.
-        step(Step::Checkpoint(Checkpoint { episode: 0, epsilon, alpha }));
+        let rate = if softmax { temperature } else { epsilon };
+        step(Step::Checkpoint(Checkpoint { episode: 0, epsilon: rate, alpha }));
     }
     for episode in 1..=params.episodes {
-        step(Step::Play { exploration: Exploration::EpsilonGreedy { threshold: threshold(epsilon) }, alpha });
+        exploration = if softmax {
+            Exploration::Softmax { temperature }
+        } else {
+            Exploration::EpsilonGreedy { threshold: threshold(epsilon) }
+        };
+        step(Step::Play { exploration, alpha });
         if next_checkpoint.peek() == Some(&episode) {
             next_checkpoint.next();
-            step(Step::Checkpoint(Checkpoint { episode, epsilon, alpha }));
+            let rate = if softmax { temperature } else { epsilon };
+            step(Step::Checkpoint(Checkpoint { episode, epsilon: rate, alpha }));
         }
         epsilon = (epsilon * params.epsilon_decay).max(params.epsilon_min);
         alpha = (alpha * params.alpha_decay).max(params.alpha_min);
+        temperature = (temperature * params.temperature_decay).max(params.temperature_min);
     }
+    exploration
 }
 
 #[cfg(test)]

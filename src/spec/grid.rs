@@ -95,12 +95,19 @@ impl Grid {
     }
 
     /// The resolved form: label, kind and every axis as a list; a sampled axis as its
-    /// form, with `samples`, `sampler` and the drawn `points`.
+    /// form, with `samples`, `sampler` and the drawn `points`. A parameter added after
+    /// the first version is left out while it is only its default ([`Param::in_key`](crate::kinds::Param::in_key)), so
+    /// that older specs keep their hash.
     pub fn to_json(&self, label: &str) -> serde_json::Value {
         let mut object = serde_json::Map::new();
         object.insert("label".into(), label.into());
         object.insert("kind".into(), self.kind.name().into());
         for (param, axis) in self.kind.params().iter().zip(&self.axes) {
+            if let [only] = axis[..]
+                && !param.in_key(only)
+            {
+                continue;
+            }
             let values = axis.iter().map(|v| v.to_json()).collect();
             object.insert(param.name.into(), serde_json::Value::Array(values));
         }

@@ -1,0 +1,131 @@
+//! What the tabular learner kinds share (`q-learning`, `sarsa`, `expected-sarsa`,
+//! `double-q-learning`, `monte-carlo`): their common parameters, read and written in one
+//! place, their cost, and the exact target of their `q_error`.
+//!
+//! Each kind declares [`PARAMS`] (or [`MONTE_CARLO_PARAMS`]) (the version-2 parameters at the end,
+//! so the grid points of older specs keep their order), builds its [`QParams`] with
+//! [`build`], gives its values with [`values`], and turns its training into an [`Agent`]
+//! with [`agent`].
+
+use super::param::{
+    ALPHA, ALPHA_DECAY, ALPHA_MIN, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, EXPLORATION, GAMMA, Q_INIT, SEAT,
+    STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN, TRAIN_OPPONENT,
+};
+use super::{Agent, Param, Val, Values};
+use crate::bench::Calibration;
+use crate::mdp::Seat;
+use crate::solvers::action_values::{behaviour_action_values, optimal_action_values, q_error};
+use crate::solvers::tabular::Trained;
+use crate::solvers::{QParams, TrainOpponent, ground_truth};
+use crate::spec::EvaluationSpec;
+
+/// Every tabular learner's parameters, in column order, then `$extra` (a kind's own).
+macro_rules! learner_params {
+    ($($extra:expr),* $(,)?) => {
+        &[
+            &SEAT,
+            &TRAIN_OPPONENT,
+            &EPISODES,
+            &ALPHA,
+            &ALPHA_DECAY,
+            &ALPHA_MIN,
+            &GAMMA,
+            &EPSILON,
+            &EPSILON_DECAY,
+            &EPSILON_MIN,
+            &Q_INIT,
+            &SYMMETRY,
+            &EXPLORATION,
+            &TEMPERATURE,
+            &TEMPERATURE_DECAY,
+            &TEMPERATURE_MIN,
+            $($extra),*
+        ]
+    };
+}
+
+/// Every tabular learner's parameters, in column order.
+pub const PARAMS: &[&Param] = learner_params!();
+
+/// Monte Carlo control's: [`PARAMS`], then `step`.
+pub const MONTE_CARLO_PARAMS: &[&Param] = learner_params!(&STEP);
+
+/// The learner's parameters from a grid point's values.
+pub fn build(v: &Values<'_>) -> QParams {
+    QParams {
+        seat: v.choice(&SEAT),
+        opponent: v.choice(&TRAIN_OPPONENT),
+        episodes: v.count(&EPISODES),
+        alpha: v.real(&ALPHA),
+        alpha_decay: v.real(&ALPHA_DECAY),
+        alpha_min: v.real(&ALPHA_MIN),
+        gamma: v.real(&GAMMA),
+        epsilon: v.real(&EPSILON),
+        epsilon_decay: v.real(&EPSILON_DECAY),
+        epsilon_min: v.real(&EPSILON_MIN),
+        q_init: v.real(&Q_INIT),
+        symmetry: v.flag(&SYMMETRY),
+        exploration: v.choice(&EXPLORATION),
+        temperature: v.real(&TEMPERATURE),
+        temperature_decay: v.real(&TEMPERATURE_DECAY),
+        temperature_min: v.real(&TEMPERATURE_MIN),
+    }
+}
+
+/// The values of [`PARAMS`].
+pub fn values(q: &QParams) -> Vec<Val> {
+    vec![
+        Val::Name(q.seat.name()),
+        Val::Name(q.opponent.name()),
+        Val::Count(q.episodes),
+        Val::Real(q.alpha),
+        Val::Real(q.alpha_decay),
+        Val::Real(q.alpha_min),
+        Val::Real(q.gamma),
+        Val::Real(q.epsilon),
+        Val::Real(q.epsilon_decay),
+        Val::Real(q.epsilon_min),
+        Val::Real(q.q_init),
+        Val::Flag(q.symmetry),
+        Val::Name(q.exploration.name()),
+        Val::Real(q.temperature),
+        Val::Real(q.temperature_decay),
+        Val::Real(q.temperature_min),
+    ]
+}
+
+/// Seconds of training and checkpoint evaluations; `relative_cost` is the learner's time
+/// per episode over Q-learning's.
+pub fn seconds(q: &QParams, relative_cost: f64, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
+    // Self-play games are about twice as long as the agent's half of a game.
+    let games_per_episode = if q.opponent == TrainOpponent::SelfPlay { 2.0 } else { 1.0 };
+    let evals = (seats.len() * evaluation.opponents.len()) as f64;
+    q.episodes as f64 * games_per_episode * relative_cost / cal.q_per_s
+        + f64::from(evaluation.checkpoints) * evals * (cal.eval_s + 2e-5)
+}
+
+/// What the table of a learner estimates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Q* (off-policy learners).
+    Optimal,
+    /// Q^π of the final behaviour policy, or Q* when that policy is greedy (on-policy
+    /// learners).
+    Behaviour,
+}
+
+/// The agent of a finished training: its greedy policy and, against a fixed opponent, the
+/// table's `q_error` against `target` under the learner's own `gamma`.
+pub fn agent(q: &QParams, trained: &Trained, target: Target) -> Agent {
+    let policy = trained.table.policy();
+    let TrainOpponent::Fixed(opponent) = q.opponent else {
+        return Agent::Table(policy);
+    };
+    let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, q.seat, opponent).mdp;
+    let exact = if target == Target::Optimal || trained.exploration.is_greedy() {
+        optimal_action_values(mdp, q.gamma)
+    } else {
+        behaviour_action_values(mdp, q.gamma, &trained.table, trained.exploration)
+    };
+    Agent::Learned { policy, q_error: q_error(mdp, &trained.table, &exact) }
+}

@@ -1,0 +1,45 @@
+//! `monte-carlo`: first-visit Monte Carlo control against a fixed opponent or in self-play
+//! (`solvers/monte_carlo.rs`), with the tabular learners' parameters (`kinds/learner.rs`),
+//! its `step` (`alpha` or `average`) and cost. Its learning curve has `checkpoints` points;
+//! its `q_error` target is Q^π of its final behaviour policy (Q* when that is greedy).
+
+use super::learner::{self, Target};
+use super::param::STEP;
+use super::{Agent, Declared, Param, Solver, Val, Values, Work};
+use crate::bench::Calibration;
+use crate::mdp::{Policy, Seat};
+use crate::solvers::tabular::Checkpoint;
+use crate::solvers::{MonteCarloParams, monte_carlo};
+use crate::spec::EvaluationSpec;
+
+impl Declared for MonteCarloParams {
+    const NAME: &'static str = "monte-carlo";
+    const PARAMS: &'static [&'static Param] = learner::MONTE_CARLO_PARAMS;
+
+    fn build(v: &Values<'_>) -> MonteCarloParams {
+        MonteCarloParams { learner: learner::build(v), step: v.choice(&STEP) }
+    }
+}
+
+impl Solver for MonteCarloParams {
+    fn values(&self) -> Vec<Val> {
+        let mut values = learner::values(&self.learner);
+        values.push(Val::Name(self.step.name()));
+        values
+    }
+
+    fn work(&self) -> Work {
+        Work { episodes: self.learner.episodes, iterations: 0 }
+    }
+
+    /// Training (about Q-learning's time per episode, measured by `sweep bench`), plus an
+    /// exact evaluation per checkpoint, seat and opponent.
+    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
+        learner::seconds(&self.learner, 1.0, seats, evaluation, cal)
+    }
+
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+        let trained = monte_carlo::train(self, seed, marks, |c, t| record(c, &t.policy()));
+        learner::agent(&self.learner, &trained, Target::Behaviour)
+    }
+}

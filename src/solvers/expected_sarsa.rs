@@ -1,0 +1,119 @@
+//! Expected SARSA: temporal-difference control whose target is the expectation of the next
+//! action's value under the behaviour policy, against a fixed opponent or in self-play.
+//!
+//! Algorithm (van Seijen, van Hasselt, Whiteson & Wiering 2009; Sutton & Barto 2018,
+//! §6.6): the agent picks its move by the behaviour policy π (ε-greedy or softmax); after
+//! its move and the opponent's reply,
+//!
+//! `Q(s,a) += alpha * (target - Q(s,a))`, `target = r` if the game ended, else
+//! `gamma * Σ_a' π(a'|s') Q(s',a')`.
+//!
+//! Under ε-greedy the expectation is `(1 - e) · max Q(s',·) + e · mean Q(s',·)`, with `e`
+//! the exact exploration probability of the draw (`threshold / 2^32`); under softmax it
+//! weighs every move by its probability. The self-play form keeps one table seen from the
+//! side to move: `target = -gamma * Σ π(a'|s') Q(s',a')`.
+//!
+//! - Assumptions: those of [`q_learning`](super::q_learning) or
+//!   [`self_play`](super::self_play).
+//! - Hyperparameters: those of Q-learning, with `exploration` (and its temperature). The
+//!   draws are Q-learning's, in the same order; with epsilon 0 the target is Q-learning's
+//!   and the two learners make the same updates bit for bit.
+//! - Stopping rule: a fixed number of `episodes` (games).
+//! - What the table means: Q^π of its behaviour policy (the policy its target averages
+//!   over), under its own `gamma`; Q* when that policy is greedy, where it is Q-learning.
+//!   The `q_error` column compares with Q^π of the final behaviour policy, or with Q*
+//!   when that policy is greedy.
+//!
+//! No allocation inside an episode. References: van Seijen et al. 2009; Sutton & Barto
+//! 2018, §6.6.
+
+use rand::RngCore;
+
+use super::params::{QParams, TrainOpponent};
+use super::q_learning::{first_state, outcome, table, training_mdp};
+use super::self_play::{END, Successors, build};
+use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, run_schedule};
+use crate::mdp::AgentMdp;
+use crate::seed::{self, Stream};
+
+/// Trains Expected SARSA against `params.opponent` (a fixed one or itself); calls
+/// `checkpoint` after each listed episode.
+pub fn train(
+    params: &QParams,
+    seed: u64,
+    checkpoints: &[u64],
+    mut checkpoint: impl FnMut(Checkpoint, &Table),
+) -> Trained {
+    let mut rng = seed::rng(seed, Stream::Train);
+    let gamma = params.gamma;
+    if params.opponent == TrainOpponent::SelfPlay {
+        let (mut table, successors) = build(params.q_init, params.symmetry);
+        let exploration = run_schedule(params, checkpoints, |step| match step {
+            Step::Play { exploration, alpha } => {
+                self_play_episode(&mut table, &successors, &mut rng, exploration, alpha, gamma)
+            }
+            Step::Checkpoint(c) => checkpoint(c, &table),
+        });
+        return Trained { table, exploration };
+    }
+    let mdp = training_mdp(params, "expected sarsa");
+    let mut table = table(mdp, params.q_init, params.symmetry);
+    let exploration = run_schedule(params, checkpoints, |step| match step {
+        Step::Play { exploration, alpha } => {
+            let s = first_state(mdp, &mut rng);
+            episode(&mut table, mdp, &mut rng, s, exploration, alpha, gamma)
+        }
+        Step::Checkpoint(c) => checkpoint(c, &table),
+    });
+    Trained { table, exploration }
+}
+
+/// One game against the fixed opponent from agent state `s`.
+#[inline]
+fn episode(
+    table: &mut Table,
+    mdp: &AgentMdp,
+    rng: &mut impl RngCore,
+    mut s: usize,
+    exploration: Exploration,
+    alpha: f64,
+    gamma: f64,
+) {
+    let mut greedy = table.greedy(s).0;
+    loop {
+        let slot = table.choose(s, greedy, exploration, rng);
+        match outcome(mdp, slot, rng) {
+            Err(reward) => return table.update(slot, alpha, reward),
+            Ok(next) => {
+                let (g, expected) = table.greedy_and_expected(next, exploration);
+                greedy = g;
+                table.update(slot, alpha, gamma * expected);
+                s = next;
+            }
+        }
+    }
+}
+
+/// One self-play game from the empty board (position 0).
+fn self_play_episode(
+    table: &mut Table,
+    successors: &Successors,
+    rng: &mut impl RngCore,
+    exploration: Exploration,
+    alpha: f64,
+    gamma: f64,
+) {
+    let mut id = 0usize;
+    let mut greedy = table.greedy(id).0;
+    loop {
+        let slot = table.choose(id, greedy, exploration, rng);
+        let next = successors.child[slot];
+        if next == END {
+            return table.update(slot, alpha, successors.reward[slot]);
+        }
+        id = next as usize;
+        let (g, expected) = table.greedy_and_expected(id, exploration);
+        greedy = g;
+        table.update(slot, alpha, -gamma * expected);
+    }
+}

@@ -1,0 +1,182 @@
+//! Textbook truths about the tabular learners, checked against exact values of the MDP.
+
+use super::action_values::{behaviour_action_values, optimal_action_values, q_error};
+use super::params::{MonteCarloParams, QParams, StepRule, TrainOpponent};
+use super::tabular::{Checkpoint, Table, Trained};
+use super::{double_q_learning, expected_sarsa, ground_truth, monte_carlo, q_learning, sarsa};
+use crate::mdp::{Evaluator, Opponent, Seat};
+
+/// The five learners, by name.
+const LEARNERS: [&str; 5] = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
+
+/// Trains learner `name` (Monte Carlo with sample averages).
+fn train(
+    name: &str,
+    params: &QParams,
+    seed: u64,
+    marks: &[u64],
+    checkpoint: impl FnMut(Checkpoint, &Table),
+) -> Trained {
+    match name {
+        "q-learning" => q_learning::train_table(params, seed, marks, checkpoint),
+        "sarsa" => sarsa::train(params, seed, marks, checkpoint),
+        "expected-sarsa" => expected_sarsa::train(params, seed, marks, checkpoint),
+        "double-q-learning" => double_q_learning::train(params, seed, marks, checkpoint),
+        "monte-carlo" => {
+            let mc = MonteCarloParams { learner: *params, step: StepRule::Average };
+            monte_carlo::train(&mc, seed, marks, checkpoint)
+        }
+        other => unreachable!("{other}"),
+    }
+}
+
+fn regret(params: &QParams, table: &Table) -> f64 {
+    let TrainOpponent::Fixed(opponent) = params.opponent else { unreachable!() };
+    let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent);
+    let policy = table.policy();
+    truth.solution.value - Evaluator::new().evaluate(&truth.mdp, |_, b| policy.get_or_first(b)).value
+}
+
+/// The table's estimate of the start value: the greedy value of each first state, weighed
+/// by the start distribution.
+fn start_estimate(params: &QParams, table: &Table) -> f64 {
+    let TrainOpponent::Fixed(opponent) = params.opponent else { unreachable!() };
+    let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent).mdp;
+    mdp.start().iter().map(|o| o.prob * table.greedy(o.next as usize).1).sum()
+}
+
+/// Epsilon 0 throughout: the behaviour policy is greedy.
+fn greedy_behaviour(params: QParams) -> QParams {
+    QParams { epsilon: 0.0, epsilon_min: 0.0, episodes: 20_000, ..params }
+}
+
+/// The entries of the table at the last episode.
+fn final_entries(name: &str, params: &QParams, seed: u64) -> Vec<u64> {
+    let mut entries = Vec::new();
+    let mut keep = |_: Checkpoint, t: &Table| entries = t.entries().iter().map(|v| v.to_bits()).collect();
+    match (name, params.opponent) {
+        ("q-learning", TrainOpponent::SelfPlay) => {
+            super::self_play::train(params, seed, &[params.episodes], keep);
+        }
+        _ => {
+            train(name, params, seed, &[params.episodes], &mut keep);
+        }
+    }
+    entries
+}
+
+#[test]
+fn expected_sarsa_with_a_greedy_behaviour_makes_q_learnings_updates() {
+    let fixed = |seat, opponent| QParams { seat, opponent: TrainOpponent::Fixed(opponent), ..QParams::default() };
+    let configs = [
+        greedy_behaviour(fixed(Seat::X, Opponent::Random)),
+        greedy_behaviour(QParams { symmetry: true, q_init: 0.3, ..fixed(Seat::O, Opponent::MinimaxUniform) }),
+        greedy_behaviour(QParams {
+            alpha_decay: 0.9999,
+            alpha_min: 0.1,
+            gamma: 1.0,
+            ..fixed(Seat::O, Opponent::Random)
+        }),
+        greedy_behaviour(QParams { opponent: TrainOpponent::SelfPlay, q_init: 0.1, ..QParams::default() }),
+    ];
+    for params in &configs {
+        let q = final_entries("q-learning", params, 3);
+        assert_eq!(q, final_entries("expected-sarsa", params, 3), "{params:?}");
+        // Not a vacuous equality: the table moved.
+        assert!(q.iter().any(|&v| v != params.q_init.to_bits()));
+    }
+}
+
+#[test]
+fn sarsa_with_a_fixed_epsilon_learns_its_policys_values_not_the_optimum() {
+    // RMS distances (the `q_error` measure) after 1M episodes, seed 1: SARSA is 0.0249
+    // from Q^π of its ε-greedy policy and 0.0337 from Q*; Q-learning with the same
+    // settings is 0.0418 from Q* and 0.0571 from Q^π of its own ε-greedy policy. (Rarely
+    // tried moves keep both errors above zero; the gap Q^π − Q* is what tells them apart.)
+    let params = QParams {
+        episodes: 1_000_000,
+        alpha: 0.5,
+        alpha_decay: 0.999_995,
+        alpha_min: 0.002,
+        gamma: 0.99,
+        epsilon: 0.1,
+        epsilon_decay: 1.0,
+        epsilon_min: 0.1,
+        symmetry: true,
+        ..QParams::default()
+    };
+    let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random).mdp;
+    let optimal = optimal_action_values(mdp, params.gamma);
+    let distances = |name| {
+        let trained = train(name, &params, 1, &[], |_, _| {});
+        let behaviour = behaviour_action_values(mdp, params.gamma, &trained.table, trained.exploration);
+        (q_error(mdp, &trained.table, &behaviour), q_error(mdp, &trained.table, &optimal))
+    };
+    let (sarsa_pi, sarsa_star) = distances("sarsa");
+    assert!(sarsa_pi < sarsa_star, "sarsa: {sarsa_pi} from Q^π, {sarsa_star} from Q*");
+    let (q_pi, q_star) = distances("q-learning");
+    assert!(q_star < q_pi, "q-learning: {q_pi} from Q^π, {q_star} from Q*");
+}
+
+#[test]
+fn no_learner_overestimates_the_start_value_here_and_double_q_stays_lowest() {
+    // Maximisation bias does not show as overestimation on this game: with q_init = 0 the
+    // estimates rise toward V* from below, and the mean over 10 replicates stays below V*
+    // at every checkpoint for every learner. Measured (O against random, alpha 0.1,
+    // epsilon 0.1, gamma 1, V* = 0.9249), mean estimate − V* at 10k, 100k, 400k episodes:
+    // Q-learning −0.268, −0.086, −0.008; Double Q −0.489, −0.127, −0.028; SARSA −0.375,
+    // −0.185, −0.098; Expected SARSA −0.376, −0.178, −0.103; Monte Carlo (averages)
+    // −0.404, −0.200, −0.131. Double Q's estimate is below Q-learning's throughout: its
+    // smaller upward bias shows here only as a slower rise.
+    let params = QParams {
+        seat: Seat::O,
+        episodes: 100_000,
+        alpha: 0.1,
+        gamma: 1.0,
+        epsilon: 0.1,
+        epsilon_decay: 1.0,
+        epsilon_min: 0.1,
+        ..QParams::default()
+    };
+    let marks = [1_000, 10_000, 50_000, 100_000];
+    let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, Seat::O, Opponent::Random);
+    let mean_bias = |name| {
+        let mut sums = [0.0; 4];
+        for seed in 0..10 {
+            let mut k = 0;
+            train(name, &params, seed, &marks, |_, t| {
+                sums[k] += (start_estimate(&params, t) - truth.solution.value) / 10.0;
+                k += 1;
+            });
+        }
+        sums
+    };
+    let q = mean_bias("q-learning");
+    let double = mean_bias("double-q-learning");
+    for k in 0..marks.len() {
+        assert!(q[k] < 0.0 && double[k] < q[k], "at {} episodes: q {q:?}, double {double:?}", marks[k]);
+    }
+}
+
+#[test]
+fn every_learner_reaches_regret_below_one_percent_as_x_against_random() {
+    // 400,000 episodes of a decaying schedule, seeds 0..5 (measured on seeds 0..8: the
+    // largest regret 0.0078 for Q-learning, 0.0052 for the others).
+    let params = QParams {
+        episodes: 400_000,
+        alpha: 0.5,
+        alpha_decay: 0.99999,
+        alpha_min: 0.02,
+        gamma: 0.99,
+        epsilon: 1.0,
+        epsilon_decay: 0.99998,
+        epsilon_min: 0.0,
+        ..QParams::default()
+    };
+    for name in LEARNERS {
+        for seed in 0..5 {
+            let r = regret(&params, &train(name, &params, seed, &[], |_, _| {}).table);
+            assert!((-1e-12..=0.01).contains(&r), "{name}, seed {seed}: regret {r}");
+        }
+    }
+}
