@@ -74,6 +74,7 @@ fields! {
     Error = ("error", 1, false),
     TrainMs = ("train_ms", 1, true),
     EvalMs = ("eval_ms", 1, true),
+    Rung = ("rung", 2, true),
 }
 
 impl Field {
