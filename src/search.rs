@@ -91,8 +91,7 @@ pub fn brackets(search: &SearchSpec, count: usize) -> Vec<Bracket> {
         sum += n;
         bounds.push(sum / total);
     }
-    let mut out: Vec<Bracket> =
-        (0..=last).map(|start| Bracket { start, configurations: Vec::new() }).collect();
+    let mut out: Vec<Bracket> = (0..=last).map(|start| Bracket { start, configurations: Vec::new() }).collect();
     const GOLDEN: f64 = 0.618_033_988_749_894_9;
     for c in 0..count {
         let u = ((c + 1) as f64 * GOLDEN).fract();
@@ -215,4 +214,72 @@ pub fn read_scores(path: &Path, search: &SearchSpec) -> Result<HashMap<String, f
             (job, score)
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(method: &str, eta: u64, alphas: usize, replicates: u32) -> Sweep {
+        let alphas: Vec<String> = (1..=alphas).map(|a| format!("{}", a as f64 / 100.0)).collect();
+        let text = format!(
+            "replicates = {replicates}\n[evaluation]\ncheckpoints = 1\n[search]\nmethod = \"{method}\"\neta = {eta}\n\
+             min_budget = 10\nmax_budget = 270\n[[solver]]\nkind = \"q-learning\"\nalpha = [{}]\n",
+            alphas.join(", ")
+        );
+        crate::spec::parse(&text, "search.toml").unwrap()
+    }
+
+    #[test]
+    fn budgets_run_down_from_the_maximum_by_eta() {
+        let s = sweep("halving", 3, 2, 1).search.unwrap();
+        assert_eq!(s.budgets(), [10, 30, 90, 270]);
+        let odd = SearchSpec { min_budget: 7, max_budget: 100, eta: 2, ..s.clone() };
+        assert_eq!(odd.budgets(), [13, 25, 50, 100]);
+        let one = SearchSpec { eta: 1000, ..s };
+        assert_eq!(one.budgets(), [270]);
+    }
+
+    #[test]
+    fn the_best_share_goes_on_ties_by_spec_order() {
+        let sweep = sweep("halving", 3, 9, 2);
+        let jobs = sweep.jobs();
+        assert_eq!(jobs.len(), 9 * 2 * 4);
+        // Configuration c scores |c - 4| on replicate 0 and 0 on replicate 1: 4 best, then
+        // 3 and 5 (tied; 3 first in spec order).
+        let score = |id: &str| {
+            let j = jobs.iter().find(|j| j.id == id).unwrap();
+            Some(if j.replicate == 0 { (j.point as f64 - 4.0).abs() } else { 0.0 })
+        };
+        let decided = decide(&sweep, &jobs, score);
+        assert!(decided.finished);
+        assert_eq!(decided.configurations, [(0..9).collect::<Vec<_>>(), vec![3, 4, 5], vec![4], vec![4]]);
+        assert_eq!(decided.rungs[1], [24, 25, 26, 27, 28, 29]);
+        assert!(
+            decided
+                .jobs()
+                .all(|j| jobs[j].rung == Some(decided.rungs.iter().position(|r| r.contains(&j)).unwrap() as u32))
+        );
+        let planned: Vec<usize> = planned(&sweep).iter().map(|p| p.0).collect();
+        assert_eq!(planned, [9, 3, 1, 1]);
+        // Nothing scored yet: only rung 0 is decided.
+        let none = decide(&sweep, &jobs, |_| None);
+        assert_eq!((none.rungs.len(), none.finished), (1, false));
+    }
+
+    #[test]
+    fn hyperband_shares_every_configuration_out_once() {
+        let sweep = sweep("hyperband", 3, 40, 1);
+        let search = sweep.search.as_ref().unwrap();
+        let brackets = brackets(search, 40);
+        let starts: Vec<usize> = brackets.iter().map(|b| b.start).collect();
+        assert_eq!(starts, [0, 1, 2, 3]);
+        let mut all: Vec<usize> = brackets.iter().flat_map(|b| b.configurations.clone()).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..40).collect::<Vec<_>>());
+        // Hyperband's nominal sizes 27, 12, 6, 4: the first bracket gets the most.
+        assert!(brackets[0].configurations.len() > brackets[3].configurations.len());
+        let planned = planned(&sweep);
+        assert_eq!(planned.last().unwrap().1, 270);
+    }
 }

@@ -83,15 +83,27 @@ fn plan_shows_the_rungs_and_the_work_against_the_full_grid() {
     for line in ["0               8        50000         80", "1               4       100000         40"] {
         assert!(out.contains(line), "{line:?} in {out}");
     }
-    assert!(out.contains("search total: 140 jobs, 10000000 episodes (62.5% of the full grid's 80 jobs, 16000000 episodes)"), "{out}");
+    assert!(
+        out.contains("search total: 140 jobs, 12000000 episodes (75.0% of the full grid's 80 jobs, 16000000 episodes)"),
+        "{out}"
+    );
 }
 
 #[test]
 fn nonsense_searches_are_refused_with_clear_messages() {
     let tmp = tempfile::tempdir().unwrap();
     let cases = [
-        (LONG.replace("kind = \"q-learning\"", "kind = \"q-learning\"\nepisodes = 100"), "solver[1].episodes = 100 is set by [search]"),
-        (LONG.replace("kind = \"q-learning\"\nalpha = [0.05, 0.1, 0.3, 0.6]\nepsilon = [0.1, 0.3]", "kind = \"policy-iteration\""), "has no budget parameter"),
+        (
+            LONG.replace("kind = \"q-learning\"", "kind = \"q-learning\"\nepisodes = 100"),
+            "solver[1].episodes = 100 is set by [search]",
+        ),
+        (
+            LONG.replace(
+                "kind = \"q-learning\"\nalpha = [0.05, 0.1, 0.3, 0.6]\nepsilon = [0.1, 0.3]",
+                "kind = \"policy-iteration\"",
+            ),
+            "has no budget parameter",
+        ),
         (LONG.replace("min_budget = 50000", "min_budget = 500000"), "min_budget = 500000 above max_budget = 200000"),
         (LONG.replace("eta = 2", "eta = 1"), "eta must be a whole number from 2"),
         (LONG.replace("method = \"halving\"", "method = \"asha\""), "method takes one of \"halving\", \"hyperband\""),

@@ -173,7 +173,8 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     }
     prepare(&dir, &sweep, opts.existing, &all_jobs)?;
     let _lock = state::lock(&dir)?;
-    let plan = Plan { opts, sweep: &sweep, all_jobs: &all_jobs, jobs, dir, threads, shard, last: true, tell_resume: true };
+    let plan =
+        Plan { opts, sweep: &sweep, all_jobs: &all_jobs, jobs, dir, threads, shard, last: true, tell_resume: true };
     match sweep.search {
         Some(_) => rungs::execute_search(plan, &base, stop),
         None => execute(&plan, stop),

@@ -11,11 +11,12 @@
 //! *merged* results in the base directory decide, in one pass, and stops: a sharded
 //! search alternates "every shard runs" and `sweep merge` once per rung.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::Result;
 
-use super::{Outcome, Plan, RunReport, StopToken, execute};
+use super::{Outcome, Plan, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
 use crate::report::manifest::Manifest;
 use crate::search::{decide, read_scores};
@@ -30,23 +31,24 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             check_base(base, &sweep.hash())?;
             base.to_path_buf()
         }
-        None => plan.dir.clone(),
+        None => {
+            clean(&plan)?;
+            plan.dir.clone()
+        }
     };
     let (mut ran, mut failed, mut kept) = (0, 0, None);
     loop {
         let scores = read_scores(&scores_dir.join("results.csv"), search).map_err(|e| bad_input(format!("{e:#}")))?;
         let decided = decide(sweep, plan.all_jobs, |id| scores.get(id).copied());
         let rung = decided.rungs.len() - 1;
-        plan.jobs = decided
-            .jobs()
-            .map(|i| &plan.all_jobs[i])
-            .filter(|j| plan.shard.is_none_or(|s| s.owns(j.index)))
-            .collect();
+        plan.jobs =
+            decided.jobs().map(|i| &plan.all_jobs[i]).filter(|j| plan.shard.is_none_or(|s| s.owns(j.index))).collect();
         plan.last = plan.shard.is_some() || rung + 1 == rungs.len();
         if !plan.opts.quiet {
             let configurations = decided.configurations[rung].len();
             let jobs = decided.rungs[rung].len();
-            let shard = plan.shard.map(|s| format!(" (shard {}/{}: {} jobs in all)", s.index, s.count, plan.jobs.len()));
+            let shard =
+                plan.shard.map(|s| format!(" (shard {}/{}: {} jobs in all)", s.index, s.count, plan.jobs.len()));
             eprintln!(
                 "{} rung {rung} of {}: {configurations} configurations at {} = {}, {jobs} jobs{}",
                 search.method.name(),
@@ -65,6 +67,22 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             return Ok(RunReport { ran, kept, failed, ..report });
         }
     }
+}
+
+/// Before the first decision: keeps only the rows of complete jobs (cutting a partial
+/// last line), so that a job killed while its rows were written does not count as scored.
+fn clean(plan: &Plan<'_>) -> Result<()> {
+    if !plan.dir.join("results.csv").exists() {
+        return Ok(());
+    }
+    let evaluations = plan.sweep.evaluation.opponents.len();
+    let expected: HashMap<&str, usize> =
+        plan.all_jobs.iter().map(|j| (j.id.as_str(), j.params.eval_seats().len() * evaluations)).collect();
+    let resumed = state::resume(&plan.dir, &expected, &HashSet::new())?;
+    if resumed.repaired > 0 && !plan.opts.quiet {
+        eprintln!("cut a partial last line of {} bytes in {}", resumed.repaired, plan.dir.display());
+    }
+    Ok(())
 }
 
 /// Refuses a base directory whose merged results belong to another spec.

@@ -93,7 +93,10 @@ impl Sweep {
     /// Jobs per solver, as `(label, count)` in spec order, without listing them.
     pub fn job_counts(&self) -> Vec<(String, u64)> {
         let rungs = self.search.as_ref().map_or(1, |s| s.budgets().len() as u64);
-        self.solvers.iter().map(|s| (s.label.clone(), rungs * s.points.len() as u64 * u64::from(s.replicates))).collect()
+        self.solvers
+            .iter()
+            .map(|s| (s.label.clone(), rungs * s.points.len() as u64 * u64::from(s.replicates)))
+            .collect()
     }
 
     /// The number of jobs, without listing them.

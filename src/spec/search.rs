@@ -204,7 +204,8 @@ fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Op
         match &e.node.value {
             Leaf::Str(s) if allowed.contains(&s.as_str()) => Some(s.clone()),
             _ => {
-                let message = format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
+                let message =
+                    format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
                 report.entry(&key, e, message);
                 None
             }

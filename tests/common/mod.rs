@@ -51,7 +51,8 @@ pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
 /// The rows of a results file without the two timing columns (`train_ms`, `eval_ms`).
 pub fn without_timings(path: &Path) -> Vec<Vec<String>> {
     let (h, rows) = read_csv(path);
-    let timings: Vec<usize> = h.iter().enumerate().filter(|(_, c)| *c == "train_ms" || *c == "eval_ms").map(|(i, _)| i).collect();
+    let timings: Vec<usize> =
+        h.iter().enumerate().filter(|(_, c)| *c == "train_ms" || *c == "eval_ms").map(|(i, _)| i).collect();
     assert_eq!(timings.len(), 2, "{}: no timing columns", path.display());
     rows.into_iter()
         .map(|r| r.into_iter().enumerate().filter(|(i, _)| !timings.contains(i)).map(|(_, c)| c).collect())
