@@ -184,18 +184,24 @@ pub(crate) fn read(
         seat: fields.seat,
         parameter,
     };
-    let lowest = search.budgets()[0];
-    if parameter == "episodes" && lowest < u64::from(checkpoints) {
-        problem(
-            report,
-            format!(
-                "has a first rung of {lowest} episodes, fewer than evaluation.checkpoints = {checkpoints}: \
-                 raise min_budget or lower checkpoints"
-            ),
-        );
+    if !first_rung_fits(report, entry, &search, checkpoints) {
         return None;
     }
     (clean && report.is_clean()).then_some(search)
+}
+
+/// A learner's first rung has at least `checkpoints` episodes.
+fn first_rung_fits(report: &mut Report, entry: &Entry, search: &SearchSpec, checkpoints: u32) -> bool {
+    let lowest = search.budgets()[0];
+    if search.parameter == "episodes" && lowest < u64::from(checkpoints) {
+        let message = format!(
+            "has a first rung of {lowest} episodes, fewer than evaluation.checkpoints = {checkpoints}: \
+             raise min_budget or lower checkpoints"
+        );
+        report.entry("search", entry, message);
+        return false;
+    }
+    true
 }
 
 fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Opponent]) {
