@@ -5,9 +5,10 @@
 #
 # Installs Slurm and munge from the distribution's packages, starts munged, slurmctld
 # and slurmd on localhost, submits the smoke spec as a 4-task array with its dependent
-# merge job through scripts/slurm/submit.sh, waits, checks that every task and the merge
-# ended COMPLETED with exit code 0, runs the same spec locally and compares:
-# results.csv must be equal apart from its last two (timing) columns, curves.csv equal.
+# merge job through scripts/slurm/submit.sh (a spec with a [search]: an array and a merge
+# per rung, chained), waits, checks that every task and merge ended COMPLETED with exit
+# code 0, runs the same spec locally and compares: results.csv must be equal apart from
+# its two timing columns (train_ms, eval_ms), curves.csv equal.
 # Whatever happens, it then cancels the jobs and stops every daemon it started, by PID.
 #
 # Environment:
@@ -266,34 +267,38 @@ submitted=$(OUT=$out slurm scripts/slurm/submit.sh "$spec" "$shards" "${sbatch_o
     fail "submit.sh failed"
 }
 while IFS= read -r l; do printf '    | %s\n' "$l"; done <<<"$submitted"
-array_id=$(sed -n 's/^array job \([0-9][0-9]*\) .*/\1/p' <<<"$submitted")
-merge_id=$(sed -n 's/^merge job \([0-9][0-9]*\) .*/\1/p' <<<"$submitted")
-[[ -n $array_id && -n $merge_id ]] || fail "submit.sh did not print both job ids"
+# One array and one merge per rung of a [search]; one of each otherwise.
+mapfile -t array_ids < <(sed -n 's/^array job \([0-9][0-9]*\) .*/\1/p' <<<"$submitted")
+mapfile -t merge_ids < <(sed -n 's/^merge job \([0-9][0-9]*\) .*/\1/p' <<<"$submitted")
+((${#array_ids[@]} > 0 && ${#array_ids[@]} == ${#merge_ids[@]})) ||
+    fail "submit.sh did not print an array and a merge job id per rung"
 
 # jobcomp/filetxt writes one line per finished task: KEY=VALUE fields separated by spaces.
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<" $1"; }
 
-# ---- 5. wait until the array and the merge job have left the queue ----
+# ---- 5. wait until every array and merge job has left the queue ----
 deadline=$((SECONDS + timeout))
 while :; do
     queue=$(slurm squeue -h -o '%i %T %r') || fail "squeue failed"
-    ours=$(awk -v a="$array_id" -v m="$merge_id" \
-        '$1 == m || $1 == a || index($1, a "_") == 1' <<<"$queue")
+    ours=$(awk -v ids="${array_ids[*]} ${merge_ids[*]}" \
+        'BEGIN { n = split(ids, a, " "); for (i = 1; i <= n; i++) mine[a[i]] = 1 }
+         { id = $1; sub(/_.*/, "", id) } id in mine' <<<"$queue")
     [[ -z $ours ]] && break
-    if awk -v m="$merge_id" '$1 == m && $3 == "DependencyNeverSatisfied" { f = 1 } END { exit !f }' \
-        <<<"$ours"; then
-        for ((k = 0; k < shards; k++)); do
-            line=$(grep -h "ArrayJobId=$array_id ArrayTaskId=$k " "$cluster/jobcomp.txt" 2>/dev/null) &&
-                echo "    array task ${array_id}_$k: $(field "$line" JobState), exit code $(field "$line" ExitCode)"
+    if awk '$3 == "DependencyNeverSatisfied" { f = 1 } END { exit !f }' <<<"$ours"; then
+        for array_id in "${array_ids[@]}"; do
+            for ((k = 0; k < shards; k++)); do
+                line=$(grep -h "ArrayJobId=$array_id ArrayTaskId=$k " "$cluster/jobcomp.txt" 2>/dev/null) &&
+                    echo "    array task ${array_id}_$k: $(field "$line" JobState), exit code $(field "$line" ExitCode)"
+            done
         done >&2
-        fail "an array task failed, so merge job $merge_id can never start"
+        fail "a job failed, so the jobs after it can never start"
     fi
     ((SECONDS < deadline)) || fail "jobs still queued after ${timeout} s:"$'\n'"$ours"
     sleep 0.5
 done
-log "array $array_id and merge $merge_id have left the queue"
+log "arrays ${array_ids[*]} and merges ${merge_ids[*]} have left the queue"
 
-# ---- 6. every task and the merge: COMPLETED, exit code 0 ----
+# ---- 6. every task and every merge: COMPLETED, exit code 0 ----
 check_job() { # LABEL LINE
     local label=$1 line=$2 state code part limit
     [[ -n $line ]] || { echo "$label: no record in the job completion log"; return 1; }
@@ -311,26 +316,34 @@ check_job() { # LABEL LINE
     fi
 }
 problems=()
+expected=$(((shards + 1) * ${#array_ids[@]}))
 for ((i = 0; i < 20; i++)); do # the log can trail the queue by a moment
-    records=$(grep -c -E "^JobId=$merge_id | ArrayJobId=$array_id " "$cluster/jobcomp.txt" 2>/dev/null) || true
-    ((records >= shards + 1)) && break
+    records=0
+    for r in "${!array_ids[@]}"; do
+        n=$(grep -c -E "^JobId=${merge_ids[r]} | ArrayJobId=${array_ids[r]} " "$cluster/jobcomp.txt" 2>/dev/null) || true
+        records=$((records + n))
+    done
+    ((records >= expected)) && break
     sleep 0.2
 done
-for ((k = 0; k < shards; k++)); do
-    line=$(grep -h "ArrayJobId=$array_id ArrayTaskId=$k " "$cluster/jobcomp.txt" 2>/dev/null | tail -n 1) || true
-    problems+=("$(check_job "array task ${array_id}_$k" "$line")") || true
-    task_log=$out/logs/sweep-${array_id}_$k.out
-    grep -q "shard $k/$shards, 1 threads" "$task_log" 2>/dev/null ||
-        problems+=("array task ${array_id}_$k: its log does not say 'shard $k/$shards, 1 threads'")
+for r in "${!array_ids[@]}"; do
+    array_id=${array_ids[r]}
+    for ((k = 0; k < shards; k++)); do
+        line=$(grep -h "ArrayJobId=$array_id ArrayTaskId=$k " "$cluster/jobcomp.txt" 2>/dev/null | tail -n 1) || true
+        problems+=("$(check_job "array task ${array_id}_$k" "$line")") || true
+        task_log=$out/logs/sweep-${array_id}_$k.out
+        grep -q "shard $k/$shards, 1 threads" "$task_log" 2>/dev/null ||
+            problems+=("array task ${array_id}_$k: its log does not say 'shard $k/$shards, 1 threads'")
+    done
+    line=$(grep -h "^JobId=${merge_ids[r]} " "$cluster/jobcomp.txt" 2>/dev/null | tail -n 1) || true
+    problems+=("$(check_job "merge job ${merge_ids[r]}" "$line")") || true
 done
-line=$(grep -h "^JobId=$merge_id " "$cluster/jobcomp.txt" 2>/dev/null | tail -n 1) || true
-problems+=("$(check_job "merge job $merge_id" "$line")") || true
 mapfile -t problems < <(printf '%s\n' "${problems[@]}" | grep -v '^$' || true)
 if ((${#problems[@]} > 0)); then
     printf '    %s\n' "${problems[@]}" >&2
     fail "Slurm jobs did not all succeed"
 fi
-log "all $shards array tasks and the merge job: COMPLETED, exit code 0"
+log "all ${#array_ids[@]} x $shards array tasks and ${#merge_ids[@]} merge jobs: COMPLETED, exit code 0"
 
 for f in results.csv curves.csv manifest.json; do
     [[ -s $out/$f ]] || fail "the merge job wrote no $f"
@@ -362,10 +375,15 @@ if not merged or not local:
     problems.append("results.csv: empty file")
 elif merged[0] != local[0]:
     problems.append(f"results.csv: headers differ:\n  merged {merged[0]}\n  local  {local[0]}")
-elif merged[0][-2:] != ["train_ms", "eval_ms"]:
-    problems.append(f"results.csv: last two columns are {merged[0][-2:]}, not train_ms, eval_ms")
+elif not {"train_ms", "eval_ms"} <= set(merged[0]):
+    problems.append("results.csv: no train_ms, eval_ms columns")
 else:
     header = merged[0]
+    timed = {header.index("train_ms"), header.index("eval_ms")}
+
+    def untimed(row):
+        return [c for i, c in enumerate(row) if i not in timed]
+
     if len(merged) != len(local):
         problems.append(f"results.csv: {len(merged) - 1} rows merged, {len(local) - 1} local")
     if len(merged) < 2:
@@ -374,8 +392,8 @@ else:
     for line, (m, l) in enumerate(zip(merged[1:], local[1:]), start=2):
         if len(m) != len(header) or len(l) != len(header):
             problems.append(f"results.csv line {line}: {len(m)} / {len(l)} fields, header has {len(header)}")
-        elif m[:-2] != l[:-2]:
-            cells = [f"{c}: {a!r} vs {b!r}" for c, a, b in zip(header[:-2], m, l) if a != b]
+        elif untimed(m) != untimed(l):
+            cells = [f"{c}: {a!r} vs {b!r}" for c, a, b in zip(untimed(header), untimed(m), untimed(l)) if a != b]
             problems.append(f"results.csv line {line} (merged vs local): " + "; ".join(cells))
         else:
             continue

@@ -15,6 +15,7 @@ pub mod mdp;
 pub(crate) mod names;
 pub mod report;
 pub mod run;
+pub mod search;
 pub mod seed;
 pub mod solvers;
 pub mod spec;

@@ -14,6 +14,13 @@ Submit the sweep SPEC to Slurm as N array tasks, task K running shard K of N,
 and a merge job that starts when all of them have succeeded
 (--dependency=afterok). Both job ids are printed.
 
+A spec with a [search] (successive halving or Hyperband) runs rung by rung: one
+array and one merge per rung, each array starting after the previous rung's
+merge (afterok), since the merged results decide which configurations go on.
+The rungs are counted with '\$SWEEP plan SPEC', so sweep must run here too.
+If a task fails, cancel what is left and submit the same command again:
+finished jobs are kept and finished rungs are only merged again.
+
 Arguments:
   SPEC                the sweep spec (TOML)
   N                   number of shards (array tasks 0..N-1)
@@ -84,13 +91,45 @@ count_tasks() {
     echo "$total"
 }
 
+# A search: per rung, an array (after the previous rung's merge) and its merge.
+submit_search() {
+    local rung after=() array_id merge_id ids=()
+    for ((rung = 0; rung < rungs; rung++)); do
+        array_id=$(sbatch --parsable --job-name="sweep-$name-rung$rung" \
+            --output="$out/logs/sweep-%A_%a.out" "${extra[@]}" "${after[@]}" --array="$array" \
+            "$here/sweep-array.sbatch" "$spec_abs" "$out" "$shards")
+        array_id=${array_id%%;*}
+        merge_id=$(sbatch --parsable --job-name="sweep-merge-$name-rung$rung" \
+            --output="$out/logs/merge-%j.out" "${extra[@]}" --dependency="afterok:$array_id" \
+            "$here/merge.sbatch" "$out") || {
+            echo "submit.sh: error: the merge of rung $rung was not submitted; cancel: scancel ${ids[*]} $array_id" >&2
+            exit 1
+        }
+        merge_id=${merge_id%%;*}
+        ids+=("$array_id" "$merge_id")
+        after=(--dependency="afterok:$merge_id")
+        echo "array job $array_id (rung $rung of $rungs: $ntasks tasks of $shards shards)"
+        echo "merge job $merge_id (after array $array_id succeeds)"
+    done
+    cat <<EOF
+spec:    $spec_abs
+results: $out   (logs in $out/logs/)
+
+Watch:   squeue -j $(IFS=,; echo "${ids[*]}")
+Cancel:  scancel ${ids[*]}
+If a task fails, the later jobs stay pending (reason DependencyNeverSatisfied):
+cancel them and submit the same command again (finished jobs are kept).
+EOF
+}
+
 tasks=
+tasks_given=
 max_parallel=
 while (($# > 0)); do
     case $1 in
         -h | --help) usage; exit 0 ;;
-        --tasks) (($# >= 2)) || die "--tasks needs a list"; tasks=$2; shift 2 ;;
-        --tasks=*) tasks=${1#*=}; shift ;;
+        --tasks) (($# >= 2)) || die "--tasks needs a list"; tasks=$2; tasks_given=1; shift 2 ;;
+        --tasks=*) tasks=${1#*=}; tasks_given=1; shift ;;
         --max-parallel) (($# >= 2)) || die "--max-parallel needs a number"; max_parallel=$2; shift 2 ;;
         --max-parallel=*) max_parallel=${1#*=}; shift ;;
         --) shift; break ;;
@@ -140,6 +179,18 @@ sweep=${SWEEP:-sweep}
 if ! command -v "$sweep" >/dev/null; then
     echo "submit.sh: warning: '$sweep' is not found here; the compute nodes must have it" \
         "(set SWEEP to its path)" >&2
+fi
+
+# A [search] runs one array and one merge per rung; count the rungs.
+if grep -q '^[[:space:]]*\[search\][[:space:]]*\(#.*\)\{0,1\}$' "$spec"; then
+    command -v "$sweep" >/dev/null ||
+        die "'$sweep' is not found here: a [search] spec needs it to count its rungs (set SWEEP)"
+    [[ -z $tasks_given ]] ||
+        die "--tasks does not apply to a [search]: submit the same command again (finished jobs are kept)"
+    rungs=$("$sweep" plan "$spec" 2>/dev/null | sed -n 's/^search: .*, \([0-9][0-9]*\) rungs;.*/\1/p')
+    [[ $rungs =~ ^[1-9][0-9]*$ ]] || die "cannot count the rungs of '$spec': see '$sweep plan $spec'"
+    submit_search
+    exit 0
 fi
 
 # Our defaults come before the user's options (so those win); what the scheme needs comes after.

@@ -40,6 +40,7 @@ fn speedup_jobs(episodes: u64) -> Vec<Job> {
                 seed: crate::seed::job_seed(1, k),
                 id: format!("bench{k}"),
                 params,
+                rung: None,
             }
         })
         .collect()

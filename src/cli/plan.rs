@@ -69,8 +69,53 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
             e
         })
         .collect();
-    let cpu_seconds: f64 = solvers.iter().map(|s| s.seconds).sum();
+    let mut cpu_seconds: f64 = solvers.iter().map(|s| s.seconds).sum();
+    if sweep.search.is_some() {
+        // The solvers' points hold the last rung's budget: a search's work is a share of it.
+        let (_, work, grid_work) = search_work(sweep);
+        cpu_seconds *= work as f64 / grid_work.max(1) as f64;
+    }
     Estimate { solvers, cpu_seconds, wall_seconds: (cpu_seconds / threads as f64).max(longest) }
+}
+
+/// A search's planned jobs and budget units (episodes or iterations) over all rungs, and
+/// the budget units of the full grid at the last rung's budget.
+pub fn search_work(sweep: &Sweep) -> (u64, u128, u128) {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let rungs = crate::search::planned(sweep);
+    let jobs = rungs.iter().map(|r| r.2).sum();
+    let work = rungs.iter().map(|&(_, budget, jobs)| u128::from(budget) * u128::from(jobs)).sum();
+    let grid_jobs: u64 = sweep.solvers.iter().map(|s| s.points.len() as u64 * u64::from(s.replicates)).sum();
+    (jobs, work, u128::from(grid_jobs) * u128::from(search.max_budget))
+}
+
+/// Prints a search's rungs and its work against the full grid.
+fn print_search(sweep: &Sweep) {
+    let Some(search) = &sweep.search else { return };
+    let seat = search.seat.map_or("the mean over its seats".to_string(), |s| format!("seat {s}"));
+    println!(
+        "search: {}, eta {}, {} rungs; ranked by {} against {} ({seat}), mean over replicates; \
+         the table above is the full grid at {} = {}",
+        search.method.name(),
+        search.eta,
+        search.budgets().len(),
+        search.metric.name(),
+        search.opponent.name(),
+        search.parameter,
+        search.max_budget
+    );
+    println!("{:>6} {:>15} {:>12} {:>10}", "rung", "configurations", search.parameter, "jobs");
+    for (rung, (configurations, budget, jobs)) in crate::search::planned(sweep).into_iter().enumerate() {
+        println!("{rung:>6} {configurations:>15} {budget:>12} {jobs:>10}");
+    }
+    let (jobs, work, grid_work) = search_work(sweep);
+    let grid_jobs: u64 = sweep.job_counts().iter().map(|(_, n)| n).sum::<u64>() / search.budgets().len() as u64;
+    println!(
+        "search total: {jobs} jobs, {work} {} ({:.1}% of the full grid's {grid_jobs} jobs, {grid_work} {})",
+        search.parameter,
+        100.0 * work as f64 / grid_work.max(1) as f64,
+        search.parameter
+    );
 }
 
 /// Runs `sweep plan`.
@@ -102,7 +147,12 @@ pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
     }
     let jobs: u64 = estimate.solvers.iter().map(|e| e.jobs).sum();
     let episodes: u128 = estimate.solvers.iter().map(|e| e.episodes).sum();
-    println!("total: {jobs} jobs, {episodes} training episodes, {:.1} s of CPU", estimate.cpu_seconds);
+    if sweep.search.is_some() {
+        print_search(&sweep);
+        println!("CPU of the search: {:.1} s", estimate.cpu_seconds);
+    } else {
+        println!("total: {jobs} jobs, {episodes} training episodes, {:.1} s of CPU", estimate.cpu_seconds);
+    }
     println!(
         "estimated wall time on {threads} threads: {} (measured here: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s per core)",
         human(estimate.wall_seconds),

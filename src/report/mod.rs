@@ -80,6 +80,7 @@ fields! {
     RegretAuc = ("regret_auc", 2, true),
     SolvedAt = ("solved_at", 2, true),
     QError = ("q_error", 2, true),
+    Rung = ("rung", 2, true),
 }
 
 impl Field {

@@ -29,6 +29,8 @@ pub struct JobKey<'a> {
     pub seed: u64,
     /// The grid point.
     pub params: &'a Params,
+    /// The rung of a search, if the job is one's.
+    pub rung: Option<u32>,
 }
 
 /// The exact and sampled result of one evaluated policy.
@@ -58,6 +60,7 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
     }
     r[column("seat")] = seat.name().to_string();
     r[Field::EvalOpponent.column()] = opponent.name().to_string();
+    r[Field::Rung.column()] = job.rung.map(|k| k.to_string()).unwrap_or_default();
     r
 }
 

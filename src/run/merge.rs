@@ -165,7 +165,9 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     }
     duplicates.sort();
     duplicates.dedup();
-    let missing_jobs: Vec<&str> = jobs.iter().filter(|j| owner[j.index] == NOBODY).map(|j| j.id.as_str()).collect();
+    let (expected, finished) = expected_jobs(&sweep, &jobs, &result_files, |j| owner[j] != NOBODY)?;
+    let missing_jobs: Vec<&str> =
+        jobs.iter().filter(|j| expected[j.index] && owner[j.index] == NOBODY).map(|j| j.id.as_str()).collect();
     if !duplicates.is_empty() || !missing_jobs.is_empty() || unknown > 0 {
         let mut parts = Vec::new();
         if !missing_jobs.is_empty() {
@@ -193,10 +195,38 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     merged.threads = manifests.iter().map(|(_, m)| m.threads).max().unwrap_or(1);
     merged.started = manifests.iter().map(|(_, m)| m.started.clone()).min().unwrap_or_default();
     merged.ended = manifests.iter().filter_map(|(_, m)| m.ended.clone()).max();
-    merged.jobs_total = jobs.len() as u64;
-    merged.jobs_done = jobs.len() as u64;
+    let merged_jobs = expected.iter().filter(|&&e| e).count();
+    merged.jobs_total = merged_jobs as u64;
+    merged.jobs_done = merged_jobs as u64;
     merged.jobs_failed = failed as u64;
-    merged.complete = true;
+    merged.complete = finished;
     merged.write(dir)?;
-    Ok(MergeReport { shards: n, jobs: jobs.len(), rows: row_count, failed, upgraded })
+    Ok(MergeReport { shards: n, jobs: merged_jobs, rows: row_count, failed, upgraded })
+}
+
+/// Which jobs the shards must hold, and whether that is the whole sweep. Without a
+/// `[search]`, every job. With one, the jobs its rungs decide from the shards' scores, up
+/// to the last rung that the shards have run (a sharded search merges once per rung).
+fn expected_jobs(
+    sweep: &spec::Sweep,
+    jobs: &[spec::Job],
+    result_files: &[PathBuf],
+    present: impl Fn(usize) -> bool,
+) -> Result<(Vec<bool>, bool)> {
+    let Some(search) = &sweep.search else { return Ok((vec![true; jobs.len()], true)) };
+    let mut scores = HashMap::new();
+    for file in result_files {
+        scores.extend(crate::search::read_scores(file, search).map_err(|e| bad_input(format!("{e:#}")))?);
+    }
+    let mut decided = crate::search::decide(sweep, jobs, |id| scores.get(id).copied());
+    let last_run = decided.rungs.last().is_some_and(|rung| rung.iter().any(|&j| present(j)));
+    if decided.rungs.len() > 1 && !last_run {
+        decided.rungs.pop();
+        decided.finished = false;
+    }
+    let mut expected = vec![false; jobs.len()];
+    for j in decided.jobs() {
+        expected[j] = true;
+    }
+    Ok((expected, decided.finished))
 }

@@ -20,6 +20,7 @@ pub mod job;
 pub mod merge;
 mod pool;
 mod progress;
+mod rungs;
 pub mod state;
 mod stop;
 
@@ -127,6 +128,11 @@ struct Plan<'a> {
     dir: PathBuf,
     threads: usize,
     shard: Option<Shard>,
+    /// Whether this is the run's last pass (a search runs one pass per rung): only the
+    /// last completes the manifest and prints the summary.
+    last: bool,
+    /// Whether to say what resume kept (a search's later passes keep its earlier rungs).
+    tell_resume: bool,
 }
 
 /// Runs a sweep until it completes or stops, and says how it ended; stops early when
@@ -142,6 +148,9 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         Some(s) => Some(s),
         None => shard_from_env(|k| std::env::var(k).ok())?,
     };
+    if sweep.search.is_some() && !opts.only.is_empty() {
+        return Err(bad_input("--only cannot pick jobs of a [search]: the search decides which jobs run"));
+    }
     let only = select_only(&all_jobs, &opts.only)?;
     let jobs: Vec<&Job> = all_jobs
         .iter()
@@ -154,7 +163,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         None => base.clone(),
     };
     check_writable(&dir)?;
-    if let (Some(s), false) = (shard, opts.quiet) {
+    if let (Some(s), false, None) = (shard, opts.quiet, &sweep.search) {
         let from = if opts.shard.is_some() { "--shard" } else { "the Slurm array variables" };
         eprintln!("shard {} of {} (0-based, from {from}): {} of {} jobs", s.index, s.count, jobs.len(), all_jobs.len());
     }
@@ -164,7 +173,12 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     }
     prepare(&dir, &sweep, opts.existing, &all_jobs)?;
     let _lock = state::lock(&dir)?;
-    execute(&Plan { opts, sweep: &sweep, all_jobs: &all_jobs, jobs, dir, threads, shard }, stop)
+    let plan =
+        Plan { opts, sweep: &sweep, all_jobs: &all_jobs, jobs, dir, threads, shard, last: true, tell_resume: true };
+    match sweep.search {
+        Some(_) => rungs::execute_search(plan, &base, stop),
+        None => execute(&plan, stop),
+    }
 }
 
 /// The worker threads `--threads` asks for (default: all cores).
@@ -261,7 +275,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     }
     appender.sync()?;
     finish(plan, &mut manifest)?;
-    if !opts.quiet {
+    if !opts.quiet && plan.last {
         let results = plan.dir.join("results.csv");
         if let Err(e) =
             summary::print_run_summary(plan.sweep, &results, &plan.dir, ran, kept, failed, started.elapsed())
@@ -281,7 +295,7 @@ fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
     let resumed = state::resume(&plan.dir, &expected, &selected)?;
     let pending: Vec<&Job> = plan.jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();
     let kept = plan.jobs.len() - pending.len();
-    if !plan.opts.quiet && (kept > 0 || resumed.repaired > 0) {
+    if !plan.opts.quiet && plan.tell_resume && (kept > 0 || resumed.repaired > 0) {
         eprintln!(
             "resuming in {}: {kept} jobs already done, {} to run{}",
             plan.dir.display(),
@@ -313,7 +327,7 @@ fn finish(plan: &Plan<'_>, manifest: &mut Manifest) -> Result<()> {
     manifest.jobs_done = plan.jobs.iter().filter(|j| done.contains(j.id.as_str())).count() as u64;
     let failed_ids: HashSet<&str> = runs.iter().filter(|r| r.flagged).map(|r| &*r.job).collect();
     manifest.jobs_failed = plan.jobs.iter().filter(|j| failed_ids.contains(j.id.as_str())).count() as u64;
-    manifest.complete = manifest.jobs_done == manifest.jobs_total && plan.opts.only.is_empty();
+    manifest.complete = manifest.jobs_done == manifest.jobs_total && plan.opts.only.is_empty() && plan.last;
     manifest.ended = Some(now_utc());
     manifest.write(&plan.dir)
 }

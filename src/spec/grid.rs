@@ -43,6 +43,14 @@ impl Grid {
         }
     }
 
+    /// Replaces the axis of the parameter `name` by the single value `budget` (a search
+    /// sets its budget parameter rung by rung).
+    pub fn set_budget(&mut self, name: &str, budget: u64) {
+        if let Some(i) = self.kind.params().iter().position(|p| p.name == name) {
+            self.axes[i] = vec![Val::Count(budget)];
+        }
+    }
+
     /// The number of grid points (saturating).
     pub fn len(&self) -> u64 {
         let product = self.axes.iter().fold(1u64, |n, axis| n.saturating_mul(axis.len() as u64));

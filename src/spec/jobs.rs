@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use super::Sweep;
+use super::{Sweep, grid};
 use crate::kinds::{Kind, Params, SELF_PLAY, Val};
 use crate::seed::{job_id, job_seed};
 
@@ -33,46 +33,75 @@ pub struct Job {
     pub id: String,
     /// The parameters.
     pub params: Params,
+    /// The rung of a search (`None` without a `[search]`).
+    pub rung: Option<u32>,
 }
 
 impl Sweep {
-    /// Every job, in spec order.
+    /// Every job, in spec order. With a `[search]`, every grid point at every rung's
+    /// budget: rung by rung, each rung in the usual order, its jobs marked with the rung.
     pub fn jobs(&self) -> Vec<Job> {
         let count = usize::try_from(self.job_count()).expect("job counts are bounded by MAX_JOBS");
         let most = self.solvers.iter().map(|s| s.replicates).max().unwrap_or(0);
         let seeds: Vec<u64> = (0..most).map(|r| job_seed(self.seed, r)).collect();
         let mut jobs = Vec::with_capacity(count);
-        for (s, (solver, grid)) in self.solvers.iter().zip(&self.grids).enumerate() {
-            let mut points = solver.points.iter().enumerate();
+        let Some(search) = &self.search else {
+            self.list_jobs(&self.grids, None, &seeds, &mut jobs);
+            return jobs;
+        };
+        for (rung, budget) in search.budgets().into_iter().enumerate() {
+            let mut grids = self.grids.clone();
+            for grid in &mut grids {
+                grid.set_budget(search.parameter, budget);
+            }
+            self.list_jobs(&grids, Some(rung as u32), &seeds, &mut jobs);
+        }
+        jobs
+    }
+
+    /// Appends the jobs of `grids` (the solvers' grids, in order), marked with `rung`.
+    fn list_jobs(&self, grids: &[grid::Grid], rung: Option<u32>, seeds: &[u64], jobs: &mut Vec<Job>) {
+        for (s, (solver, grid)) in self.solvers.iter().zip(grids).enumerate() {
+            let rung_points;
+            let points = match rung {
+                None => &solver.points,
+                Some(_) => {
+                    rung_points = grid.points();
+                    &rung_points
+                }
+            };
+            let mut points = points.iter().enumerate();
             for block in grid.blocks() {
                 let mut keys = Keys::new(self.seed, grid.kind, block);
                 for (p, params) in points.by_ref().take(keys.len()) {
                     let point_len = keys.key.len();
-                    for (r, &seed) in (0..solver.replicates).zip(&seeds) {
+                    for (r, &seed) in (0..solver.replicates).zip(seeds) {
                         keys.key.truncate(point_len);
                         write!(keys.key, ";replicate={r}").expect("writing to a String cannot fail");
                         debug_assert_eq!(keys.key, params.canonical_key(self.seed, r));
                         let id = job_id(&keys.key);
-                        let job =
-                            Job { index: jobs.len(), solver: s, point: p, replicate: r, seed, id, params: *params };
-                        jobs.push(job);
+                        let (index, params) = (jobs.len(), *params);
+                        jobs.push(Job { index, solver: s, point: p, replicate: r, seed, id, params, rung });
                     }
                     keys.key.truncate(point_len);
                     keys.advance();
                 }
             }
         }
-        jobs
     }
 
     /// Jobs per solver, as `(label, count)` in spec order, without listing them.
     pub fn job_counts(&self) -> Vec<(String, u64)> {
-        self.solvers.iter().map(|s| (s.label.clone(), s.points.len() as u64 * u64::from(s.replicates))).collect()
+        let rungs = self.search.as_ref().map_or(1, |s| s.budgets().len() as u64);
+        self.solvers
+            .iter()
+            .map(|s| (s.label.clone(), rungs * s.points.len() as u64 * u64::from(s.replicates)))
+            .collect()
     }
 
     /// The number of jobs, without listing them.
     pub fn job_count(&self) -> u64 {
-        self.solvers.iter().map(|s| s.points.len() as u64 * u64::from(s.replicates)).sum()
+        self.job_counts().iter().map(|(_, n)| n).sum()
     }
 }
 

@@ -45,8 +45,10 @@
 //!   product of its list axes with its distinct drawn points, the sample varying slowest.
 //!   The points are drawn when the spec is read, from the master seed and the solver's
 //!   label only, and raising `samples` keeps the first ones (prefix stability).
-//! - Search settings across solvers (a `[search]` table) are not part of the format yet;
-//!   the top-level keys are checked in `validate.rs`, where such a table would be read.
+//! - `[search]` (see `search.rs`): successive halving or Hyperband over the solvers'
+//!   budget parameter, which the solvers then may not set. [`Sweep::jobs`] lists every
+//!   grid point at every rung's budget (rung by rung, each rung in the usual order): the
+//!   jobs a search may run, of which [`crate::search`] picks those it does run.
 //! - Default labels: the kind's name if that kind occurs once, else `<kind>-<n>` for its
 //!   n-th occurrence (counting labelled solvers too). Labels must be distinct.
 //! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
@@ -71,6 +73,7 @@ mod error;
 mod grid;
 mod jobs;
 mod sample;
+pub mod search;
 mod sobol;
 mod solver;
 mod tree;
@@ -80,6 +83,7 @@ use std::path::Path;
 
 pub use error::{Problem, SpecError};
 pub use jobs::Job;
+pub use search::{Method, Metric, SearchSpec};
 
 use crate::kinds::{Kind, Params};
 use crate::mdp::Opponent;
@@ -108,6 +112,10 @@ pub struct Sweep {
     pub evaluation: EvaluationSpec,
     /// The solvers, in file order.
     pub solvers: Vec<SolverSpec>,
+    /// Successive halving or Hyperband over the solvers' budget parameter (`[search]`);
+    /// the solvers' points then hold `max_budget`, and [`Sweep::jobs`] lists every point
+    /// at every rung's budget (see `search.rs` and [`crate::search`]).
+    pub search: Option<SearchSpec>,
     /// The spec as resolved (see [`Sweep::resolved`]).
     resolved: serde_json::Value,
     /// The solvers' axes, from which [`Sweep::jobs`] builds job keys.
@@ -192,6 +200,9 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
         // Only when set: the hash of a spec without it stays what it was.
         resolved["evaluation"]["checkpoint_spacing"] = checked.evaluation.spacing.name().into();
     }
+    if let (Some(search), Some(object)) = (&checked.search, resolved.as_object_mut()) {
+        object.insert("search".into(), search.to_json());
+    }
     Ok(Sweep {
         name: checked.name,
         seed: checked.seed,
@@ -199,6 +210,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
         notes: checked.notes,
         evaluation: checked.evaluation,
         solvers,
+        search: checked.search,
         resolved,
         grids: checked.solvers.into_iter().map(|s| s.grid).collect(),
     })

@@ -10,6 +10,7 @@ use super::EvaluationSpec;
 use super::across;
 use super::error::{Report, SpecError, closest, quoted_list};
 use super::grid::Grid;
+use super::search::{self, SearchSpec};
 use super::solver::{self, Draft};
 use super::tree::{self, Entry, Leaf, Node};
 use crate::mdp::Opponent;
@@ -24,6 +25,8 @@ pub(crate) struct Checked {
     pub solvers: Vec<CheckedSolver>,
     /// How some values were read (e.g. rounded), for `sweep plan`.
     pub notes: Vec<String>,
+    /// The `[search]` table, if any.
+    pub search: Option<SearchSpec>,
 }
 
 /// A solver that passed every check.
@@ -34,7 +37,7 @@ pub(crate) struct CheckedSolver {
     pub replicates: Option<u32>,
 }
 
-const TOP_KEYS: [&str; 5] = ["name", "seed", "replicates", "evaluation", "solver"];
+const TOP_KEYS: [&str; 6] = ["name", "seed", "replicates", "evaluation", "solver", "search"];
 const EVALUATION_KEYS: [&str; 4] = ["opponents", "games", "checkpoints", "checkpoint_spacing"];
 const I64_MAX: u64 = i64::MAX as u64;
 
@@ -47,6 +50,7 @@ struct Top<'t> {
     checkpoints: Option<&'t Entry>,
     solvers: Vec<Draft<'t>>,
     has_solver_key: bool,
+    search: Option<&'t Entry>,
 }
 
 /// Reads and checks a whole spec.
@@ -66,6 +70,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         checkpoints: None,
         solvers: Vec::new(),
         has_solver_key: false,
+        search: None,
     };
     for entry in &root {
         read_top_entry(&mut report, &mut top, entry);
@@ -88,15 +93,21 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
     if report.is_clean() {
         across::check_shared_points(&mut report, &top.solvers, &labels);
     }
+    let search = top.search.and_then(|entry| {
+        let (opponents, checkpoints) = (&top.evaluation.opponents, top.evaluation.checkpoints);
+        search::read(&mut report, entry, opponents, checkpoints, &top.solvers, &solver_tables(&root))
+    });
     report.finish()?;
     let solvers = top
         .solvers
         .into_iter()
         .zip(labels)
-        .map(|(draft, label)| CheckedSolver {
-            label,
-            grid: draft.grid.expect("a clean report means every grid is valid"),
-            replicates: draft.replicates,
+        .map(|(draft, label)| {
+            let mut grid = draft.grid.expect("a clean report means every grid is valid");
+            if let Some(search) = &search {
+                grid.set_budget(search.parameter, search.max_budget);
+            }
+            CheckedSolver { label, grid, replicates: draft.replicates }
         })
         .collect();
     Ok(Checked {
@@ -106,7 +117,16 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         evaluation: top.evaluation,
         solvers,
         notes,
+        search,
     })
+}
+
+/// The `[[solver]]` tables as written, in order (for the keys each sets).
+fn solver_tables(root: &[Entry]) -> Vec<&[Entry]> {
+    let Some(Leaf::Array(tables)) = root.iter().find(|e| e.key == "solver").map(|e| &e.node.value) else {
+        return Vec::new();
+    };
+    tables.iter().map(|t| if let Leaf::Table(entries) = &t.value { entries.as_slice() } else { &[] }).collect()
 }
 
 /// A TOML syntax error as a problem, with its line and column.
@@ -135,6 +155,7 @@ fn read_top_entry<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) 
             top.replicates = whole(report, "replicates", entry, 1, u64::from(u32::MAX), rule).map_or(1, |r| r as u32);
         }
         "evaluation" => read_evaluation(report, top, entry),
+        "search" => top.search = Some(entry),
         "solver" => {
             top.has_solver_key = true;
             read_solvers(report, top, entry);

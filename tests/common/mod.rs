@@ -48,13 +48,14 @@ pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     (header, rows)
 }
 
-/// The rows of a results file without the two timing columns.
+/// The rows of a results file without the two timing columns (`train_ms`, `eval_ms`).
 pub fn without_timings(path: &Path) -> Vec<Vec<String>> {
     let (h, rows) = read_csv(path);
-    let timing: Vec<usize> = (0..h.len()).filter(|&i| h[i] == "train_ms" || h[i] == "eval_ms").collect();
-    assert_eq!(timing.len(), 2, "{h:?}");
+    let timings: Vec<usize> =
+        h.iter().enumerate().filter(|(_, c)| *c == "train_ms" || *c == "eval_ms").map(|(i, _)| i).collect();
+    assert_eq!(timings.len(), 2, "{}: no timing columns", path.display());
     rows.into_iter()
-        .map(|r| r.into_iter().enumerate().filter(|(i, _)| !timing.contains(i)).map(|(_, c)| c).collect())
+        .map(|r| r.into_iter().enumerate().filter(|(i, _)| !timings.contains(i)).map(|(_, c)| c).collect())
         .collect()
 }
 

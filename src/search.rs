@@ -1,0 +1,285 @@
+//! Successive halving and Hyperband: which of a searched spec's jobs run, decided rung by
+//! rung from the results so far.
+//!
+//! A configuration is a grid point of a solver (its budget parameter aside), in spec
+//! order. [`crate::spec::Sweep::jobs`] lists every configuration at every rung's budget;
+//! [`decide`] picks the jobs a search runs. Rung by rung, every surviving configuration
+//! runs all its replicates at the rung's budget; within each bracket, the best
+//! `max(1, floor(n / eta))` of its `n` configurations (by the mean of the metric over
+//! replicates, lower first; a failed job counts as +inf; ties by spec order) go on to the
+//! next rung. Successive halving is one bracket that starts at rung 0 with every
+//! configuration. Hyperband has one bracket per rung it may start at: the bracket of `s`
+//! cuts (`s = 0..=last rung`) starts at rung `last - s` with a nominal
+//! `ceil((last + 1) * eta^s / (s + 1))` configurations; the configurations are shared out
+//! in those proportions by a fixed rule (configuration `c` goes to the bracket whose
+//! share of `[0, 1)` holds the fractional part of `(c + 1) / golden ratio`, so that
+//! neighbouring grid points land in different brackets), each in exactly one bracket.
+//!
+//! Decisions are a pure function of the spec and the scores: not of thread counts,
+//! shards, order of completion or interruptions.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::report::files::each_row;
+use crate::report::{Field, RESULT_COLUMNS};
+use crate::spec::{Job, Method, SearchSpec, Sweep};
+
+/// A configuration's jobs within one rung: the offset of its first job and its replicates.
+#[derive(Clone, Copy, Debug)]
+struct Configuration {
+    offset: usize,
+    replicates: usize,
+}
+
+/// One bracket: the rung it starts at and its configurations (indices, spec order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bracket {
+    /// The first rung it runs.
+    pub start: usize,
+    /// Its configurations at that rung.
+    pub configurations: Vec<usize>,
+}
+
+/// What the results so far decide.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decided {
+    /// For each rung decided so far, the indices (into [`Sweep::jobs`]) of its jobs.
+    pub rungs: Vec<Vec<usize>>,
+    /// For each rung decided so far, its configurations (spec order).
+    pub configurations: Vec<Vec<usize>>,
+    /// Whether every rung is decided and every job of the last has a score.
+    pub finished: bool,
+}
+
+impl Decided {
+    /// Every decided job index, rung by rung.
+    pub fn jobs(&self) -> impl Iterator<Item = usize> + '_ {
+        self.rungs.iter().flatten().copied()
+    }
+}
+
+fn configurations(sweep: &Sweep) -> Vec<Configuration> {
+    let mut offset = 0;
+    let mut out = Vec::new();
+    for solver in &sweep.solvers {
+        let replicates = solver.replicates as usize;
+        for _ in &solver.points {
+            out.push(Configuration { offset, replicates });
+            offset += replicates;
+        }
+    }
+    out
+}
+
+/// The brackets of a search over `count` configurations (empty brackets left out).
+pub fn brackets(search: &SearchSpec, count: usize) -> Vec<Bracket> {
+    let last = search.budgets().len() - 1;
+    if search.method == Method::Halving || last == 0 {
+        return vec![Bracket { start: 0, configurations: (0..count).collect() }];
+    }
+    // Bracket of s cuts, s = last..=0, starts at rung last - s.
+    let eta = search.eta as f64;
+    let nominal: Vec<f64> =
+        (0..=last).rev().map(|s| ((last + 1) as f64 * eta.powi(s as i32) / (s + 1) as f64).ceil()).collect();
+    let total: f64 = nominal.iter().sum();
+    let mut bounds = Vec::with_capacity(nominal.len());
+    let mut sum = 0.0;
+    for n in &nominal {
+        sum += n;
+        bounds.push(sum / total);
+    }
+    let mut out: Vec<Bracket> = (0..=last).map(|start| Bracket { start, configurations: Vec::new() }).collect();
+    const GOLDEN: f64 = 0.618_033_988_749_894_9;
+    for c in 0..count {
+        let u = ((c + 1) as f64 * GOLDEN).fract();
+        let b = bounds.iter().position(|&bound| u < bound).unwrap_or(last);
+        out[b].configurations.push(c);
+    }
+    out.retain(|b| !b.configurations.is_empty());
+    out
+}
+
+/// The jobs of a searched `sweep` (whose [`Sweep::jobs`] are `jobs`) that the scores
+/// decide: every rung up to the first whose jobs are not all scored. `score` gives a
+/// finished job's metric by id (`None`: not finished).
+pub fn decide(sweep: &Sweep, jobs: &[Job], score: impl Fn(&str) -> Option<f64>) -> Decided {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let configs = configurations(sweep);
+    let rungs = search.budgets().len();
+    let per_rung = jobs.len() / rungs;
+    let mut brackets = brackets(search, configs.len());
+    let mut decided = Decided { rungs: Vec::new(), configurations: Vec::new(), finished: false };
+    for rung in 0..rungs {
+        let mut running: Vec<usize> =
+            brackets.iter().filter(|b| b.start <= rung).flat_map(|b| b.configurations.iter().copied()).collect();
+        running.sort_unstable();
+        let indices = |c: usize| {
+            let config = configs[c];
+            (0..config.replicates).map(move |r| rung * per_rung + config.offset + r)
+        };
+        let rung_jobs: Vec<usize> = running.iter().flat_map(|&c| indices(c)).collect();
+        let scores: Vec<Option<f64>> = rung_jobs.iter().map(|&j| score(&jobs[j].id)).collect();
+        let complete = scores.iter().all(Option::is_some);
+        decided.rungs.push(rung_jobs);
+        decided.configurations.push(running);
+        if rung + 1 == rungs || !complete {
+            decided.finished = complete && rung + 1 == rungs;
+            break;
+        }
+        let mean = |c: usize| {
+            let values: Vec<f64> = indices(c).map(|j| score(&jobs[j].id).unwrap_or(f64::INFINITY)).collect();
+            values.iter().sum::<f64>() / values.len() as f64
+        };
+        for bracket in brackets.iter_mut().filter(|b| b.start <= rung) {
+            let keep = (bracket.configurations.len() / search.eta as usize).max(1);
+            let mut ranked: Vec<(f64, usize)> = bracket.configurations.iter().map(|&c| (mean(c), c)).collect();
+            ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            bracket.configurations = ranked.into_iter().take(keep).map(|(_, c)| c).collect();
+            bracket.configurations.sort_unstable();
+        }
+    }
+    decided
+}
+
+/// Planned rungs, as `(configurations, budget, jobs)`, assuming no job fails (the counts
+/// do not depend on the scores).
+pub fn planned(sweep: &Sweep) -> Vec<(usize, u64, u64)> {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let configs = configurations(sweep);
+    let mut brackets = brackets(search, configs.len());
+    let mut out = Vec::new();
+    for (rung, budget) in search.budgets().into_iter().enumerate() {
+        let running: Vec<usize> =
+            brackets.iter().filter(|b| b.start <= rung).flat_map(|b| b.configurations.iter().copied()).collect();
+        let jobs = running.iter().map(|&c| configs[c].replicates as u64).sum();
+        out.push((running.len(), budget, jobs));
+        for bracket in brackets.iter_mut().filter(|b| b.start <= rung) {
+            let keep = (bracket.configurations.len() / search.eta as usize).max(1);
+            bracket.configurations.truncate(keep);
+        }
+    }
+    out
+}
+
+/// Sums of the metric over a job's rows: all of them against the search's opponent, and
+/// those of its seat.
+#[derive(Default)]
+struct Sums {
+    all: (f64, u32),
+    seat: (f64, u32),
+    failed: bool,
+}
+
+/// The metric of every finished job in the results file `path` (none when it does not
+/// exist): the mean over its rows against the search's opponent (in the search's seat
+/// when it names one and the job is evaluated there); +inf for a failed job.
+pub fn read_scores(path: &Path, search: &SearchSpec) -> Result<HashMap<String, f64>> {
+    let metric = search.metric.name();
+    if !RESULT_COLUMNS.contains(&metric) {
+        bail!("metric = \"{metric}\": this version of sweep does not write a {metric} column; use metric = \"regret\"");
+    }
+    if !path.exists() {
+        return Ok(HashMap::new());
+    }
+    let index = |name: &str| crate::report::column(name);
+    let (id, opponent, seat, status, value) =
+        (index("job_id"), Field::EvalOpponent.column(), index("seat"), Field::Status.column(), index(metric));
+    let mut sums: HashMap<String, Sums> = HashMap::new();
+    each_row(path, &RESULT_COLUMNS, &["job_id", "eval_opponent", "seat", "status", metric], |row| {
+        if &row[opponent] != search.opponent.name() {
+            return;
+        }
+        let entry = sums.entry(row[id].to_string()).or_default();
+        let v: f64 = row[value].parse().unwrap_or(f64::INFINITY);
+        entry.failed |= &row[status] != "ok";
+        entry.all = (entry.all.0 + v, entry.all.1 + 1);
+        if search.seat.is_some_and(|s| s.name() == &row[seat]) {
+            entry.seat = (entry.seat.0 + v, entry.seat.1 + 1);
+        }
+    })?;
+    let mean = |(sum, n): (f64, u32)| sum / f64::from(n);
+    Ok(sums
+        .into_iter()
+        .map(|(job, s)| {
+            let score = if s.failed {
+                f64::INFINITY
+            } else if s.seat.1 > 0 {
+                mean(s.seat)
+            } else {
+                mean(s.all)
+            };
+            (job, score)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sweep(method: &str, eta: u64, alphas: usize, replicates: u32) -> Sweep {
+        let alphas: Vec<String> = (1..=alphas).map(|a| format!("{}", a as f64 / 100.0)).collect();
+        let text = format!(
+            "replicates = {replicates}\n[evaluation]\ncheckpoints = 1\n[search]\nmethod = \"{method}\"\neta = {eta}\n\
+             min_budget = 10\nmax_budget = 270\n[[solver]]\nkind = \"q-learning\"\nalpha = [{}]\n",
+            alphas.join(", ")
+        );
+        crate::spec::parse(&text, "search.toml").unwrap()
+    }
+
+    #[test]
+    fn budgets_run_down_from_the_maximum_by_eta() {
+        let s = sweep("halving", 3, 2, 1).search.unwrap();
+        assert_eq!(s.budgets(), [10, 30, 90, 270]);
+        let odd = SearchSpec { min_budget: 7, max_budget: 100, eta: 2, ..s.clone() };
+        assert_eq!(odd.budgets(), [13, 25, 50, 100]);
+        let one = SearchSpec { eta: 1000, ..s };
+        assert_eq!(one.budgets(), [270]);
+    }
+
+    #[test]
+    fn the_best_share_goes_on_ties_by_spec_order() {
+        let sweep = sweep("halving", 3, 9, 2);
+        let jobs = sweep.jobs();
+        assert_eq!(jobs.len(), 9 * 2 * 4);
+        // Configuration c scores |c - 4| on replicate 0 and 0 on replicate 1: 4 best, then
+        // 3 and 5 (tied; 3 first in spec order).
+        let score = |id: &str| {
+            let j = jobs.iter().find(|j| j.id == id).unwrap();
+            Some(if j.replicate == 0 { (j.point as f64 - 4.0).abs() } else { 0.0 })
+        };
+        let decided = decide(&sweep, &jobs, score);
+        assert!(decided.finished);
+        assert_eq!(decided.configurations, [(0..9).collect::<Vec<_>>(), vec![3, 4, 5], vec![4], vec![4]]);
+        assert_eq!(decided.rungs[1], [24, 25, 26, 27, 28, 29]);
+        assert!(
+            decided
+                .jobs()
+                .all(|j| jobs[j].rung == Some(decided.rungs.iter().position(|r| r.contains(&j)).unwrap() as u32))
+        );
+        let planned: Vec<usize> = planned(&sweep).iter().map(|p| p.0).collect();
+        assert_eq!(planned, [9, 3, 1, 1]);
+        // Nothing scored yet: only rung 0 is decided.
+        let none = decide(&sweep, &jobs, |_| None);
+        assert_eq!((none.rungs.len(), none.finished), (1, false));
+    }
+
+    #[test]
+    fn hyperband_shares_every_configuration_out_once() {
+        let sweep = sweep("hyperband", 3, 40, 1);
+        let search = sweep.search.as_ref().unwrap();
+        let brackets = brackets(search, 40);
+        let starts: Vec<usize> = brackets.iter().map(|b| b.start).collect();
+        assert_eq!(starts, [0, 1, 2, 3]);
+        let mut all: Vec<usize> = brackets.iter().flat_map(|b| b.configurations.clone()).collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..40).collect::<Vec<_>>());
+        // Hyperband's nominal sizes 27, 12, 6, 4: the first bracket gets the most.
+        assert!(brackets[0].configurations.len() > brackets[3].configurations.len());
+        let planned = planned(&sweep);
+        assert_eq!(planned.last().unwrap().1, 270);
+    }
+}

@@ -1,0 +1,290 @@
+//! The `[search]` table: successive halving or Hyperband over a budget parameter
+//! (`episodes` for learners, `iterations` for MCTS), read and checked against the solvers.
+//!
+//! Keys: `method` (`"halving"` or `"hyperband"`, required), `eta` (the cut factor, a whole
+//! number >= 2, default 3), `min_budget` and `max_budget` (whole numbers, required,
+//! `1 <= min_budget <= max_budget`), `metric` (`"regret"`, default, or `"regret_auc"`),
+//! `opponent` (the evaluation opponent the configurations are judged on; one of
+//! `[evaluation] opponents`, default the first) and `seat` (`"x"` or `"o"`; default the
+//! mean over the seats a job is evaluated in).
+//!
+//! The rung budgets are `max_budget / eta^k` (rounded to whole numbers) for every `k` that
+//! keeps them at or above `min_budget`, in increasing order, so the last rung always has
+//! `max_budget`. Every solver must take the same budget parameter and must not set it: the
+//! search sets it, rung by rung (a solver's grid is its other axes).
+
+use super::error::{Report, quoted_list};
+use super::solver::Draft;
+use super::tree::{Entry, Leaf};
+use super::validate::whole;
+use crate::kinds::{Kind, Ty};
+use crate::mdp::{Opponent, Seat};
+
+/// How a search cuts configurations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// One bracket: every configuration starts at the lowest rung.
+    Halving,
+    /// Several brackets, each starting at a higher rung with fewer configurations.
+    Hyperband,
+}
+
+/// What a search ranks configurations by (lower is better), mean over replicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// The final regret (`regret` column).
+    Regret,
+    /// The area under the regret curve (`regret_auc` column).
+    RegretAuc,
+}
+
+impl Method {
+    /// The spelling in specs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Halving => "halving",
+            Method::Hyperband => "hyperband",
+        }
+    }
+}
+
+impl Metric {
+    /// The spelling in specs, which is also the column it reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Regret => "regret",
+            Metric::RegretAuc => "regret_auc",
+        }
+    }
+}
+
+/// A validated `[search]` table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchSpec {
+    /// Halving or Hyperband.
+    pub method: Method,
+    /// The cut factor: the best `1/eta` of a rung go on.
+    pub eta: u64,
+    /// The lowest budget a rung may have.
+    pub min_budget: u64,
+    /// The budget of the last rung.
+    pub max_budget: u64,
+    /// The ranking metric.
+    pub metric: Metric,
+    /// The evaluation opponent it is judged on.
+    pub opponent: Opponent,
+    /// The evaluated seat it is judged on (`None`: the mean over the job's seats).
+    pub seat: Option<Seat>,
+    /// The budget parameter (`episodes` or `iterations`).
+    pub parameter: &'static str,
+}
+
+/// The parameters a search can use as its budget, in order of preference.
+pub const BUDGET_PARAMETERS: [&str; 2] = ["episodes", "iterations"];
+
+const KEYS: [&str; 7] = ["method", "eta", "min_budget", "max_budget", "metric", "opponent", "seat"];
+
+impl SearchSpec {
+    /// The rung budgets, increasing; the last is `max_budget`.
+    pub fn budgets(&self) -> Vec<u64> {
+        let (eta, min, max) = (u128::from(self.eta), u128::from(self.min_budget), u128::from(self.max_budget));
+        let mut divisors = vec![1u128];
+        while min * divisors.last().expect("one") * eta <= max {
+            divisors.push(divisors.last().expect("one") * eta);
+        }
+        divisors.iter().rev().map(|d| ((max + d / 2) / d) as u64).collect()
+    }
+
+    /// The resolved form (part of the spec hash).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "method": self.method.name(),
+            "eta": self.eta,
+            "min_budget": self.min_budget,
+            "max_budget": self.max_budget,
+            "metric": self.metric.name(),
+            "opponent": self.opponent.name(),
+            "seat": self.seat.map(|s| s.name()),
+            "parameter": self.parameter,
+            "budgets": self.budgets(),
+        })
+    }
+}
+
+/// The budget parameter of a kind, if it has one.
+pub fn budget_parameter(kind: Kind) -> Option<&'static str> {
+    BUDGET_PARAMETERS.iter().copied().find(|name| kind.param(name).is_some())
+}
+
+/// What `[search]` holds, as read so far.
+struct Fields {
+    method: Option<Method>,
+    eta: u64,
+    min_budget: Option<u64>,
+    max_budget: Option<u64>,
+    metric: Metric,
+    opponent: Option<Opponent>,
+    seat: Option<Seat>,
+}
+
+/// Reads `[search]` and checks it against the solvers (`tables` are the `[[solver]]`
+/// tables as written, to see which keys each sets).
+pub(crate) fn read(
+    report: &mut Report,
+    entry: &Entry,
+    opponents: &[Opponent],
+    checkpoints: u32,
+    drafts: &[Draft],
+    tables: &[&[Entry]],
+) -> Option<SearchSpec> {
+    let Leaf::Table(entries) = &entry.node.value else {
+        let message = format!(
+            "has the wrong type ({}): search is a table; write [search] and its keys {}",
+            entry.node.value.type_name(),
+            KEYS.join(", ")
+        );
+        report.entry("search", entry, message);
+        return None;
+    };
+    let mut fields = Fields {
+        method: None,
+        eta: 3,
+        min_budget: None,
+        max_budget: None,
+        metric: Metric::Regret,
+        opponent: None,
+        seat: None,
+    };
+    let clean = report.is_clean();
+    for e in entries {
+        read_key(report, &mut fields, e, opponents);
+    }
+    let problem = |report: &mut Report, message: String| report.entry("search", entry, message);
+    let Some(method) = fields.method else {
+        problem(report, "has no method: add method = \"halving\" or \"hyperband\"".into());
+        return None;
+    };
+    let (Some(min_budget), Some(max_budget)) = (fields.min_budget, fields.max_budget) else {
+        problem(report, "needs min_budget and max_budget (the budgets of the first and last rungs)".into());
+        return None;
+    };
+    if min_budget > max_budget {
+        problem(report, format!("has min_budget = {min_budget} above max_budget = {max_budget}: swap them"));
+        return None;
+    }
+    let opponent = fields.opponent.unwrap_or(opponents[0]);
+    let parameter = check_solvers(report, drafts, tables, max_budget)?;
+    let search = SearchSpec {
+        method,
+        eta: fields.eta,
+        min_budget,
+        max_budget,
+        metric: fields.metric,
+        opponent,
+        seat: fields.seat,
+        parameter,
+    };
+    if !first_rung_fits(report, entry, &search, checkpoints) {
+        return None;
+    }
+    (clean && report.is_clean()).then_some(search)
+}
+
+/// A learner's first rung has at least `checkpoints` episodes.
+fn first_rung_fits(report: &mut Report, entry: &Entry, search: &SearchSpec, checkpoints: u32) -> bool {
+    let lowest = search.budgets()[0];
+    if search.parameter == "episodes" && lowest < u64::from(checkpoints) {
+        let message = format!(
+            "has a first rung of {lowest} episodes, fewer than evaluation.checkpoints = {checkpoints}: \
+             raise min_budget or lower checkpoints"
+        );
+        report.entry("search", entry, message);
+        return false;
+    }
+    true
+}
+
+fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Opponent]) {
+    let key = format!("search.{}", e.key);
+    let text = |report: &mut Report, allowed: &[&str]| -> Option<String> {
+        match &e.node.value {
+            Leaf::Str(s) if allowed.contains(&s.as_str()) => Some(s.clone()),
+            _ => {
+                let message =
+                    format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
+                report.entry(&key, e, message);
+                None
+            }
+        }
+    };
+    match e.key.as_str() {
+        "method" => {
+            fields.method = text(report, &["halving", "hyperband"]).map(|m| match m.as_str() {
+                "halving" => Method::Halving,
+                _ => Method::Hyperband,
+            });
+        }
+        "metric" => {
+            let metric = text(report, &["regret", "regret_auc"]);
+            fields.metric = if metric.as_deref() == Some("regret_auc") { Metric::RegretAuc } else { Metric::Regret };
+        }
+        "eta" => {
+            let rule = "eta must be a whole number from 2 to 1000000 (the best 1/eta of a rung go on)";
+            fields.eta = whole(report, &key, e, 2, 1_000_000, rule).unwrap_or(3);
+        }
+        "min_budget" | "max_budget" => {
+            let rule = format!("{} must be a whole number >= 1 (episodes or iterations of a rung)", e.key);
+            let value = whole(report, &key, e, 1, i64::MAX as u64, &rule);
+            if e.key == "min_budget" { fields.min_budget = value } else { fields.max_budget = value }
+        }
+        "opponent" => {
+            let names: Vec<&str> = opponents.iter().map(|o| o.name()).collect();
+            fields.opponent = text(report, &names).and_then(|n| n.parse().ok());
+        }
+        "seat" => fields.seat = text(report, Seat::NAMES).and_then(|n| n.parse().ok()),
+        other => {
+            let message = format!("is not a known key of [search] ({other}): allowed are {}", KEYS.join(", "));
+            report.entry(&key, e, message);
+        }
+    }
+}
+
+/// Every solver takes the same budget parameter, does not set it, and accepts
+/// `max_budget`; returns the parameter.
+fn check_solvers(report: &mut Report, drafts: &[Draft], tables: &[&[Entry]], max: u64) -> Option<&'static str> {
+    let mut found: Option<&'static str> = None;
+    for (draft, table) in drafts.iter().zip(tables) {
+        let Some(kind) = draft.kind else { continue };
+        let key = format!("solver[{}]", draft.number);
+        let Some(parameter) = budget_parameter(kind) else {
+            let message = format!(
+                "is a {} solver, which has no budget parameter ({}): a [search] takes learners or MCTS only",
+                kind.name(),
+                BUDGET_PARAMETERS.join(" or ")
+            );
+            report.at(draft.span.as_ref(), Some(&key), None, message);
+            continue;
+        };
+        match found {
+            Some(other) if other != parameter => {
+                let message = format!(
+                    "budgets {parameter} where an earlier solver budgets {other}: one [search] ranks one budget"
+                );
+                report.at(draft.span.as_ref(), Some(&key), None, message);
+            }
+            _ => found = Some(parameter),
+        }
+        if let Some(given) = table.iter().find(|e| e.key == parameter) {
+            let message = format!(
+                "is set by [search] (rungs from min_budget to max_budget): remove {parameter} from this solver"
+            );
+            report.entry(&format!("{key}.{parameter}"), given, message);
+        }
+        if let Some(Ty::Count { max: most }) = kind.param(parameter).map(|p| p.ty) {
+            if max > most {
+                report.file(Some("search.max_budget"), format!("is above the most {parameter} allowed, {most}"));
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,171 @@
+//! Properties of successive halving and Hyperband, through the library's executor: the
+//! files do not depend on the thread count or on sharding (shards merged once per rung
+//! equal a local search); every row of a search is the row of the same job in a plain
+//! grid over the rung budgets (the `rung` column aside); and with `eta` so large that
+//! there is one rung (nothing is cut), the files equal the plain grid at `max_budget`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use proptest::prelude::*;
+use sweep::report::manifest::Shard;
+use sweep::run::{self, Outcome, RunOptions, StopToken};
+
+/// A small searched spec: `alphas` x 2 epsilons, `replicates`, budgets `min..=max`.
+fn searched(method: &str, eta: u64, min: u64, max: u64, alphas: &[f64], replicates: u32, seed: u64) -> String {
+    let alphas: Vec<String> = alphas.iter().map(|a| a.to_string()).collect();
+    format!(
+        "name = \"hv\"\nseed = {seed}\nreplicates = {replicates}\n[evaluation]\ncheckpoints = 2\n\
+         [search]\nmethod = \"{method}\"\neta = {eta}\nmin_budget = {min}\nmax_budget = {max}\n\
+         [[solver]]\nkind = \"q-learning\"\nalpha = [{}]\nepsilon = [0.1, 0.3]\n",
+        alphas.join(", ")
+    )
+}
+
+/// The same grid without `[search]`, at the budgets `episodes`.
+fn grid(episodes: &[u64], alphas: &[f64], replicates: u32, seed: u64) -> String {
+    let alphas: Vec<String> = alphas.iter().map(|a| a.to_string()).collect();
+    let episodes: Vec<String> = episodes.iter().map(|e| e.to_string()).collect();
+    format!(
+        "name = \"hv\"\nseed = {seed}\nreplicates = {replicates}\n[evaluation]\ncheckpoints = 2\n\
+         [[solver]]\nkind = \"q-learning\"\nepisodes = [{}]\nalpha = [{}]\nepsilon = [0.1, 0.3]\n",
+        episodes.join(", "),
+        alphas.join(", ")
+    )
+}
+
+fn run_in(spec: &Path, out: &Path, threads: usize, shard: Option<Shard>) {
+    let opts = RunOptions {
+        spec: spec.to_path_buf(),
+        threads: Some(threads),
+        out: Some(out.to_path_buf()),
+        shard,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    let report = run::run(&opts, &StopToken::new()).unwrap();
+    assert!(matches!(report.outcome, Outcome::Completed), "{:?}", report.outcome);
+}
+
+/// Runs a search as a cluster would: every shard, then a merge, once per rung.
+fn run_sharded(spec: &Path, out: &Path, shards: u32, rungs: usize) {
+    for _ in 0..rungs {
+        for index in 0..shards {
+            run_in(spec, out, 1, Some(Shard { index, count: shards }));
+        }
+        run::merge::merge(out).unwrap();
+    }
+}
+
+fn column(path: &Path, name: &str) -> Vec<String> {
+    let (header, rows) = read_csv(path);
+    let i = header.iter().position(|c| c == name).unwrap();
+    rows.into_iter().map(|r| r[i].clone()).collect()
+}
+
+/// Rows without timings and without the `rung` column.
+fn without_rung(path: &Path) -> Vec<Vec<String>> {
+    let (header, _) = read_csv(path);
+    let rung = header.iter().filter(|c| *c != "train_ms" && *c != "eval_ms").position(|c| c == "rung").unwrap();
+    without_timings(path)
+        .into_iter()
+        .map(|mut r| {
+            r.remove(rung);
+            r
+        })
+        .collect()
+}
+
+fn files(dir: &Path) -> (Vec<Vec<String>>, Vec<u8>) {
+    (without_timings(&dir.join("results.csv")), std::fs::read(dir.join("curves.csv")).unwrap())
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    write_spec(dir, name, text)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4))]
+
+    #[test]
+    fn the_same_files_on_any_thread_count_and_any_sharding(
+        hyperband in any::<bool>(),
+        eta in 2u64..4,
+        alphas in proptest::sample::subsequence(vec![0.05, 0.1, 0.2, 0.4, 0.8], 2..=5),
+        replicates in 1u32..3,
+        shards in 2u32..4,
+        seed in 0u64..1000,
+    ) {
+        let method = if hyperband { "hyperband" } else { "halving" };
+        let tmp = tempfile::tempdir().unwrap();
+        let spec = write(tmp.path(), "hv.toml", &searched(method, eta, 40, 400, &alphas, replicates, seed));
+        let rungs = sweep::spec::load(&spec).unwrap().search.unwrap().budgets().len();
+        let (one, two, split) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("split"));
+        run_in(&spec, &one, 1, None);
+        run_in(&spec, &two, 2, None);
+        run_sharded(&spec, &split, shards, rungs);
+        prop_assert_eq!(files(&one), files(&two));
+        prop_assert_eq!(files(&one), files(&split));
+        let merged = sweep::report::manifest::Manifest::read(&split).unwrap();
+        prop_assert!(merged.complete);
+        // Every row is the plain grid's row of the same job, the rung aside.
+        let budgets = sweep::spec::load(&spec).unwrap().search.unwrap().budgets();
+        let plain = write(tmp.path(), "grid.toml", &grid(&budgets, &alphas, replicates, seed));
+        let full = tmp.path().join("grid");
+        run_in(&plain, &full, 2, None);
+        let grid_rows = without_rung(&full.join("results.csv"));
+        for row in without_rung(&one.join("results.csv")) {
+            prop_assert!(grid_rows.contains(&row), "a search row is not the grid's: {:?}", row);
+        }
+    }
+}
+
+#[test]
+fn with_one_rung_nothing_is_cut_and_the_files_equal_the_grid_at_max_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let alphas = [0.1, 0.3, 0.5];
+    let spec = write(tmp.path(), "hv.toml", &searched("halving", 1000, 50, 300, &alphas, 2, 5));
+    let plain = write(tmp.path(), "grid.toml", &grid(&[300], &alphas, 2, 5));
+    let (search, full) = (tmp.path().join("search"), tmp.path().join("grid"));
+    run_in(&spec, &search, 2, None);
+    run_in(&plain, &full, 2, None);
+    assert!(column(&search.join("results.csv"), "rung").iter().all(|r| r == "0"));
+    assert!(column(&full.join("results.csv"), "rung").iter().all(|r| r.is_empty()));
+    assert_eq!(without_rung(&search.join("results.csv")), without_rung(&full.join("results.csv")));
+    assert_eq!(std::fs::read(search.join("curves.csv")).unwrap(), std::fs::read(full.join("curves.csv")).unwrap());
+}
+
+#[test]
+fn each_rung_keeps_the_best_share_by_the_mean_over_replicates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let alphas = [0.05, 0.1, 0.2, 0.4];
+    let spec = write(tmp.path(), "hv.toml", &searched("halving", 2, 50, 400, &alphas, 3, 8));
+    let out = tmp.path().join("out");
+    run_in(&spec, &out, 2, None);
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let at = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let (rung, alpha, epsilon, regret) = (at("rung"), at("alpha"), at("epsilon"), at("regret"));
+    // Mean regret per (rung, configuration), in spec order.
+    let mut means: Vec<(String, (String, String), f64, u32)> = Vec::new();
+    for r in &rows {
+        let config = (r[alpha].clone(), r[epsilon].clone());
+        let value: f64 = r[regret].parse().unwrap();
+        match means.iter_mut().find(|m| m.0 == r[rung] && m.1 == config) {
+            Some(m) => (m.2, m.3) = (m.2 + value, m.3 + 1),
+            None => means.push((r[rung].clone(), config, value, 1)),
+        }
+    }
+    let counts: Vec<usize> = ["0", "1", "2", "3"].iter().map(|k| means.iter().filter(|m| m.0 == *k).count()).collect();
+    assert_eq!(counts, [8, 4, 2, 1]);
+    for k in 0..3 {
+        let here: Vec<_> = means.iter().filter(|m| m.0 == k.to_string()).collect();
+        let next: Vec<_> = means.iter().filter(|m| m.0 == (k + 1).to_string()).map(|m| &m.1).collect();
+        let mut ranked: Vec<(f64, usize)> = here.iter().enumerate().map(|(i, m)| (m.2 / f64::from(m.3), i)).collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut best: Vec<&(String, String)> = ranked[..next.len()].iter().map(|&(_, i)| &here[i].1).collect();
+        best.sort_by_key(|c| here.iter().position(|m| &m.1 == *c));
+        assert_eq!(best, next, "rung {k}");
+    }
+}
