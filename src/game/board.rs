@@ -201,7 +201,8 @@ impl Board {
     /// Whose turn it is: X when both have as many marks.
     #[inline(always)]
     pub fn to_move(self) -> Player {
-        if self.x.count_ones() == self.o.count_ones() { Player::X } else { Player::O }
+        // X moves first, so X is to move exactly when the number of marks is even.
+        if (self.x | self.o).count_ones() % 2 == 0 { Player::X } else { Player::O }
     }
 
     /// Win, draw or still going.

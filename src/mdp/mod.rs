@@ -341,6 +341,14 @@ struct Row {
 /// The positions of `count` outcomes among a slot's codes, a nibble each in reply order:
 /// the continuing ones (bit clear in `ending`) first, then the ending ones.
 fn reply_order(ending: u16, count: usize, continuing: usize) -> u64 {
+    /// Nibble `k` = `k`: the order when no continuing outcome follows an ending one.
+    const IDENTITY: u64 = 0xFEDC_BA98_7654_3210;
+    // Most slots need no shuffling: none of their outcomes ends the game, or every
+    // ending one comes after every continuing one.
+    let ending_last = ((1u32 << count) - 1) ^ ((1u32 << continuing) - 1);
+    if u32::from(ending) == ending_last {
+        return IDENTITY;
+    }
     let (mut next, mut end, mut order) = (0u64, continuing as u64, 0u64);
     for k in 0..count {
         let at = if ending >> k & 1 == 1 { &mut end } else { &mut next };
