@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use crate::report::files::each_row;
 use crate::report::{Field, RESULT_COLUMNS};
@@ -177,10 +177,8 @@ struct Sums {
 /// exist): the mean over its rows against the search's opponent (in the search's seat
 /// when it names one and the job is evaluated there); +inf for a failed job.
 pub fn read_scores(path: &Path, search: &SearchSpec) -> Result<HashMap<String, f64>> {
+    // The metric's spelling is its column's name.
     let metric = search.metric.name();
-    if !RESULT_COLUMNS.contains(&metric) {
-        bail!("metric = \"{metric}\": this version of sweep does not write a {metric} column; use metric = \"regret\"");
-    }
     if !path.exists() {
         return Ok(HashMap::new());
     }

@@ -1,6 +1,8 @@
 //! Command-line tests of `[search]`: a search killed (SIGKILL) in the middle of a rung
-//! resumes with the same command to the files of an uninterrupted search; `plan` shows
-//! the rungs and the work against the full grid; nonsense is refused with clear messages.
+//! resumes with the same command to the files of an uninterrupted search (ranked by
+//! `regret` or by `regret_auc`); `plan` shows the rungs and the work against the full grid,
+//! and says that its per-solver lines are the full grid; nonsense is refused with clear
+//! messages.
 
 mod common;
 
@@ -35,8 +37,19 @@ fn data_rows(dir: &Path) -> usize {
 
 #[test]
 fn a_search_killed_mid_rung_resumes_to_the_same_files() {
+    killed_mid_rung_resumes_to_the_same_files(LONG);
+}
+
+#[test]
+fn a_regret_auc_search_killed_mid_rung_resumes_to_the_same_files() {
+    killed_mid_rung_resumes_to_the_same_files(&LONG.replace("[search]\n", "[search]\nmetric = \"regret_auc\"\n"));
+}
+
+/// Kills the search `text` (rungs of 80, 40 and 20 jobs) in its second rung, cuts its last
+/// line, resumes it and compares the files with an uninterrupted run.
+fn killed_mid_rung_resumes_to_the_same_files(text: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = write_spec(tmp.path(), "long.toml", LONG);
+    let spec = write_spec(tmp.path(), "long.toml", text);
     let spec = spec.to_str().unwrap();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     let mut child = StdCommand::new(env!("CARGO_BIN_EXE_sweep"))
@@ -80,6 +93,12 @@ fn plan_shows_the_rungs_and_the_work_against_the_full_grid() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("search: halving, eta 2, 3 rungs"), "{out}");
+    let solver_line = out.lines().find(|l| l.starts_with("q-learning")).unwrap();
+    assert!(
+        solver_line.contains("8         80")
+            && solver_line.ends_with("(full grid at episodes = 200000; the search runs a share, see below)"),
+        "{out}"
+    );
     for line in ["0               8        50000         80", "1               4       100000         40"] {
         assert!(out.contains(line), "{line:?} in {out}");
     }
@@ -110,6 +129,16 @@ fn nonsense_searches_are_refused_with_clear_messages() {
         (LONG.replace("eta = 2", "eta = 2\nopponent = \"minimax\""), "opponent takes one of \"random\""),
         (LONG.replace("eta = 2", "eta = 2\npatience = 3"), "is not a known key of [search]"),
         (LONG.replace("checkpoints = 2", "checkpoints = 60000"), "fewer than evaluation.checkpoints"),
+        (
+            LONG.replace("eta = 2", "eta = 2\nmetric = \"regret_auc\"")
+                .replace(
+                    "kind = \"q-learning\"\nalpha = [0.05, 0.1, 0.3, 0.6]\nepsilon = [0.1, 0.3]",
+                    "kind = \"mcts\"",
+                )
+                .replace("min_budget = 50000", "min_budget = 500")
+                .replace("max_budget = 200000", "max_budget = 2000"),
+            "metric = \"regret_auc\" over iterations: only learners",
+        ),
     ];
     for (text, expected) in cases {
         let spec = write_spec(tmp.path(), "bad.toml", &text);

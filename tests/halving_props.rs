@@ -2,7 +2,9 @@
 //! files do not depend on the thread count or on sharding (shards merged once per rung
 //! equal a local search); every row of a search is the row of the same job in a plain
 //! grid over the rung budgets (the `rung` column aside); and with `eta` so large that
-//! there is one rung (nothing is cut), the files equal the plain grid at `max_budget`.
+//! there is one rung (nothing is cut), the files equal the plain grid at `max_budget`;
+//! each rung keeps the best share by the mean over replicates of the search's metric
+//! (`regret` or `regret_auc`).
 
 mod common;
 
@@ -86,6 +88,24 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     write_spec(dir, name, text)
 }
 
+/// A searched spec ranked by `metric` (`regret` is the default).
+fn with_metric(text: &str, metric: &str) -> String {
+    text.replace("[search]\n", &format!("[search]\nmetric = \"{metric}\"\n"))
+}
+
+/// The files of the search `spec` on 1 thread, on 2 threads and in `shards` shards merged
+/// once per rung.
+fn files_everywhere(spec: &Path, shards: u32) -> [(Vec<Vec<String>>, Vec<u8>); 3] {
+    let dir = spec.parent().unwrap();
+    let rungs = sweep::spec::load(spec).unwrap().search.unwrap().budgets().len();
+    let (one, two, split) = (dir.join("one"), dir.join("two"), dir.join("split"));
+    run_in(spec, &one, 1, None);
+    run_in(spec, &two, 2, None);
+    run_sharded(spec, &split, shards, rungs);
+    assert!(sweep::report::manifest::Manifest::read(&split).unwrap().complete);
+    [files(&one), files(&two), files(&split)]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4))]
 
@@ -101,15 +121,10 @@ proptest! {
         let method = if hyperband { "hyperband" } else { "halving" };
         let tmp = tempfile::tempdir().unwrap();
         let spec = write(tmp.path(), "hv.toml", &searched(method, eta, 40, 400, &alphas, replicates, seed));
-        let rungs = sweep::spec::load(&spec).unwrap().search.unwrap().budgets().len();
-        let (one, two, split) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("split"));
-        run_in(&spec, &one, 1, None);
-        run_in(&spec, &two, 2, None);
-        run_sharded(&spec, &split, shards, rungs);
-        prop_assert_eq!(files(&one), files(&two));
-        prop_assert_eq!(files(&one), files(&split));
-        let merged = sweep::report::manifest::Manifest::read(&split).unwrap();
-        prop_assert!(merged.complete);
+        let [one_thread, two_threads, sharded] = files_everywhere(&spec, shards);
+        prop_assert_eq!(&one_thread, &two_threads);
+        prop_assert_eq!(&one_thread, &sharded);
+        let one = tmp.path().join("one");
         // Every row is the plain grid's row of the same job, the rung aside.
         let budgets = sweep::spec::load(&spec).unwrap().search.unwrap().budgets();
         let plain = write(tmp.path(), "grid.toml", &grid(&budgets, &alphas, replicates, seed));
@@ -138,20 +153,51 @@ fn with_one_rung_nothing_is_cut_and_the_files_equal_the_grid_at_max_budget() {
 }
 
 #[test]
-fn each_rung_keeps_the_best_share_by_the_mean_over_replicates() {
+fn each_rung_keeps_the_best_share_by_the_mean_regret_over_replicates() {
+    keeps_the_best_share_by_the_mean_over_replicates("regret", 8);
+}
+
+#[test]
+fn each_rung_keeps_the_best_share_by_the_mean_regret_auc_over_replicates() {
+    // With this seed the two metrics keep different configurations after rung 0, so the
+    // search reads the metric it is given.
+    let by_auc = keeps_the_best_share_by_the_mean_over_replicates("regret_auc", 11);
+    let by_regret = keeps_the_best_share_by_the_mean_over_replicates("regret", 11);
+    assert_eq!(by_auc[0], by_regret[0]);
+    assert_ne!(by_auc[1], by_regret[1]);
+}
+
+#[test]
+fn a_regret_auc_search_gives_the_same_files_on_any_thread_count_and_sharding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = with_metric(&searched("halving", 2, 40, 320, &[0.05, 0.1, 0.2, 0.4], 2, 11), "regret_auc");
+    let spec = write(tmp.path(), "hv.toml", &text);
+    let [one_thread, two_threads, sharded] = files_everywhere(&spec, 3);
+    assert_eq!(one_thread, two_threads);
+    assert_eq!(one_thread, sharded);
+    // 8 configurations, halved at budgets 40, 80, 160 and 320: one goes the whole way.
+    let rungs: Vec<String> = column(&tmp.path().join("one").join("results.csv"), "rung");
+    assert_eq!(rungs.iter().filter(|r| *r == "3").count(), 2, "one configuration x 2 replicates at the last rung");
+}
+
+/// Runs a halving search ranked by `metric` and checks, from `results.csv` alone, that
+/// each rung's configurations are the best share of the previous rung's by the mean of
+/// the metric over replicates (ties by spec order). Returns each rung's configurations
+/// (`alpha`, `epsilon`) in spec order.
+fn keeps_the_best_share_by_the_mean_over_replicates(metric: &str, seed: u64) -> Vec<Vec<(String, String)>> {
     let tmp = tempfile::tempdir().unwrap();
     let alphas = [0.05, 0.1, 0.2, 0.4];
-    let spec = write(tmp.path(), "hv.toml", &searched("halving", 2, 50, 400, &alphas, 3, 8));
+    let spec = write(tmp.path(), "hv.toml", &with_metric(&searched("halving", 2, 50, 400, &alphas, 3, seed), metric));
     let out = tmp.path().join("out");
     run_in(&spec, &out, 2, None);
     let (header, rows) = read_csv(&out.join("results.csv"));
     let at = |name: &str| header.iter().position(|c| c == name).unwrap();
-    let (rung, alpha, epsilon, regret) = (at("rung"), at("alpha"), at("epsilon"), at("regret"));
-    // Mean regret per (rung, configuration), in spec order.
+    let (rung, alpha, epsilon, value) = (at("rung"), at("alpha"), at("epsilon"), at(metric));
+    // Mean of the metric per (rung, configuration), in spec order.
     let mut means: Vec<(String, (String, String), f64, u32)> = Vec::new();
     for r in &rows {
         let config = (r[alpha].clone(), r[epsilon].clone());
-        let value: f64 = r[regret].parse().unwrap();
+        let value: f64 = r[value].parse().unwrap();
         match means.iter_mut().find(|m| m.0 == r[rung] && m.1 == config) {
             Some(m) => (m.2, m.3) = (m.2 + value, m.3 + 1),
             None => means.push((r[rung].clone(), config, value, 1)),
@@ -168,4 +214,5 @@ fn each_rung_keeps_the_best_share_by_the_mean_over_replicates() {
         best.sort_by_key(|c| here.iter().position(|m| &m.1 == *c));
         assert_eq!(best, next, "rung {k}");
     }
+    (0..4).map(|k| means.iter().filter(|m| m.0 == k.to_string()).map(|m| m.1.clone()).collect()).collect()
 }

@@ -1,7 +1,9 @@
 //! `sweep plan`: what a spec would run and roughly how long it takes here. Writes nothing.
 //!
 //! The estimate ([`estimate`]) is also what `sweep run`'s cost guard reads (see
-//! `guard.rs`), so the two always agree. Besides the table, `plan` prints the spec's notes
+//! `guard.rs`), so the two always agree. For a `[search]`, the per-solver table is the full
+//! grid at the last rung's budget (each line says so), followed by the search's rungs and
+//! its own work. Besides the table, `plan` prints the spec's notes
 //! (whole-number axes rounded, sampled points drawn) and, on stderr, the schedule warnings
 //! of `schedule.rs`.
 
@@ -118,6 +120,15 @@ fn print_search(sweep: &Sweep) {
     );
 }
 
+/// What ends a searched spec's solver lines: they show the full grid at the last rung's
+/// budget, of which the search runs a share decided by the scores (its rungs follow the
+/// table). Empty without a search.
+fn grid_note(sweep: &Sweep) -> String {
+    sweep.search.as_ref().map_or(String::new(), |search| {
+        format!("  (full grid at {} = {}; the search runs a share, see below)", search.parameter, search.max_budget)
+    })
+}
+
 /// Runs `sweep plan`.
 pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
     let sweep = spec::load(spec_path).map_err(|e| bad_input(e.to_string()))?;
@@ -133,9 +144,10 @@ pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
         "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>12}",
         "solver", "kind", "points", "jobs", "episodes", "mcts iters/move", "cpu time"
     );
+    let grid_note = grid_note(&sweep);
     for (s, e) in sweep.solvers.iter().zip(&estimate.solvers) {
         println!(
-            "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>11.1}s",
+            "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>11.1}s{grid_note}",
             s.label,
             s.kind.name(),
             e.points,

@@ -3,7 +3,8 @@
 //!
 //! Keys: `method` (`"halving"` or `"hyperband"`, required), `eta` (the cut factor, a whole
 //! number >= 2, default 3), `min_budget` and `max_budget` (whole numbers, required,
-//! `1 <= min_budget <= max_budget`), `metric` (`"regret"`, default, or `"regret_auc"`),
+//! `1 <= min_budget <= max_budget`), `metric` (`"regret"`, default, or `"regret_auc"`, which
+//! only learners write, so it needs the `episodes` budget),
 //! `opponent` (the evaluation opponent the configurations are judged on; one of
 //! `[evaluation] opponents`, default the first) and `seat` (`"x"` or `"o"`; default the
 //! mean over the seats a job is evaluated in).
@@ -184,7 +185,7 @@ pub(crate) fn read(
         seat: fields.seat,
         parameter,
     };
-    if !first_rung_fits(report, entry, &search, checkpoints) {
+    if !first_rung_fits(report, entry, &search, checkpoints) || !metric_is_written(report, entry, &search) {
         return None;
     }
     (clean && report.is_clean()).then_some(search)
@@ -197,6 +198,21 @@ fn first_rung_fits(report: &mut Report, entry: &Entry, search: &SearchSpec, chec
         let message = format!(
             "has a first rung of {lowest} episodes, fewer than evaluation.checkpoints = {checkpoints}: \
              raise min_budget or lower checkpoints"
+        );
+        report.entry("search", entry, message);
+        return false;
+    }
+    true
+}
+
+/// The metric's column is filled for the search's solvers: `regret_auc` is the mean regret
+/// over a learner's run, which MCTS (budgeted by `iterations`) does not have.
+fn metric_is_written(report: &mut Report, entry: &Entry, search: &SearchSpec) -> bool {
+    if search.metric == Metric::RegretAuc && search.parameter != "episodes" {
+        let message = format!(
+            "has metric = \"regret_auc\" over {}: only learners (budget episodes) have a regret curve; \
+             use metric = \"regret\"",
+            search.parameter
         );
         report.entry("search", entry, message);
         return false;
