@@ -15,7 +15,7 @@ use crate::error::{bad_input, exit};
 use crate::report::compare::{best, compare_block};
 use crate::report::files::{each_row, encode};
 use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks};
-use crate::report::summary::{Aggregator, NEEDED_COLUMNS, config_columns};
+use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
 use crate::report::{RESULT_COLUMNS, Record, column};
 use crate::seed::fnv1a;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
@@ -92,43 +92,23 @@ fn best_marks(path: &Path, by: &[&str]) -> Result<BTreeMap<Vec<String>, &'static
 /// Runs `sweep summary`.
 pub fn summary(args: &SummaryArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
-    let by: Vec<&str> = if args.by.is_empty() {
-        config_columns()
-    } else {
-        for c in &args.by {
-            if !RESULT_COLUMNS.contains(&c.as_str()) {
-                return Err(bad_input(format!("--by {c}: no such column; columns are {}", RESULT_COLUMNS.join(", "))));
-            }
-        }
-        args.by.iter().map(String::as_str).collect()
-    };
+    let by = grouping(args)?;
     // One row at a time: a results file of millions of rows is never held. A file of an
     // older version reads as if the columns it lacks were empty.
+    let results = dir.join("results.csv");
     let mut agg = Aggregator::new(&by);
-    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| agg.push(|i| &rec[i]))
+    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| agg.push(|i| &rec[i]))
         .map_err(|e| bad_input(format!("{e:#}")))?;
     if agg.rows() == 0 {
         return Err(bad_input(format!("{}: results.csv has no rows yet", dir.display())));
     }
     let groups = agg.groups();
-    // Show the grouping columns that vary (all of them with --by or --csv).
-    let show: Vec<usize> = if args.csv || !args.by.is_empty() {
-        (0..by.len()).collect()
-    } else {
-        // Columns that vary within some solver, plus the solver and the evaluation.
-        let mut show = agg.varying_within_kinds();
-        let always = ["solver", "seat", "eval_opponent"];
-        show.extend((0..by.len()).filter(|&k| always.contains(&by[k])));
-        show.sort_unstable();
-        show.dedup();
-        show
-    };
+    let show = shown_columns(args, &agg, &by);
     let mut header: Vec<String> = show.iter().map(|&k| by[k].to_string()).collect();
     header.extend(
         ["n", "failed", "mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss", "train_ms"]
             .map(String::from),
     );
-    let results = dir.join("results.csv");
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let marks = if args.by.is_empty() { Some(best_marks(&results, &by).map_err(bad)?) } else { None };
     let strata = if args.stat.is_some() { strata(&results, &by).map_err(bad)? } else { BTreeMap::new() };
@@ -138,26 +118,7 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     if marks.is_some() {
         header.push("vs_best".into());
     }
-    let mut table: Vec<Record> = groups
-        .iter()
-        .map(|g| {
-            let mut r: Record = show.iter().map(|&k| g.key[k].clone()).collect();
-            r.extend([
-                g.n.to_string(),
-                g.failed.to_string(),
-                num(g.mean_regret),
-                num(g.sd_regret),
-                // A regret is never negative: neither is its interval.
-                num(if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) }),
-                num(g.mean_regret + g.ci95),
-                num(g.p[0]),
-                num(g.p[1]),
-                num(g.p[2]),
-                if g.train_ms.is_nan() { String::new() } else { format!("{:.1}", g.train_ms) },
-            ]);
-            r
-        })
-        .collect();
+    let mut table: Vec<Record> = groups.iter().map(|g| base_row(g, &show)).collect();
     for (r, g) in table.iter_mut().zip(&groups) {
         if let Some(stat) = args.stat {
             let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
@@ -174,29 +135,83 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         print!("{}", encode(std::iter::once(header).chain(table)));
         return Ok(exit::OK);
     }
+    print_aligned(&header, &table);
+    let failed: usize = groups.iter().map(|g| g.failed).sum();
+    println!("{}", footer(groups.len(), agg.rows(), failed, marks.is_some()));
+    Ok(exit::OK)
+}
+
+/// The grouping columns: `--by`, checked, or every configuration column.
+fn grouping(args: &SummaryArgs) -> Result<Vec<&str>> {
+    if args.by.is_empty() {
+        return Ok(config_columns());
+    }
+    for c in &args.by {
+        if !RESULT_COLUMNS.contains(&c.as_str()) {
+            return Err(bad_input(format!("--by {c}: no such column; columns are {}", RESULT_COLUMNS.join(", "))));
+        }
+    }
+    Ok(args.by.iter().map(String::as_str).collect())
+}
+
+/// The grouping columns shown: all of them with `--by` or `--csv`; else those that vary
+/// within some solver, plus the solver, the seat and the evaluation opponent.
+fn shown_columns(args: &SummaryArgs, agg: &Aggregator, by: &[&str]) -> Vec<usize> {
+    if args.csv || !args.by.is_empty() {
+        return (0..by.len()).collect();
+    }
+    let mut show = agg.varying_within_kinds();
+    let always = ["solver", "seat", "eval_opponent"];
+    show.extend((0..by.len()).filter(|&k| always.contains(&by[k])));
+    show.sort_unstable();
+    show.dedup();
+    show
+}
+
+/// A configuration's shown keys and its Student-t aggregates.
+fn base_row(g: &Group, show: &[usize]) -> Record {
+    let mut r: Record = show.iter().map(|&k| g.key[k].clone()).collect();
+    r.extend([
+        g.n.to_string(),
+        g.failed.to_string(),
+        num(g.mean_regret),
+        num(g.sd_regret),
+        // A regret is never negative: neither is its interval.
+        num(if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) }),
+        num(g.mean_regret + g.ci95),
+        num(g.p[0]),
+        num(g.p[1]),
+        num(g.p[2]),
+        if g.train_ms.is_nan() { String::new() } else { format!("{:.1}", g.train_ms) },
+    ]);
+    r
+}
+
+/// Prints the header and rows in aligned columns.
+fn print_aligned(header: &[String], table: &[Record]) {
     let widths: Vec<usize> = (0..header.len())
         .map(|c| table.iter().map(|r| r[c].len()).chain([header[c].len()]).max().unwrap_or(0))
         .collect();
-    let line = |r: &Record| r.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect::<Vec<_>>().join("  ");
-    println!("{}", line(&header).trim_end());
-    for r in &table {
+    let line = |r: &[String]| r.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect::<Vec<_>>().join("  ");
+    println!("{}", line(header).trim_end());
+    for r in table {
         println!("{}", line(r).trim_end());
     }
-    let failed: usize = groups.iter().map(|g| g.failed).sum();
-    println!(
-        "{} configurations from {} rows{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
-        groups.len(),
-        agg.rows(),
+}
+
+/// The line under the table.
+fn footer(configurations: usize, rows: usize, failed: usize, marked: bool) -> String {
+    format!(
+        "{configurations} configurations from {rows} rows{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
         if failed > 0 {
             format!(", {failed} failed rows (counted in `failed`, not in the means)")
         } else {
             String::new()
         },
-        if marks.is_some() {
+        if marked {
             "; vs_best: = where a paired Wilcoxon test (Holm-adjusted) cannot tell the configuration from the best"
         } else {
             ""
         }
-    );
-    Ok(exit::OK)
+    )
 }

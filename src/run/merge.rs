@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::error::bad_input;
-use crate::report::files::{copy_runs, scan_file};
+use crate::report::files::{Run, copy_runs, scan_file};
 use crate::report::manifest::Manifest;
 use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS};
 use crate::spec;
@@ -118,78 +118,22 @@ fn read_manifests(shards: &BTreeMap<u32, PathBuf>, n: u32) -> Result<Vec<(u32, M
 /// Merges `dir/shards/*` into `dir`.
 pub fn merge(dir: &Path) -> Result<MergeReport> {
     let (n, shards) = find_shards(dir)?;
-    let shards = &shards;
-    let manifests = read_manifests(shards, n)?;
+    let manifests = read_manifests(&shards, n)?;
     let first = &manifests[0].1;
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = sweep.jobs();
-    let order: HashMap<&str, u32> = jobs.iter().map(|j| (j.id.as_str(), j.index as u32)).collect();
-    // Scan every shard, one row at a time: note each job's runs of rows (byte ranges) and
-    // which shard has it. Nothing but the ranges is held.
-    const NOBODY: u32 = u32::MAX;
-    let mut owner = vec![NOBODY; jobs.len()];
-    let (mut duplicates, mut unknown) = (Vec::new(), 0usize);
-    let status = Field::Status.column();
-    let mut failed = vec![false; jobs.len()];
-    let (mut result_runs, mut curve_runs) = (Vec::new(), Vec::new());
-    let (mut result_files, mut curve_files) = (Vec::new(), Vec::new());
-    let mut upgraded = Vec::new();
-    let mut note_older = |path: &Path, columns: &crate::report::files::Columns| {
-        if !columns.is_current() {
-            upgraded.push(format!("{} (lacks {})", path.display(), columns.missing().join(", ")));
-        }
-    };
-    for (t, (&k, path)) in shards.iter().enumerate() {
-        let (rp, cp) = (path.join("results.csv"), path.join("curves.csv"));
-        let (columns, runs) =
-            scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
-        note_older(&rp, &columns);
-        for run in runs {
-            let Some(&job) = order.get(&*run.job) else {
-                unknown += run.rows;
-                continue;
-            };
-            match owner[job as usize] {
-                NOBODY => owner[job as usize] = k,
-                other if other != k => duplicates.push(format!("{} (shards {other} and {k})", jobs[job as usize].id)),
-                _ => {}
-            }
-            failed[job as usize] |= run.flagged;
-            result_runs.push((job, t, run));
-        }
-        let (columns, runs) = scan_file(&cp, &CURVE_COLUMNS, |_| false).map_err(|e| bad_input(format!("{e:#}")))?;
-        note_older(&cp, &columns);
-        curve_runs.extend(runs.into_iter().map(|run| (order.get(&*run.job).copied().unwrap_or(NOBODY), t, run)));
-        result_files.push(rp);
-        curve_files.push(cp);
-    }
-    duplicates.sort();
-    duplicates.dedup();
-    let (expected, finished) = expected_jobs(&sweep, &jobs, &result_files, |j| owner[j] != NOBODY)?;
-    let missing_jobs: Vec<&str> =
-        jobs.iter().filter(|j| expected[j.index] && owner[j.index] == NOBODY).map(|j| j.id.as_str()).collect();
-    if !duplicates.is_empty() || !missing_jobs.is_empty() || unknown > 0 {
-        let mut parts = Vec::new();
-        if !missing_jobs.is_empty() {
-            let some = &missing_jobs[..missing_jobs.len().min(5)];
-            parts.push(format!("{} jobs missing (e.g. {})", missing_jobs.len(), some.join(", ")));
-        }
-        if !duplicates.is_empty() {
-            let some = &duplicates[..duplicates.len().min(5)];
-            parts.push(format!("{} jobs in two shards (e.g. {})", duplicates.len(), some.join(", ")));
-        }
-        if unknown > 0 {
-            parts.push(format!("{unknown} rows of jobs not in the spec"));
-        }
-        return Err(bad_input(format!("cannot merge {}: {}", dir.display(), parts.join("; "))));
-    }
+    let mut scan = scan_shards(&shards, &jobs)?;
+    let (expected, finished) = expected_jobs(&sweep, &jobs, &scan.result_files, |j| scan.owner[j] != NOBODY)?;
+    check_complete(dir, &jobs, &expected, &scan)?;
     // Stable sorts: rows of one job keep their order.
-    result_runs.sort_by_key(|&(job, _, _)| job);
-    curve_runs.sort_by_key(|&(job, _, _)| job);
-    let row_count = result_runs.iter().map(|(_, _, r)| r.rows).sum();
-    copy_runs(&dir.join("curves.csv"), &CURVE_COLUMNS, &curve_files, curve_runs.iter().map(|(_, t, r)| (*t, r)))?;
-    copy_runs(&dir.join("results.csv"), &RESULT_COLUMNS, &result_files, result_runs.iter().map(|(_, t, r)| (*t, r)))?;
-    let failed = failed.iter().filter(|&&f| f).count();
+    scan.result_runs.sort_by_key(|&(job, _, _)| job);
+    scan.curve_runs.sort_by_key(|&(job, _, _)| job);
+    let row_count = scan.result_runs.iter().map(|(_, _, r)| r.rows).sum();
+    let curves = scan.curve_runs.iter().map(|(_, t, r)| (*t, r));
+    copy_runs(&dir.join("curves.csv"), &CURVE_COLUMNS, &scan.curve_files, curves)?;
+    let results = scan.result_runs.iter().map(|(_, t, r)| (*t, r));
+    copy_runs(&dir.join("results.csv"), &RESULT_COLUMNS, &scan.result_files, results)?;
+    let failed = scan.failed.iter().filter(|&&f| f).count();
     let mut merged = first.clone();
     merged.shard = None;
     merged.threads = manifests.iter().map(|(_, m)| m.threads).max().unwrap_or(1);
@@ -201,7 +145,107 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     merged.jobs_failed = failed as u64;
     merged.complete = finished;
     merged.write(dir)?;
-    Ok(MergeReport { shards: n, jobs: merged_jobs, rows: row_count, failed, upgraded })
+    Ok(MergeReport { shards: n, jobs: merged_jobs, rows: row_count, failed, upgraded: scan.upgraded })
+}
+
+/// No shard holds the job.
+const NOBODY: u32 = u32::MAX;
+
+/// What the shards hold: each job's runs of rows (byte ranges) and the shard that has it.
+/// Nothing but the ranges is held.
+struct ShardScan {
+    /// The shard number holding each job, or [`NOBODY`].
+    owner: Vec<u32>,
+    /// Jobs found in two shards, described.
+    duplicates: Vec<String>,
+    /// Rows of jobs not in the spec.
+    unknown: usize,
+    /// Whether each job has a failed row.
+    failed: Vec<bool>,
+    /// (job index, file index, run) of the results and curves files.
+    result_runs: Vec<(u32, usize, Run)>,
+    curve_runs: Vec<(u32, usize, Run)>,
+    result_files: Vec<PathBuf>,
+    curve_files: Vec<PathBuf>,
+    /// Shard files of an older version, described.
+    upgraded: Vec<String>,
+}
+
+/// Scans every shard's files, one row at a time.
+fn scan_shards(shards: &BTreeMap<u32, PathBuf>, jobs: &[spec::Job]) -> Result<ShardScan> {
+    let order: HashMap<&str, u32> = jobs.iter().map(|j| (j.id.as_str(), j.index as u32)).collect();
+    let mut scan = ShardScan {
+        owner: vec![NOBODY; jobs.len()],
+        duplicates: Vec::new(),
+        unknown: 0,
+        failed: vec![false; jobs.len()],
+        result_runs: Vec::new(),
+        curve_runs: Vec::new(),
+        result_files: Vec::new(),
+        curve_files: Vec::new(),
+        upgraded: Vec::new(),
+    };
+    let status = Field::Status.column();
+    for (t, (k, path)) in shards.iter().enumerate() {
+        let (rp, cp) = (path.join("results.csv"), path.join("curves.csv"));
+        let (columns, runs) =
+            scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
+        scan.note_older(&rp, &columns);
+        for run in runs {
+            let Some(&job) = order.get(&*run.job) else {
+                scan.unknown += run.rows;
+                continue;
+            };
+            match scan.owner[job as usize] {
+                NOBODY => scan.owner[job as usize] = *k,
+                other if other != *k => {
+                    scan.duplicates.push(format!("{} (shards {other} and {k})", jobs[job as usize].id))
+                }
+                _ => {}
+            }
+            scan.failed[job as usize] |= run.flagged;
+            scan.result_runs.push((job, t, run));
+        }
+        let (columns, runs) = scan_file(&cp, &CURVE_COLUMNS, |_| false).map_err(|e| bad_input(format!("{e:#}")))?;
+        scan.note_older(&cp, &columns);
+        scan.curve_runs.extend(runs.into_iter().map(|run| (order.get(&*run.job).copied().unwrap_or(NOBODY), t, run)));
+        scan.result_files.push(rp);
+        scan.curve_files.push(cp);
+    }
+    scan.duplicates.sort();
+    scan.duplicates.dedup();
+    Ok(scan)
+}
+
+impl ShardScan {
+    /// Notes a shard file of an older version.
+    fn note_older(&mut self, path: &Path, columns: &crate::report::files::Columns) {
+        if !columns.is_current() {
+            self.upgraded.push(format!("{} (lacks {})", path.display(), columns.missing().join(", ")));
+        }
+    }
+}
+
+/// Refuses a merge with a job missing, a job in two shards or rows not in the spec.
+fn check_complete(dir: &Path, jobs: &[spec::Job], expected: &[bool], scan: &ShardScan) -> Result<()> {
+    let missing: Vec<&str> =
+        jobs.iter().filter(|j| expected[j.index] && scan.owner[j.index] == NOBODY).map(|j| j.id.as_str()).collect();
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        let some = &missing[..missing.len().min(5)];
+        parts.push(format!("{} jobs missing (e.g. {})", missing.len(), some.join(", ")));
+    }
+    if !scan.duplicates.is_empty() {
+        let some = &scan.duplicates[..scan.duplicates.len().min(5)];
+        parts.push(format!("{} jobs in two shards (e.g. {})", scan.duplicates.len(), some.join(", ")));
+    }
+    if scan.unknown > 0 {
+        parts.push(format!("{} rows of jobs not in the spec", scan.unknown));
+    }
+    if parts.is_empty() {
+        return Ok(());
+    }
+    Err(bad_input(format!("cannot merge {}: {}", dir.display(), parts.join("; "))))
 }
 
 /// Which jobs the shards must hold, and whether that is the whole sweep. Without a
