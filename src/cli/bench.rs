@@ -70,6 +70,29 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
     if !(args.seconds > 0.0 && args.seconds.is_finite()) {
         return Err(bad_input(format!("--seconds {}: give a positive number of seconds", args.seconds)));
     }
+    let figures = measure(args);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&figures.to_json()).expect("JSON"));
+    } else {
+        figures.print();
+    }
+    Ok(exit::OK)
+}
+
+/// Every figure of `sweep bench`.
+struct Figures {
+    learners: Vec<Figure>,
+    mcts_empty: Figure,
+    mcts_midgame: Figure,
+    solve: Figure,
+    eval: Figure,
+    speedup: Figure,
+    threads: usize,
+    reps: usize,
+}
+
+/// Measures every figure within about `args.seconds`.
+fn measure(args: &BenchArgs) -> Figures {
     let slice = Duration::from_secs_f64(args.seconds / 30.0);
     let reps = 5;
     let say = |what: &str| {
@@ -90,11 +113,10 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
         }
     }
     let learners: Vec<Figure> = samples.into_iter().map(Figure::of).collect();
-    let q = learners[0];
     say("MCTS iterations/s from the empty board");
-    let m0 = repeat(reps, || mcts_rate(Board::EMPTY, slice));
+    let mcts_empty = repeat(reps, || mcts_rate(Board::EMPTY, slice));
     say("MCTS iterations/s from the mid-game position");
-    let m1 = repeat(reps, || mcts_rate(midgame(), slice));
+    let mcts_midgame = repeat(reps, || mcts_rate(midgame(), slice));
     say("exact solve");
     let solve = repeat(reps, || solve_seconds() * 1e3);
     say("exact evaluation");
@@ -102,49 +124,52 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
     let eval = repeat(reps, || evaluation_seconds(&mut evaluator) * 1e6);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     say(&format!("executor speedup, 1 vs {threads} threads"));
-    let episodes = ((q.median * slice.as_secs_f64() * 2.0) as u64).clamp(10_000, 2_000_000);
+    let episodes = ((learners[0].median * slice.as_secs_f64() * 2.0) as u64).clamp(10_000, 2_000_000);
     let jobs = speedup_jobs(episodes);
-    let speedup = Figure::of(
-        (0..3)
-            .map(|_| {
-                let one = wall_seconds(&jobs, 1);
-                one / wall_seconds(&jobs, threads)
-            })
-            .collect(),
-    );
-    if args.json {
-        let obj = json!({
-            "qlearning_episodes_per_s": q,
-            "learner_episodes_per_s": LEARNERS.iter().zip(&learners).map(|((name, _), f)| (name.to_string(), json!(f))).collect::<serde_json::Map<_, _>>(),
-            "mcts_empty_iterations_per_s": m0,
-            "mcts_midgame_iterations_per_s": m1,
-            "solve_ms": solve,
-            "evaluate_us": eval,
-            "parallel_speedup": speedup,
-            "threads": threads,
-            "repetitions": reps,
-        });
-        println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
-        return Ok(exit::OK);
+    let speedup = Figure::of((0..3).map(|_| wall_seconds(&jobs, 1) / wall_seconds(&jobs, threads)).collect());
+    Figures { learners, mcts_empty, mcts_midgame, solve, eval, speedup, threads, reps }
+}
+
+impl Figures {
+    /// One JSON object with a key per figure.
+    fn to_json(&self) -> serde_json::Value {
+        let learners: serde_json::Map<_, _> =
+            LEARNERS.iter().zip(&self.learners).map(|((name, _), f)| (name.to_string(), json!(f))).collect();
+        json!({
+            "qlearning_episodes_per_s": self.learners[0],
+            "learner_episodes_per_s": learners,
+            "mcts_empty_iterations_per_s": self.mcts_empty,
+            "mcts_midgame_iterations_per_s": self.mcts_midgame,
+            "solve_ms": self.solve,
+            "evaluate_us": self.eval,
+            "parallel_speedup": self.speedup,
+            "threads": self.threads,
+            "repetitions": self.reps,
+        })
     }
-    let row = |name: &str, f: &Figure, unit: &str, scale: f64| {
-        println!(
-            "{name:<44} {:>12.3} {unit:<12} (min {:.3}, max {:.3})",
-            f.median / scale,
-            f.min / scale,
-            f.max / scale
-        );
-    };
-    println!("one core each, median of {reps} after a warm-up:");
-    row("Q-learning training (x vs random, seed settings)", &q, "M episodes/s", 1e6);
-    for ((name, _), f) in LEARNERS.iter().zip(&learners).skip(1) {
-        let ratio = f.median / q.median;
-        row(&format!("{name} training ({:.0}% of Q-learning)", 100.0 * ratio), f, "M episodes/s", 1e6);
+
+    /// The figures as a table.
+    fn print(&self) {
+        let row = |name: &str, f: &Figure, unit: &str, scale: f64| {
+            println!(
+                "{name:<44} {:>12.3} {unit:<12} (min {:.3}, max {:.3})",
+                f.median / scale,
+                f.min / scale,
+                f.max / scale
+            );
+        };
+        let q = self.learners[0];
+        println!("one core each, median of {} after a warm-up:", self.reps);
+        row("Q-learning training (x vs random, seed settings)", &q, "M episodes/s", 1e6);
+        for ((name, _), f) in LEARNERS.iter().zip(&self.learners).skip(1) {
+            let ratio = f.median / q.median;
+            row(&format!("{name} training ({:.0}% of Q-learning)", 100.0 * ratio), f, "M episodes/s", 1e6);
+        }
+        row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
+        row("MCTS, mid-game (X4 O0 X2, O to move)", &self.mcts_midgame, "M iter/s", 1e6);
+        row("exact solve (build MDP + policy iteration)", &self.solve, "ms", 1.0);
+        row("exact evaluation of one policy", &self.eval, "µs", 1.0);
+        let threads = self.threads;
+        row(&format!("executor speedup, 8 jobs, 1 -> {threads} threads"), &self.speedup, "x", 1.0);
     }
-    row("MCTS, empty board, 10,000 iterations per move", &m0, "M iter/s", 1e6);
-    row("MCTS, mid-game (X4 O0 X2, O to move)", &m1, "M iter/s", 1e6);
-    row("exact solve (build MDP + policy iteration)", &solve, "ms", 1.0);
-    row("exact evaluation of one policy", &eval, "µs", 1.0);
-    row(&format!("executor speedup, 8 jobs, 1 -> {threads} threads"), &speedup, "x", 1.0);
-    Ok(exit::OK)
 }
