@@ -1,7 +1,7 @@
 //! Textbook truths about the tabular learners, checked against exact values of the MDP.
 
 use super::action_values::{behaviour_action_values, optimal_action_values, q_error};
-use super::params::{MonteCarloParams, QParams, StepRule, TrainOpponent};
+use super::params::{ExplorationRule, MonteCarloParams, QParams, StepRule, TrainOpponent};
 use super::tabular::{Checkpoint, Table, Trained};
 use super::{double_q_learning, expected_sarsa, ground_truth, monte_carlo, q_learning, sarsa};
 use crate::mdp::{Evaluator, Opponent, Seat};
@@ -178,5 +178,136 @@ fn every_learner_reaches_regret_below_one_percent_as_x_against_random() {
             let r = regret(&params, &train(name, &params, seed, &[], |_, _| {}).table);
             assert!((-1e-12..=0.01).contains(&r), "{name}, seed {seed}: regret {r}");
         }
+    }
+}
+
+/// Appends every table entry and the greedy move (255: none) in every position, in id order.
+fn record(bytes: &mut Vec<u8>, table: &Table) {
+    let positions = crate::game::Game::TIC_TAC_TOE.positions();
+    bytes.extend(table.entries().iter().flat_map(|v| v.to_bits().to_le_bytes()));
+    let policy = table.policy();
+    bytes.extend((0..positions.len()).map(|id| policy.get(positions.board(id)).unwrap_or(255)));
+}
+
+/// FNV-1a of every checkpoint (episode, epsilon, alpha, table, greedy policy) and the
+/// final table and behaviour of one training run of learner `name`
+/// (`"monte-carlo-alpha"`: Monte Carlo with the `alpha` step).
+fn run_digest(name: &str, params: &QParams, seed: u64) -> u64 {
+    let mut bytes = Vec::new();
+    let marks = super::tabular::checkpoint_episodes(params.episodes, 4);
+    let keep = |c: Checkpoint, t: &Table| {
+        bytes.extend(c.episode.to_le_bytes());
+        bytes.extend(c.epsilon.to_bits().to_le_bytes());
+        bytes.extend(c.alpha.to_bits().to_le_bytes());
+        record(&mut bytes, t);
+    };
+    let trained = if name == "monte-carlo-alpha" {
+        let mc = MonteCarloParams { learner: *params, step: StepRule::Alpha };
+        monte_carlo::train(&mc, seed, &marks, keep)
+    } else {
+        train(name, params, seed, &marks, keep)
+    };
+    record(&mut bytes, &trained.table);
+    bytes.extend(format!("{:?}", trained.exploration).bytes());
+    crate::seed::fnv1a(&bytes)
+}
+
+/// Settings that exercise every branch of the learners: both seats, the three fixed
+/// opponents and self-play, symmetry on and off, decaying alpha, softmax, greedy-only.
+fn digest_configs() -> Vec<QParams> {
+    let fixed = |seat, opponent| QParams {
+        seat,
+        opponent: TrainOpponent::Fixed(opponent),
+        episodes: 3000,
+        ..QParams::default()
+    };
+    let self_play = QParams { opponent: TrainOpponent::SelfPlay, episodes: 3000, ..QParams::default() };
+    let softmax = ExplorationRule::Softmax;
+    vec![
+        fixed(Seat::X, Opponent::Random),
+        QParams { symmetry: true, q_init: 0.5, ..fixed(Seat::O, Opponent::Random) },
+        QParams { alpha_decay: 0.999, alpha_min: 0.1, gamma: 1.0, ..fixed(Seat::X, Opponent::Minimax) },
+        QParams { exploration: softmax, symmetry: true, ..fixed(Seat::O, Opponent::MinimaxUniform) },
+        QParams { epsilon: 0.0, epsilon_min: 0.0, ..fixed(Seat::O, Opponent::Minimax) },
+        self_play,
+        QParams { symmetry: true, alpha_decay: 0.999, alpha_min: 0.05, q_init: -0.2, ..self_play },
+        QParams { exploration: softmax, temperature: 0.5, gamma: 1.0, ..self_play },
+    ]
+}
+
+#[test]
+fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
+    // The digests of `digest_configs` with seed 7, per learner. A change here means that
+    // a learner no longer reproduces earlier results bit for bit.
+    let pinned: [(&str, [u64; 8]); 5] = [
+        (
+            "sarsa",
+            [
+                0x2d04_eb48_6ab5_f330,
+                0xb3ba_ed74_8841_2210,
+                0x9090_97b9_f9e9_c0b6,
+                0x04e3_0c6b_fcfe_842f,
+                0xc415_baf0_2e9f_07e1,
+                0xdeda_5937_87b7_abe7,
+                0xc5f4_913f_e90e_972f,
+                0xe299_ac48_4411_08b9,
+            ],
+        ),
+        (
+            "expected-sarsa",
+            [
+                0xd68f_5335_310f_e254,
+                0x0d6f_5a07_99b8_3274,
+                0xa728_e8a0_ad21_eb2b,
+                0x7ba8_6933_151f_9377,
+                0xc415_baf0_2e9f_07e1,
+                0xd728_4a37_ef91_1a74,
+                0x2266_0915_fb16_3bf2,
+                0xd005_df68_c1fe_781e,
+            ],
+        ),
+        (
+            "double-q-learning",
+            [
+                0xfd4d_1d86_fab8_ef8d,
+                0x02de_8d34_a112_9e4e,
+                0x85b1_95a9_e4cb_c40a,
+                0x8f95_9497_a7ca_ba11,
+                0x3f6d_9339_b64c_66ed,
+                0xc60d_3722_aebe_e4e0,
+                0x828c_230e_d7b3_6605,
+                0x58a8_35ac_f24d_2598,
+            ],
+        ),
+        (
+            "monte-carlo",
+            [
+                0xd59a_114b_ad10_8ca3,
+                0x5687_1b48_0a30_a2cb,
+                0x9dbc_4973_f78b_fdc6,
+                0x5ba6_d8c6_c938_39f9,
+                0x2c49_5abb_48ea_4235,
+                0x7b3b_2190_022f_35b2,
+                0x0974_7d99_f770_5127,
+                0xf844_449d_8452_f83c,
+            ],
+        ),
+        (
+            "monte-carlo-alpha",
+            [
+                0x3985_9ae6_b313_b439,
+                0x3d96_92af_feb4_6c4d,
+                0x4493_bbf1_d55b_4bf5,
+                0xd0f2_8c1b_cbd5_b7d6,
+                0xa630_bb50_702b_da25,
+                0x2798_bab1_731f_3270,
+                0x5f2b_b201_93c9_75ec,
+                0xb10c_5b1c_8fe9_5bc6,
+            ],
+        ),
+    ];
+    for (name, digests) in pinned {
+        let got: Vec<u64> = digest_configs().iter().map(|p| run_digest(name, p, 7)).collect();
+        assert_eq!(got, digests, "{name}");
     }
 }
