@@ -118,8 +118,8 @@ impl Evaluator {
             let rank = (empty & ((1u16 << cell) - 1)).count_ones() as usize;
             let slot = mdp.actions(s).start + rank;
             self.slot[s] = slot as u32;
-            for &next in mdp.continuing(slot).1 {
-                self.slot[next as usize] = REACHED;
+            for next in mdp.continuing(slot) {
+                self.slot[next] = REACHED;
             }
         }
         for s in (0..n).rev() {

@@ -9,12 +9,12 @@
 //!
 //! Storage is flat (compressed rows): states → action slots → outcomes, in one compact
 //! form that serves both the exact solvers ([`AgentMdp::q`]) and the simulators
-//! ([`AgentMdp::sampled`]). Per action slot: a 16-byte row (the expected immediate reward
-//! `Σ p·r`, where its outcomes start, how many there are and how many continue, the cell)
-//! and where each reply's outcome sits (8 bytes, a nibble per reply): 24 bytes. Per
-//! outcome: one `u32` code, 4 bytes: the continuing outcomes' next states first, in reply
-//! order (all that `q` reads), then the ending outcomes' rewards. The probability of an
-//! outcome is one over the slot's count.
+//! ([`AgentMdp::sampled`]). Per action slot: an 8-byte row (where its outcomes start, how
+//! many there are and how many continue, the cell). Per outcome: one `u32` code, 4 bytes,
+//! in the opponent's reply order: the next state of an outcome that continues, or the
+//! reward of one that ends the game. The probability of an outcome is one over the slot's
+//! count. The simulators read one row and one code per step; `q` sums a slot's ending
+//! rewards, then its continuing values, each in reply order.
 //! States are kept in increasing position id, which is a topological order: every
 //! transition goes to a larger state id, so one backward pass evaluates any policy exactly.
 
@@ -48,10 +48,8 @@ pub struct AgentMdp {
     action_start: Vec<u32>,
     /// Per action slot: what `q` and the simulators read first.
     rows: Vec<Row>,
-    /// Per action slot, nibble `k` (bits `4k..4k+4`): where outcome `k` (reply order) sits
-    /// among the slot's codes.
-    order: Vec<u64>,
-    /// Per action slot: next states of the continuing outcomes, then ending codes.
+    /// Per action slot, in reply order: the next state of each continuing outcome, or the
+    /// code of an ending one (see [`END`]).
     codes: Vec<u32>,
     /// `probability[n]` = `1 / n`: the probability of each of `n` outcomes.
     probability: [f64; MAX_CELLS + 1],
@@ -77,7 +75,6 @@ impl AgentMdp {
             positions: pos,
             action_start: Vec::with_capacity(states.len() + 1),
             rows: Vec::with_capacity(slots_guess),
-            order: Vec::with_capacity(slots_guess),
             codes: Vec::with_capacity(slots_guess * 5),
             probability: std::array::from_fn(|n| 1.0 / n as f64),
             start: Vec::new(),
@@ -102,41 +99,28 @@ impl AgentMdp {
         let (pos, me) = (self.positions, self.seat.player());
         let first = self.codes.len();
         let after = pos.child(p, cell) as usize;
-        let (mut reward, mut ending) = (0.0, 0u16);
-        let (mut ends, mut ended) = ([0u32; MAX_CELLS], 0);
-        let mut count = 0;
+        let mut continuing = 0u8;
         match pos.reward(after, me) {
-            Some(r) => {
-                (reward, ending, count) = (r, 1, 1);
-                (ends[0], ended) = (end_code(r), 1);
-            }
+            Some(r) => self.codes.push(end_code(r)),
             None => {
                 let moves = match self.opponent {
                     Opponent::Random => pos.board(after).empty_cells(),
                     opponent => opponent_moves(pos, opponent, after),
                 };
-                let prob = 1.0 / f64::from(moves.count_ones());
-                for (k, reply) in crate::game::cells(moves).enumerate() {
+                for reply in crate::game::cells(moves) {
                     let n = pos.child(after, reply) as usize;
                     match pos.reward(n, me) {
-                        Some(r) => {
-                            reward += prob * r;
-                            ending |= 1 << k;
-                            ends[ended] = end_code(r);
-                            ended += 1;
+                        Some(r) => self.codes.push(end_code(r)),
+                        None => {
+                            self.codes.push(self.state_of[n]);
+                            continuing += 1;
                         }
-                        None => self.codes.push(self.state_of[n]),
                     }
-                    count += 1;
                 }
             }
         }
-        let continuing = self.codes.len() - first;
-        self.codes.extend_from_slice(&ends[..ended]);
-        debug_assert_eq!(self.codes.len() - first, count);
-        self.order.push(reply_order(ending, count, continuing));
-        let (start, count, continuing) = (first as u32, count as u8, continuing as u8);
-        self.rows.push(Row { reward, start, count, continuing, cell });
+        let count = (self.codes.len() - first) as u8;
+        self.rows.push(Row { start: first as u32, count, continuing, cell });
     }
 
     /// Outcome `k` (in the opponent's reply order) of action `slot`, for simulators:
@@ -145,9 +129,8 @@ impl AgentMdp {
     /// the transition.
     #[inline(always)]
     pub fn sampled(&self, slot: usize, k: usize) -> Result<usize, f64> {
-        let at = (self.order[slot] >> (4 * k)) as usize & 15;
-        match self.codes[self.rows[slot].start as usize + at] {
-            code if code >= END => Err(f64::from(code - END) - 1.0),
+        match self.codes[self.rows[slot].start as usize + k] {
+            code if code >= END => Err(end_reward(code)),
             next => Ok(next as usize),
         }
     }
@@ -225,26 +208,52 @@ impl AgentMdp {
     /// compact form; the probability of each is one over their count).
     #[inline(always)]
     pub fn outcomes(&self, slot: usize) -> Outcomes<'_> {
-        let row = &self.rows[slot];
-        let codes = &self.codes[row.start as usize..row.start as usize + usize::from(row.count)];
-        Outcomes::new(self.probability[codes.len()], self.order[slot], codes)
+        let (p, codes) = self.codes_of(&self.rows[slot]);
+        Outcomes::new(p, codes)
     }
 
-    /// The continuing outcomes of a slot, in reply order, and their common probability.
+    /// The next states of a slot's continuing outcomes, in reply order.
     #[inline(always)]
-    fn continuing(&self, slot: usize) -> (f64, &[u32]) {
-        self.continuing_of(&self.rows[slot])
+    pub(crate) fn continuing(&self, slot: usize) -> impl Iterator<Item = usize> + '_ {
+        let (_, codes) = self.codes_of(&self.rows[slot]);
+        codes.iter().filter(|&&code| code < END).map(|&code| code as usize)
     }
 
-    /// [`AgentMdp::continuing`] of a slot's row.
+    /// A slot's codes, in reply order, and the probability of each outcome.
     #[inline(always)]
-    fn continuing_of(&self, row: &Row) -> (f64, &[u32]) {
+    fn codes_of(&self, row: &Row) -> (f64, &[u32]) {
         let start = row.start as usize;
-        let end = start + usize::from(row.continuing);
+        let end = start + usize::from(row.count);
         debug_assert!(end <= self.codes.len() && usize::from(row.count) <= MAX_CELLS);
         // SAFETY: `build` pushes every row's codes before the row, so a row's codes lie
         // within `codes`; a slot has at most one outcome per cell, so `count <= MAX_CELLS`.
         unsafe { (*self.probability.get_unchecked(usize::from(row.count)), self.codes.get_unchecked(start..end)) }
+    }
+
+    /// The value of a slot's row under `values`: first `Σ p·r` over the outcomes that end
+    /// the game, then `+ p·V(s')` for each that continues, both in reply order.
+    #[inline(always)]
+    fn row_q(&self, row: &Row, values: &[f64]) -> f64 {
+        let (p, codes) = self.codes_of(row);
+        let mut q = 0.0;
+        if usize::from(row.continuing) < codes.len() {
+            for &code in codes {
+                if code >= END {
+                    q += p * end_reward(code);
+                }
+            }
+        }
+        if row.continuing > 0 {
+            for &code in codes {
+                if code < END {
+                    debug_assert!((code as usize) < self.len());
+                    // SAFETY: `build` only stores ids of this MDP's states (< len) as the
+                    // codes below `END`, and the callers assert `values.len() >= len`.
+                    q += p * unsafe { *values.get_unchecked(code as usize) };
+                }
+            }
+        }
+        q
     }
 
     /// Total number of action slots (the size of a Q table over this MDP).
@@ -265,16 +274,7 @@ impl AgentMdp {
     #[inline(always)]
     pub fn q(&self, slot: usize, values: &[f64]) -> f64 {
         assert!(values.len() >= self.len(), "one value per state");
-        let row = &self.rows[slot];
-        let (p, next) = self.continuing_of(row);
-        let mut q = row.reward;
-        for &n in next {
-            debug_assert!((n as usize) < self.len());
-            // SAFETY: `build` only stores ids of this MDP's states (< len) among the
-            // continuing codes, and `values` holds at least `len` values (asserted above).
-            q += p * unsafe { *values.get_unchecked(n as usize) };
-        }
-        q
+        self.row_q(&self.rows[slot], values)
     }
 
     /// Calls `f(slot, q)` for every action slot of state `s`, in cell order, with the same
@@ -284,15 +284,7 @@ impl AgentMdp {
         assert!(values.len() >= self.len(), "one value per state");
         let slots = self.actions(s);
         for (k, row) in self.rows[slots.clone()].iter().enumerate() {
-            let (p, next) = self.continuing_of(row);
-            let mut q = row.reward;
-            for &n in next {
-                debug_assert!((n as usize) < self.len());
-                // SAFETY: as in `q`: continuing codes are states of this MDP, and `values`
-                // is at least that long (asserted above).
-                q += p * unsafe { *values.get_unchecked(n as usize) };
-            }
-            f(slots.start + k, q);
+            f(slots.start + k, self.row_q(row, values));
         }
     }
 
@@ -314,8 +306,8 @@ impl AgentMdp {
             order.push(s);
             let first = stack.len();
             for slot in self.actions(s as usize) {
-                let (_, next) = self.continuing(slot);
-                stack.extend(next);
+                let (_, codes) = self.codes_of(&self.rows[slot]);
+                stack.extend(codes.iter().filter(|&&code| code < END));
             }
             stack[first..].reverse();
         }
@@ -323,44 +315,28 @@ impl AgentMdp {
     }
 }
 
-/// An action slot's fixed-size part (16 bytes).
+/// An action slot's fixed-size part (8 bytes).
 #[derive(Clone, Copy, Debug)]
 struct Row {
-    /// The expected immediate reward `Σ p·r` over the outcomes that end the game.
-    reward: f64,
     /// Where the slot's codes start.
     start: u32,
     /// How many outcomes there are.
     count: u8,
-    /// How many of them continue (their codes come first).
+    /// How many of them continue.
     continuing: u8,
     /// The cell the action plays.
     cell: u8,
 }
 
-/// The positions of `count` outcomes among a slot's codes, a nibble each in reply order:
-/// the continuing ones (bit clear in `ending`) first, then the ending ones.
-fn reply_order(ending: u16, count: usize, continuing: usize) -> u64 {
-    /// Nibble `k` = `k`: the order when no continuing outcome follows an ending one.
-    const IDENTITY: u64 = 0xFEDC_BA98_7654_3210;
-    // Most slots need no shuffling: none of their outcomes ends the game, or every
-    // ending one comes after every continuing one.
-    let ending_last = ((1u32 << count) - 1) ^ ((1u32 << continuing) - 1);
-    if u32::from(ending) == ending_last {
-        return IDENTITY;
-    }
-    let (mut next, mut end, mut order) = (0u64, continuing as u64, 0u64);
-    for k in 0..count {
-        let at = if ending >> k & 1 == 1 { &mut end } else { &mut next };
-        order |= *at << (4 * k);
-        *at += 1;
-    }
-    order
-}
-
 /// The code of an outcome that ends the game with reward `r`.
 fn end_code(r: f64) -> u32 {
     END + (r + 1.0) as u32
+}
+
+/// The reward of an ending outcome's code.
+#[inline(always)]
+pub(crate) fn end_reward(code: u32) -> f64 {
+    f64::from(code - END) - 1.0
 }
 
 /// The opponent's move distribution in position `p` (opponent to move): the cells it may
@@ -434,7 +410,7 @@ mod tests {
         assert_eq!(m.len(), 2423);
         assert_eq!(m.dfs_order().len(), 2423);
         assert_eq!(m.board(0), Board::EMPTY);
-        assert_eq!(std::mem::size_of::<Row>(), 16);
+        assert_eq!(std::mem::size_of::<Row>(), 8);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! One result of an agent's action ([`Outcome`]) and the outcomes of an action slot in
 //! reply order ([`Outcomes`]), decoded from the MDP's compact form.
 
-use super::{END, TERMINAL};
+use super::{END, TERMINAL, end_reward};
 
 /// One result of an agent's action: probability, reward on the way, next agent state.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,17 +18,13 @@ pub struct Outcome {
 #[derive(Clone, Debug)]
 pub struct Outcomes<'a> {
     prob: f64,
-    /// Nibble `k`: where the `k`-th remaining outcome sits in `codes`.
-    order: u64,
-    codes: &'a [u32],
-    left: usize,
+    codes: std::slice::Iter<'a, u32>,
 }
 
 impl<'a> Outcomes<'a> {
-    /// The outcomes of a slot: their probability, where each reply's outcome sits (a
-    /// nibble each) and the slot's codes.
-    pub(crate) fn new(prob: f64, order: u64, codes: &'a [u32]) -> Outcomes<'a> {
-        Outcomes { prob, order, codes, left: codes.len() }
+    /// The outcomes of a slot: their common probability and the slot's codes.
+    pub(crate) fn new(prob: f64, codes: &'a [u32]) -> Outcomes<'a> {
+        Outcomes { prob, codes: codes.iter() }
     }
 }
 
@@ -37,20 +33,16 @@ impl Iterator for Outcomes<'_> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Outcome> {
-        if self.left == 0 {
-            return None;
-        }
-        let code = self.codes[self.order as usize & 15];
-        (self.order, self.left) = (self.order >> 4, self.left - 1);
+        let &code = self.codes.next()?;
         Some(if code >= END {
-            Outcome { prob: self.prob, reward: f64::from(code - END) - 1.0, next: TERMINAL }
+            Outcome { prob: self.prob, reward: end_reward(code), next: TERMINAL }
         } else {
             Outcome { prob: self.prob, reward: 0.0, next: code }
         })
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
+        self.codes.size_hint()
     }
 }
 
