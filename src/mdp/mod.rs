@@ -10,11 +10,12 @@
 //! Storage is flat (compressed rows): states → action slots → outcomes, in one compact
 //! form that serves both the exact solvers ([`AgentMdp::q`]) and the simulators
 //! ([`AgentMdp::sampled`]). Per action slot: an 8-byte row (where its outcomes start, how
-//! many there are and how many continue, the cell). Per outcome: one `u32` code, 4 bytes,
-//! in the opponent's reply order: the next state of an outcome that continues, or the
-//! reward of one that ends the game. The probability of an outcome is one over the slot's
-//! count. The simulators read one row and one code per step; `q` sums a slot's ending
-//! rewards, then its continuing values, each in reply order.
+//! many there are and how many continue, the cell) and the expected immediate reward
+//! `Σ p·r` of its ending outcomes (8 bytes, kept apart: only the exact solvers read it).
+//! Per outcome: one `u32` code, 4 bytes, in the opponent's reply order: the next state of
+//! an outcome that continues, or the reward of one that ends the game. The probability of
+//! an outcome is one over the slot's count. The simulators read one row and one code per
+//! step; `q` adds the continuing values to the expected reward, in reply order.
 //! States are kept in increasing position id, which is a topological order: every
 //! transition goes to a larger state id, so one backward pass evaluates any policy exactly.
 
@@ -48,6 +49,8 @@ pub struct AgentMdp {
     action_start: Vec<u32>,
     /// Per action slot: what `q` and the simulators read first.
     rows: Vec<Row>,
+    /// Per action slot: the expected immediate reward `Σ p·r` over its ending outcomes.
+    reward: Vec<f64>,
     /// Per action slot, in reply order: the next state of each continuing outcome, or the
     /// code of an ending one (see [`END`]).
     codes: Vec<u32>,
@@ -75,6 +78,7 @@ impl AgentMdp {
             positions: pos,
             action_start: Vec::with_capacity(states.len() + 1),
             rows: Vec::with_capacity(slots_guess),
+            reward: Vec::with_capacity(slots_guess),
             codes: Vec::with_capacity(slots_guess * 5),
             probability: std::array::from_fn(|n| 1.0 / n as f64),
             start: Vec::new(),
@@ -99,18 +103,25 @@ impl AgentMdp {
         let (pos, me) = (self.positions, self.seat.player());
         let first = self.codes.len();
         let after = pos.child(p, cell) as usize;
-        let mut continuing = 0u8;
+        let (mut continuing, mut reward) = (0u8, 0.0);
         match pos.reward(after, me) {
-            Some(r) => self.codes.push(end_code(r)),
+            Some(r) => {
+                self.codes.push(end_code(r));
+                reward = r;
+            }
             None => {
                 let moves = match self.opponent {
                     Opponent::Random => pos.board(after).empty_cells(),
                     opponent => opponent_moves(pos, opponent, after),
                 };
+                let prob = 1.0 / f64::from(moves.count_ones());
                 for reply in crate::game::cells(moves) {
                     let n = pos.child(after, reply) as usize;
                     match pos.reward(n, me) {
-                        Some(r) => self.codes.push(end_code(r)),
+                        Some(r) => {
+                            self.codes.push(end_code(r));
+                            reward += prob * r;
+                        }
                         None => {
                             self.codes.push(self.state_of[n]);
                             continuing += 1;
@@ -121,6 +132,7 @@ impl AgentMdp {
         }
         let count = (self.codes.len() - first) as u8;
         self.rows.push(Row { start: first as u32, count, continuing, cell });
+        self.reward.push(reward);
     }
 
     /// Outcome `k` (in the opponent's reply order) of action `slot`, for simulators:
@@ -230,20 +242,13 @@ impl AgentMdp {
         unsafe { (*self.probability.get_unchecked(usize::from(row.count)), self.codes.get_unchecked(start..end)) }
     }
 
-    /// The value of a slot's row under `values`: first `Σ p·r` over the outcomes that end
-    /// the game, then `+ p·V(s')` for each that continues, both in reply order.
+    /// The value of `slot` (whose row is `row`) under `values`: the expected reward of
+    /// its ending outcomes, then `+ p·V(s')` for each continuing one, in reply order.
     #[inline(always)]
-    fn row_q(&self, row: &Row, values: &[f64]) -> f64 {
-        let (p, codes) = self.codes_of(row);
-        let mut q = 0.0;
-        if usize::from(row.continuing) < codes.len() {
-            for &code in codes {
-                if code >= END {
-                    q += p * end_reward(code);
-                }
-            }
-        }
+    fn row_q(&self, slot: usize, row: &Row, values: &[f64]) -> f64 {
+        let mut q = self.reward[slot];
         if row.continuing > 0 {
+            let (p, codes) = self.codes_of(row);
             for &code in codes {
                 if code < END {
                     debug_assert!((code as usize) < self.len());
@@ -274,7 +279,7 @@ impl AgentMdp {
     #[inline(always)]
     pub fn q(&self, slot: usize, values: &[f64]) -> f64 {
         assert!(values.len() >= self.len(), "one value per state");
-        self.row_q(&self.rows[slot], values)
+        self.row_q(slot, &self.rows[slot], values)
     }
 
     /// Calls `f(slot, q)` for every action slot of state `s`, in cell order, with the same
@@ -284,7 +289,7 @@ impl AgentMdp {
         assert!(values.len() >= self.len(), "one value per state");
         let slots = self.actions(s);
         for (k, row) in self.rows[slots.clone()].iter().enumerate() {
-            f(slots.start + k, self.row_q(row, values));
+            f(slots.start + k, self.row_q(slots.start + k, row, values));
         }
     }
 
