@@ -31,6 +31,7 @@ use rand::RngCore;
 
 use super::ground_truth::ground_truth;
 use super::params::{QParams, TrainOpponent};
+use super::self_play::Successors;
 use super::tabular::{self, Exploration, Step, Table, Trained};
 use crate::mdp::{AgentMdp, Policy};
 use crate::seed::{self, Stream};
@@ -81,15 +82,47 @@ pub fn train_table(
     params: &QParams,
     seed: u64,
     checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
+    checkpoint: impl FnMut(Checkpoint, &Table),
 ) -> Trained {
-    let mdp = training_mdp(params, "q_learning::train");
-    let mut table = table(mdp, params.q_init, params.symmetry);
+    let gamma = params.gamma;
+    let fixed = |table: &mut Table, mdp: &AgentMdp, rng: &mut seed::Rng, s, exploration, alpha| {
+        run_episode(table, mdp, rng, s, exploration, alpha, gamma)
+    };
+    drive(params, seed, "q_learning::train", checkpoints, checkpoint, fixed, None::<SelfPlayEpisode>)
+}
+
+/// One self-play episode of a one-table learner: table, successors, generator,
+/// exploration, step size.
+pub(super) type SelfPlayEpisode = fn(&mut Table, &Successors, &mut seed::Rng, Exploration, f64);
+
+/// The training loop of the one-table learners: against a fixed opponent, `fixed` plays
+/// an episode from the agent's first state; in self-play (`params.opponent` is `self`),
+/// `self_play` plays one on the table over every position. `learner` names the learner
+/// in the message of a bug (self-play asked of a learner without a self-play form).
+pub(super) fn drive(
+    params: &QParams,
+    seed: u64,
+    learner: &str,
+    checkpoints: &[u64],
+    mut checkpoint: impl FnMut(Checkpoint, &Table),
+    mut fixed: impl FnMut(&mut Table, &AgentMdp, &mut seed::Rng, usize, Exploration, f64),
+    self_play: Option<impl FnMut(&mut Table, &Successors, &mut seed::Rng, Exploration, f64)>,
+) -> Trained {
     let mut rng = seed::rng(seed, Stream::Train);
+    if let (TrainOpponent::SelfPlay, Some(mut self_play)) = (params.opponent, self_play) {
+        let (mut table, successors) = super::self_play::build(params.q_init, params.symmetry);
+        let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
+            Step::Play { exploration, alpha } => self_play(&mut table, &successors, &mut rng, exploration, alpha),
+            Step::Checkpoint(c) => checkpoint(c, &table),
+        });
+        return Trained { table, exploration };
+    }
+    let mdp = training_mdp(params, learner);
+    let mut table = table(mdp, params.q_init, params.symmetry);
     let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {
             let first = first_state(mdp, &mut rng);
-            run_episode(&mut table, mdp, &mut rng, first, exploration, alpha, params.gamma);
+            fixed(&mut table, mdp, &mut rng, first, exploration, alpha);
         }
         Step::Checkpoint(c) => checkpoint(c, &table),
     });

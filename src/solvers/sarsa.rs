@@ -27,43 +27,24 @@
 
 use rand::RngCore;
 
-use super::params::{QParams, TrainOpponent};
-use super::q_learning::{first_state, outcome, table, training_mdp};
-use super::self_play::{END, Successors, build};
-use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, run_schedule};
+use super::params::QParams;
+use super::q_learning::{drive, outcome};
+use super::self_play::{END, Successors};
+use super::tabular::{Checkpoint, Exploration, Table, Trained};
 use crate::mdp::AgentMdp;
-use crate::seed::{self, Stream};
+use crate::seed;
 
 /// Trains SARSA against `params.opponent` (a fixed one or itself); calls `checkpoint` after
 /// each listed episode.
-pub fn train(
-    params: &QParams,
-    seed: u64,
-    checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
-) -> Trained {
-    let mut rng = seed::rng(seed, Stream::Train);
+pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
     let gamma = params.gamma;
-    if params.opponent == TrainOpponent::SelfPlay {
-        let (mut table, successors) = build(params.q_init, params.symmetry);
-        let exploration = run_schedule(params, checkpoints, |step| match step {
-            Step::Play { exploration, alpha } => {
-                self_play_episode(&mut table, &successors, &mut rng, exploration, alpha, gamma)
-            }
-            Step::Checkpoint(c) => checkpoint(c, &table),
-        });
-        return Trained { table, exploration };
-    }
-    let mdp = training_mdp(params, "sarsa");
-    let mut table = table(mdp, params.q_init, params.symmetry);
-    let exploration = run_schedule(params, checkpoints, |step| match step {
-        Step::Play { exploration, alpha } => {
-            let s = first_state(mdp, &mut rng);
-            episode(&mut table, mdp, &mut rng, s, exploration, alpha, gamma)
-        }
-        Step::Checkpoint(c) => checkpoint(c, &table),
-    });
-    Trained { table, exploration }
+    let fixed = |table: &mut Table, mdp: &AgentMdp, rng: &mut seed::Rng, s, exploration, alpha| {
+        episode(table, mdp, rng, s, exploration, alpha, gamma)
+    };
+    let self_play = |table: &mut Table, successors: &Successors, rng: &mut seed::Rng, exploration, alpha| {
+        self_play_episode(table, successors, rng, exploration, alpha, gamma)
+    };
+    drive(params, seed, "sarsa", checkpoints, checkpoint, fixed, Some(self_play))
 }
 
 /// One game against the fixed opponent from agent state `s`.
