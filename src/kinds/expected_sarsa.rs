@@ -2,44 +2,9 @@
 //! with the tabular learners' parameters (`kinds/learner.rs`) and cost. Its learning curve
 //! has `checkpoints` points; its `q_error` target is Q^π of its final behaviour policy (Q* when that is greedy).
 
-use super::learner::{self, Target};
-use super::{Agent, Declared, Param, Solver, Val, Values, Work};
-use crate::bench::Calibration;
-use crate::mdp::{Policy, Seat};
-use crate::solvers::tabular::Checkpoint;
-use crate::solvers::{QParams, expected_sarsa};
-use crate::spec::EvaluationSpec;
+use super::learner::{Target, one_table_learner};
 
-/// A grid point of `expected-sarsa`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ExpectedSarsa(pub QParams);
-
-impl Declared for ExpectedSarsa {
-    const NAME: &'static str = "expected-sarsa";
-    const PARAMS: &'static [&'static Param] = learner::PARAMS;
-
-    fn build(v: &Values<'_>) -> ExpectedSarsa {
-        ExpectedSarsa(learner::build(v))
-    }
-}
-
-impl Solver for ExpectedSarsa {
-    fn values(&self) -> Vec<Val> {
-        learner::values(&self.0)
-    }
-
-    fn work(&self) -> Work {
-        Work { episodes: self.0.episodes, iterations: 0 }
-    }
-
-    /// Training (about 1.0× Q-learning's time per episode, measured by `sweep bench`),
-    /// plus an exact evaluation per checkpoint, seat and opponent.
-    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-        learner::seconds(&self.0, 1.0, seats, evaluation, cal)
-    }
-
-    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let trained = expected_sarsa::train(&self.0, seed, marks, |c, t| record(c, &t.policy()));
-        learner::agent(&self.0, &trained, Target::Behaviour)
-    }
-}
+one_table_learner!(
+    /// A grid point of `expected-sarsa`.
+    ExpectedSarsa, "expected-sarsa", crate::solvers::expected_sarsa::train, 1.0, Target::Behaviour
+);

@@ -129,3 +129,53 @@ pub fn agent(q: &QParams, trained: &Trained, target: Target) -> Agent {
     };
     Agent::Learned { policy, q_error: q_error(mdp, &trained.table, &exact) }
 }
+
+/// A one-table learner kind over [`QParams`]: its grid-point type `$kind`, its `$name`, the
+/// `$train` function of its algorithm, its cost per episode relative to Q-learning's and
+/// the [`Target`] of its `q_error`. Everything else is what every tabular learner shares.
+macro_rules! one_table_learner {
+    ($(#[$doc:meta])* $kind:ident, $name:literal, $train:path, $relative_cost:literal, $target:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $kind(pub $crate::solvers::QParams);
+
+        impl $crate::kinds::Declared for $kind {
+            const NAME: &'static str = $name;
+            const PARAMS: &'static [&'static $crate::kinds::Param] = $crate::kinds::learner::PARAMS;
+
+            fn build(v: &$crate::kinds::Values<'_>) -> $kind {
+                $kind($crate::kinds::learner::build(v))
+            }
+        }
+
+        impl $crate::kinds::Solver for $kind {
+            fn values(&self) -> Vec<$crate::kinds::Val> {
+                $crate::kinds::learner::values(&self.0)
+            }
+
+            fn work(&self) -> $crate::kinds::Work {
+                $crate::kinds::Work { episodes: self.0.episodes, iterations: 0 }
+            }
+
+            fn seconds(
+                &self,
+                seats: &[$crate::mdp::Seat],
+                evaluation: &$crate::spec::EvaluationSpec,
+                cal: &$crate::bench::Calibration,
+            ) -> f64 {
+                $crate::kinds::learner::seconds(&self.0, $relative_cost, seats, evaluation, cal)
+            }
+
+            fn train(
+                &self,
+                seed: u64,
+                marks: &[u64],
+                record: &mut dyn FnMut($crate::solvers::tabular::Checkpoint, &$crate::mdp::Policy),
+            ) -> $crate::kinds::Agent {
+                let trained = $train(&self.0, seed, marks, |c, t| record(c, &t.policy()));
+                $crate::kinds::learner::agent(&self.0, &trained, $target)
+            }
+        }
+    };
+}
+pub(crate) use one_table_learner;
