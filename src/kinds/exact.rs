@@ -6,87 +6,60 @@
 use super::param::{OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
+use crate::game::Game;
 use crate::mdp::{Policy, Seat};
 use crate::solvers::params::ExactParams;
 use crate::solvers::q_learning::Checkpoint;
-use crate::solvers::{ground_truth, policy_iteration, value_iteration};
+use crate::solvers::{GroundTruth, ground_truth, policy_iteration, value_iteration};
 use crate::spec::EvaluationSpec;
 
-/// Exact policy iteration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PolicyIteration(pub ExactParams);
+/// An exact kind: its grid-point type `$kind` and `$name`, and how it solves one MDP
+/// (`$solve`, from the ground truth of its (seat, opponent) to a policy).
+macro_rules! exact_kind {
+    ($(#[$doc:meta])* $kind:ident, $name:literal, $solve:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $kind(pub ExactParams);
 
-/// Exact value iteration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ValueIteration(pub ExactParams);
+        impl Declared for $kind {
+            const NAME: &'static str = $name;
+            const PARAMS: &'static [&'static Param] = &[&SEAT, &OPPONENT];
 
-const PARAMS: &[&Param] = &[&SEAT, &OPPONENT];
+            fn build(v: &Values<'_>) -> $kind {
+                $kind(ExactParams { seat: v.choice(&SEAT), opponent: v.choice(&OPPONENT) })
+            }
+        }
 
-fn build(v: &Values<'_>) -> ExactParams {
-    ExactParams { seat: v.choice(&SEAT), opponent: v.choice(&OPPONENT) }
+        impl Solver for $kind {
+            fn values(&self) -> Vec<Val> {
+                vec![Val::Name(self.0.seat.name()), Val::Name(self.0.opponent.name())]
+            }
+
+            fn work(&self) -> Work {
+                Work::default()
+            }
+
+            /// Building the MDP and solving it, then one exact evaluation per (seat,
+            /// opponent).
+            fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
+                cal.solve_s * 2.0 + (seats.len() * evaluation.opponents.len()) as f64 * cal.eval_s
+            }
+
+            fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+                let truth = ground_truth(Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
+                let solve: fn(&GroundTruth) -> Policy = $solve;
+                Agent::Table(solve(truth))
+            }
+        }
+    };
 }
 
-fn values(p: &ExactParams) -> Vec<Val> {
-    vec![Val::Name(p.seat.name()), Val::Name(p.opponent.name())]
-}
+exact_kind!(
+    /// Exact policy iteration.
+    PolicyIteration, "policy-iteration", |t| policy_iteration::solve(&t.mdp).policy(&t.mdp)
+);
 
-/// Building the MDP and solving it, then one exact evaluation per (seat, opponent).
-fn seconds(seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-    cal.solve_s * 2.0 + (seats.len() * evaluation.opponents.len()) as f64 * cal.eval_s
-}
-
-impl Declared for PolicyIteration {
-    const NAME: &'static str = "policy-iteration";
-    const PARAMS: &'static [&'static Param] = PARAMS;
-
-    fn build(v: &Values<'_>) -> PolicyIteration {
-        PolicyIteration(build(v))
-    }
-}
-
-impl Solver for PolicyIteration {
-    fn values(&self) -> Vec<Val> {
-        values(&self.0)
-    }
-
-    fn work(&self) -> Work {
-        Work::default()
-    }
-
-    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-        seconds(seats, evaluation, cal)
-    }
-
-    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
-        Agent::Table(policy_iteration::solve(&truth.mdp).policy(&truth.mdp))
-    }
-}
-
-impl Declared for ValueIteration {
-    const NAME: &'static str = "value-iteration";
-    const PARAMS: &'static [&'static Param] = PARAMS;
-
-    fn build(v: &Values<'_>) -> ValueIteration {
-        ValueIteration(build(v))
-    }
-}
-
-impl Solver for ValueIteration {
-    fn values(&self) -> Vec<Val> {
-        values(&self.0)
-    }
-
-    fn work(&self) -> Work {
-        Work::default()
-    }
-
-    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-        seconds(seats, evaluation, cal)
-    }
-
-    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
-        Agent::Table(value_iteration::solve(&truth.mdp).0.policy(&truth.mdp))
-    }
-}
+exact_kind!(
+    /// Exact value iteration.
+    ValueIteration, "value-iteration", |t| value_iteration::solve(&t.mdp).0.policy(&t.mdp)
+);
