@@ -21,7 +21,7 @@ fn compare_pairs_configurations_against_the_best() {
     for col in ["label", "difference", "ci95_low", "p_wilcoxon", "p_holm", "p_improve", "verdict"] {
         assert!(header.contains(col), "{header}");
     }
-    assert!(text.lines().any(|l| l.starts_with("mcts,x,random,mcts,iterations=") && l.ends_with(",baseline")));
+    assert!(text.lines().any(|l| l.starts_with("mcts,x,random,3x3k3,mcts,iterations=") && l.ends_with(",baseline")));
     let o = run(&["compare", out.to_str().unwrap(), "--metric", "regret_auc", "--baseline", "alpha=0.25"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("baseline"), "{}", stdout(&o));
@@ -51,7 +51,7 @@ fn importance_refuses_a_grid_that_is_not_full() {
     assert!(stderr(&o).contains("opponent × alpha is not full (3 of 4 combinations have results)"), "{}", stderr(&o));
     let o = run(&["importance", out.to_str().unwrap(), "--by", "iterations", "--csv"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("mcts,x,random,iterations,1.000000"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("mcts,x,random,3x3k3,iterations,1.000000"), "{}", stdout(&o));
     let o = run(&["importance", fixture().to_str().unwrap(), "--csv"]);
     assert!(o.status.success(), "the first version's results: {}", stderr(&o));
 }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use common::*;
 
 const COLUMNS: &str = "job_id,solver,replicate,seed,seat,opponent,episodes,alpha,alpha_decay,alpha_min,gamma,epsilon,epsilon_decay,epsilon_min,q_init,symmetry,iterations,uct_c,opponent_model,final_move,eval_opponent,\
-                       value,optimal_value,regret,p_win,p_draw,p_loss,games,wins,draws,losses,states,status,error,train_ms,eval_ms,exploration,temperature,temperature_decay,temperature_min,step,label,regret_auc,solved_at,q_error,rung";
+                       value,optimal_value,regret,p_win,p_draw,p_loss,games,wins,draws,losses,states,status,error,train_ms,eval_ms,exploration,temperature,temperature_decay,temperature_min,step,label,regret_auc,solved_at,q_error,rung,game";
 
 #[test]
 fn smoke_sweep_writes_tidy_reproducible_files() {
@@ -102,7 +102,7 @@ fn reproduce_writes_the_policy() {
     let o = run(&["reproduce", out.to_str().unwrap(), "--job", &pi[0], "--policy-out", policy.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (h, moves) = read_csv(&policy);
-    assert_eq!(h, ["board", "action", "seat"], "a policy file records its seat");
+    assert_eq!(h, ["board", "action", "seat", "game"], "a policy file records its seat and game");
     // One line per state the policy reaches against random: the job's `states` column.
     let vs_random = rows.iter().find(|r| r[0] == pi[0] && r[20] == "random").unwrap();
     assert_eq!(moves.len().to_string(), vs_random[31]);

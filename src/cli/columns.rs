@@ -18,6 +18,7 @@ fn allowed(p: &Param) -> String {
         Ty::Count { max } => format!("a whole number from 1 to {max}"),
         Ty::Flag => "true or false".to_string(),
         Ty::Choice(names) => names.join(", "),
+        Ty::Game { max_cells } => format!("<rows>x<cols>k<k>, rows and columns >= 3, at most {max_cells} cells"),
     }
 }
 
@@ -37,6 +38,7 @@ fn describe_param(name: &str) -> Value {
         Ty::Count { .. } => "count",
         Ty::Flag => "flag",
         Ty::Choice(_) => "choice",
+        Ty::Game { .. } => "game",
     };
     json!({
         "name": name,

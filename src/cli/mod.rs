@@ -208,6 +208,11 @@ pub fn seat_arg(s: &str) -> Result<Seat, String> {
     s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
 }
 
+/// Parses a game (`<rows>x<cols>k<k>`) for clap.
+pub fn game_arg(s: &str) -> Result<crate::game::Game, String> {
+    s.parse().map_err(|e: crate::game::ParseGameError| e.to_string())
+}
+
 /// Parses an opponent name for clap.
 pub fn opponent_arg(s: &str) -> Result<Opponent, String> {
     s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())

@@ -1,6 +1,8 @@
 //! `sweep play`: a game in the terminal against the optimal policy, MCTS, or a policy file.
 //!
-//! The board is shown with cell numbers 0–8; bad input gets a message and a new prompt;
+//! Any m,n,k-game (`--game`, tic-tac-toe by default; MCTS plays tic-tac-toe only). The
+//! board is shown row by row with the free cells numbered (row-major from 0); bad input
+//! gets a message and a new prompt;
 //! end of input ends the game cleanly. Moves read from a pipe or file are echoed after the
 //! prompt, so that a log reads like a game. A policy file plays the seat its positions
 //! belong to (X's positions have as many X as O); playing it from the other seat is
@@ -30,6 +32,9 @@ pub struct PlayArgs {
     /// Seed of the MCTS searches (with --agent mcts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// The game: "<rows>x<cols>k<k>" (rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns)).
+    #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
+    game: Game,
 }
 
 enum Agent {
@@ -38,19 +43,25 @@ enum Agent {
     File(Policy),
 }
 
-/// Reads a `board,action[,seat]` policy file (`seat`, when present, must be the seat to
-/// move in `board`), with the seats whose positions it holds.
-pub fn read_policy(path: &std::path::Path) -> Result<(Policy, Vec<Seat>)> {
+/// Reads a `board,action[,seat[,game]]` policy file of `game` (`seat`, when present, must
+/// be the seat to move in `board`; `game`, when present, must be `game`), with the seats
+/// whose positions it holds.
+pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Seat>)> {
     let mut seats = Vec::new();
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad_input(format!("--agent {}: {e}", path.display())))?;
-    let mut policy = Policy::new(Game::TIC_TAC_TOE);
-    let pos = policy.game().positions();
+    let mut policy = Policy::new(game);
+    let pos = game.positions();
+    let last = game.cells() - 1;
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| bad_input(format!("{}: row {}: {e}", path.display(), i + 2)))?;
         let bad = |what: String| bad_input(format!("{}: row {}: {what}", path.display(), i + 2));
-        let board: Board = rec.get(0).unwrap_or("").parse().map_err(|e| bad(format!("{e}")))?;
-        let cell: u8 = rec.get(1).unwrap_or("").trim().parse().map_err(|_| bad("the action is a cell 0-8".into()))?;
-        if cell > 8 || board.legal_moves() & (1 << cell) == 0 {
+        if let Some(g) = rec.get(3).filter(|g| *g != game.to_string()) {
+            return Err(bad(format!("this is a policy for the game {g}; play it with --game {g}")));
+        }
+        let board = Board::parse_in(game, rec.get(0).unwrap_or("")).map_err(|e| bad(format!("{e} (game {game})")))?;
+        let cell: u8 =
+            rec.get(1).unwrap_or("").trim().parse().map_err(|_| bad(format!("the action is a cell 0-{last}")))?;
+        if usize::from(cell) > last || board.legal_moves() & (1 << cell) == 0 {
             return Err(bad(format!("cell {cell} is not a legal move in {board}")));
         }
         let id = pos.id(board).ok_or_else(|| bad(format!("{board} cannot arise in a game")))?;
@@ -66,22 +77,28 @@ pub fn read_policy(path: &std::path::Path) -> Result<(Policy, Vec<Seat>)> {
     Ok((policy, seats))
 }
 
+/// The board row by row, free cells by number (as wide as the largest number).
 fn show(board: Board) -> String {
+    let game = board.game();
+    let (rows, cols) = (game.rows(), game.cols());
+    let width = (game.cells() - 1).to_string().len();
     let mut out = String::new();
-    for r in 0..3 {
-        let cells: Vec<String> = (0..3)
+    for r in 0..rows {
+        let cells: Vec<String> = (0..cols)
             .map(|c| {
-                let i = 3 * r + c;
-                match (board.x() >> i & 1, board.o() >> i & 1) {
+                let i = cols * r + c;
+                let mark = match (board.x() >> i & 1, board.o() >> i & 1) {
                     (1, _) => "X".to_string(),
                     (_, 1) => "O".to_string(),
                     _ => i.to_string(),
-                }
+                };
+                format!("{mark:>width$}")
             })
             .collect();
         out.push_str(&format!(" {} \n", cells.join(" | ")));
-        if r < 2 {
-            out.push_str("---+---+---\n");
+        if r + 1 < rows {
+            out.push_str(&vec!["-".repeat(width + 2); cols].join("+"));
+            out.push('\n');
         }
     }
     out
@@ -99,7 +116,7 @@ fn optimal_move(board: Board, agent_seat: Seat) -> (u8, String) {
         .solution
         .action_values(&truth.mdp, s)
         .filter(|(c, _)| safe & (1 << c) != 0)
-        .fold((9u8, f64::NEG_INFINITY), |best, (c, v)| if v > best.1 + 1e-12 { (c, v) } else { best });
+        .fold((u8::MAX, f64::NEG_INFINITY), |best, (c, v)| if v > best.1 + 1e-12 { (c, v) } else { best });
     let game = pos.minimax(id) * if agent_seat == Seat::X { 1 } else { -1 };
     let verdict = match game {
         1 => "a forced win",
@@ -129,22 +146,30 @@ fn check_policy_seat(seats: &[Seat], agent_seat: Seat, file: &str) -> Result<()>
 pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, echo: bool) -> Result<i32> {
     let mut agent = match args.agent.as_str() {
         "optimal" => Agent::Optimal,
+        "mcts" if args.game != Game::TIC_TAC_TOE => {
+            return Err(bad_input(format!("--agent mcts plays tic-tac-toe (3x3k3) only, not {}", args.game)));
+        }
         "mcts" => Agent::Mcts(
             Searcher::new(),
             MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), ..MctsParams::default() },
             args.seed,
         ),
         file => {
-            let (policy, seats) = read_policy(std::path::Path::new(file))?;
+            let (policy, seats) = read_policy(std::path::Path::new(file), args.game)?;
             check_policy_seat(&seats, args.seat.other(), file)?;
             Agent::File(policy)
         }
     };
     let agent_seat = args.seat.other();
-    let mut board = Board::EMPTY;
+    let mut board = Board::empty(args.game);
+    let last = args.game.cells() - 1;
+    let rules = match args.game {
+        Game::TIC_TAC_TOE => String::new(),
+        g => format!("{g}: {} x {}, {} in a row wins. ", g.rows(), g.cols(), g.k()),
+    };
     writeln!(
         out,
-        "You play {}; the agent ({}) plays {}. Type a cell number 0-8.",
+        "{rules}You play {}; the agent ({}) plays {}. Type a cell number 0-{last}.",
         args.seat.name().to_uppercase(),
         args.agent,
         agent_seat.name().to_uppercase()
@@ -186,9 +211,9 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
             writeln!(out, "{}", line.trim_end())?;
         }
         match line.trim().parse::<u8>() {
-            Ok(c) if c < 9 && board.empty_cells() & (1 << c) != 0 => board = board.play(c),
-            Ok(c) if c < 9 => writeln!(out, "cell {c} is taken; choose a free cell")?,
-            _ => writeln!(out, "{:?} is not a cell; type a number from 0 to 8", line.trim())?,
+            Ok(c) if usize::from(c) <= last && board.empty_cells() & (1 << c) != 0 => board = board.play(c),
+            Ok(c) if usize::from(c) <= last => writeln!(out, "cell {c} is taken; choose a free cell")?,
+            _ => writeln!(out, "{:?} is not a cell; type a number from 0 to {last}", line.trim())?,
         }
     }
 }

@@ -22,7 +22,7 @@ pub struct ReproduceArgs {
     /// The job id (a unique prefix is enough).
     #[arg(long)]
     job: String,
-    /// Also write the job's greedy policy as CSV `board,action,seat` (states it reaches against random).
+    /// Also write the job's greedy policy as CSV `board,action,seat,game` (states it reaches against random).
     #[arg(long, value_name = "FILE")]
     policy_out: Option<PathBuf>,
     /// Print every column of every row side by side (by default only the values that differ).
@@ -169,13 +169,14 @@ fn print_differences(old: &Record, new: &Record, columns: &Columns) -> usize {
 
 fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {
     let policy = job::policy(job, evaluation);
-    let mut text = String::from("board,action,seat\n");
+    let mut text = String::from("board,action,seat,game\n");
+    let game = policy.game();
     let mut lines = Vec::new();
     for seat in job.params.eval_seats() {
-        let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, Opponent::Random);
+        let truth = ground_truth(game, seat, Opponent::Random);
         Evaluator::new().evaluate(&truth.mdp, |_, b| {
             let c = policy.get_or_first(b);
-            lines.push(format!("{b},{c},{}\n", seat.name()));
+            lines.push(format!("{b},{c},{},{game}\n", seat.name()));
             c
         });
     }

@@ -22,6 +22,9 @@ pub struct SolveArgs {
     /// The fixed opponent: random, minimax or minimax-uniform.
     #[arg(long, default_value = "random", value_parser = super::opponent_arg)]
     opponent: Opponent,
+    /// The game: "<rows>x<cols>k<k>" (rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns)).
+    #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
+    game: Game,
     /// Run policy iteration by the seed article's procedure and show its rounds.
     #[arg(long)]
     trace: bool,
@@ -63,10 +66,20 @@ fn show(x: f64) -> String {
     }
 }
 
+/// The game's value under optimal play by both sides, in words, from X's minimax value.
+fn game_value(minimax: i8) -> &'static str {
+    match minimax {
+        1 => "first player win",
+        0 => "draw",
+        _ => "second player win",
+    }
+}
+
 /// Runs `sweep solve`.
 pub fn solve(args: &SolveArgs) -> Result<i32> {
     let started = Instant::now();
-    let mdp = AgentMdp::build(Game::TIC_TAC_TOE, args.seat, args.opponent);
+    let mdp = AgentMdp::build(args.game, args.seat, args.opponent);
+    let positions = args.game.positions();
     let pi = if args.trace { policy_iteration::solve_traced(&mdp) } else { policy_iteration::solve(&mdp) };
     let (vi, vi_sweeps) = value_iteration::solve(&mdp);
     let eval = Evaluator::new().evaluate(&mdp, |s, _| mdp.cell(pi.actions[s] as usize));
@@ -77,6 +90,9 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
     let first = first_moves(&mdp, &pi);
     if args.json {
         let obj = json!({
+            "game": args.game.to_string(),
+            "positions": positions.len(),
+            "game_value": game_value(positions.minimax(0)),
             "seat": args.seat.name(),
             "opponent": args.opponent.name(),
             "agent_states": mdp.len(),
@@ -93,6 +109,12 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
         return Ok(exit::OK);
     }
+    println!(
+        "{}: {} legal positions; under optimal play by both sides the game is a {}",
+        args.game,
+        positions.len(),
+        game_value(positions.minimax(0))
+    );
     println!("seat {} against {}: {} agent states", args.seat, args.opponent, mdp.len());
     println!("optimal value V* = {}", show(pi.value));
     println!("P(win) = {}   P(draw) = {}   P(loss) = {}", show(eval.p_win), show(eval.p_draw), show(eval.p_loss));

@@ -3,10 +3,9 @@
 //! only in the algorithm that solves (see `solvers/policy_iteration.rs` and
 //! `solvers/value_iteration.rs`).
 
-use super::param::{OPPONENT, SEAT};
+use super::param::{GAME, OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
-use crate::game::Game;
 use crate::mdp::{Policy, Seat};
 use crate::solvers::params::ExactParams;
 use crate::solvers::q_learning::Checkpoint;
@@ -23,16 +22,16 @@ macro_rules! exact_kind {
 
         impl Declared for $kind {
             const NAME: &'static str = $name;
-            const PARAMS: &'static [&'static Param] = &[&SEAT, &OPPONENT];
+            const PARAMS: &'static [&'static Param] = &[&SEAT, &OPPONENT, &GAME];
 
             fn build(v: &Values<'_>) -> $kind {
-                $kind(ExactParams { seat: v.choice(&SEAT), opponent: v.choice(&OPPONENT) })
+                $kind(ExactParams { seat: v.choice(&SEAT), opponent: v.choice(&OPPONENT), game: v.game(&GAME) })
             }
         }
 
         impl Solver for $kind {
             fn values(&self) -> Vec<Val> {
-                vec![Val::Name(self.0.seat.name()), Val::Name(self.0.opponent.name())]
+                vec![Val::Name(self.0.seat.name()), Val::Name(self.0.opponent.name()), Val::Game(self.0.game)]
             }
 
             fn work(&self) -> Work {
@@ -46,7 +45,7 @@ macro_rules! exact_kind {
             }
 
             fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-                let truth = ground_truth(Game::TIC_TAC_TOE, self.0.seat, self.0.opponent);
+                let truth = ground_truth(self.0.game, self.0.seat, self.0.opponent);
                 let solve: fn(&GroundTruth) -> Policy = $solve;
                 Agent::Table(solve(truth))
             }

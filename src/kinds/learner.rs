@@ -8,8 +8,8 @@
 //! with [`agent`].
 
 use super::param::{
-    ALPHA, ALPHA_DECAY, ALPHA_MIN, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, EXPLORATION, GAMMA, Q_INIT, SEAT,
-    STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN, TRAIN_OPPONENT,
+    ALPHA, ALPHA_DECAY, ALPHA_MIN, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, EXPLORATION, GAME, GAMMA, Q_INIT,
+    SEAT, STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN, TRAIN_OPPONENT,
 };
 use super::{Agent, Param, Val, Values};
 use crate::bench::Calibration;
@@ -39,7 +39,8 @@ macro_rules! learner_params {
             &TEMPERATURE,
             &TEMPERATURE_DECAY,
             &TEMPERATURE_MIN,
-            $($extra),*
+            $($extra,)*
+            &GAME,
         ]
     };
 }
@@ -69,11 +70,12 @@ pub fn build(v: &Values<'_>) -> QParams {
         temperature: v.real(&TEMPERATURE),
         temperature_decay: v.real(&TEMPERATURE_DECAY),
         temperature_min: v.real(&TEMPERATURE_MIN),
+        game: v.game(&GAME),
     }
 }
 
-/// The values of [`PARAMS`].
-pub fn values(q: &QParams) -> Vec<Val> {
+/// The values of the parameters every learner shares but `game`.
+fn values(q: &QParams) -> Vec<Val> {
     vec![
         Val::Name(q.seat.name()),
         Val::Name(q.opponent.name()),
@@ -92,6 +94,15 @@ pub fn values(q: &QParams) -> Vec<Val> {
         Val::Real(q.temperature_decay),
         Val::Real(q.temperature_min),
     ]
+}
+
+/// The values of [`PARAMS`] after `extra` (a kind's own): every learner's, then the
+/// kind's own (version 2), then `game` (version 3).
+pub fn values_with(q: &QParams, extra: &[Val]) -> Vec<Val> {
+    let mut values = values(q);
+    values.extend_from_slice(extra);
+    values.push(Val::Game(q.game));
+    values
 }
 
 /// Seconds of training and checkpoint evaluations; `relative_cost` is the learner's time
@@ -121,7 +132,7 @@ pub fn agent(q: &QParams, trained: &Trained, target: Target) -> Agent {
     let TrainOpponent::Fixed(opponent) = q.opponent else {
         return Agent::Table(policy);
     };
-    let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, q.seat, opponent).mdp;
+    let mdp = &ground_truth(q.game, q.seat, opponent).mdp;
     let exact = if target == Target::Optimal || trained.exploration.is_greedy() {
         optimal_action_values(mdp, q.gamma)
     } else {
@@ -150,7 +161,7 @@ macro_rules! one_table_learner {
 
         impl $crate::kinds::Solver for $kind {
             fn values(&self) -> Vec<$crate::kinds::Val> {
-                $crate::kinds::learner::values(&self.0)
+                $crate::kinds::learner::values_with(&self.0, &[])
             }
 
             fn work(&self) -> $crate::kinds::Work {

@@ -1,7 +1,7 @@
 //! `mcts`: Monte Carlo tree search with UCT (`solvers/mcts.rs`). It does not train: its
 //! agent searches in every position an evaluation reaches, one seeded search per position.
 
-use super::param::{FINAL_MOVE, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
+use super::param::{FINAL_MOVE, ITERATIONS, MCTS_GAME, OPPONENT_MODEL, SEAT, UCT_C};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::mdp::{Evaluator, Opponent, Policy, Seat};
@@ -12,7 +12,7 @@ use crate::spec::EvaluationSpec;
 
 impl Declared for MctsParams {
     const NAME: &'static str = "mcts";
-    const PARAMS: &'static [&'static Param] = &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE];
+    const PARAMS: &'static [&'static Param] = &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE, &MCTS_GAME];
 
     fn build(v: &Values<'_>) -> MctsParams {
         MctsParams {
@@ -21,6 +21,7 @@ impl Declared for MctsParams {
             uct_c: v.real(&UCT_C),
             opponent_model: v.choice(&OPPONENT_MODEL),
             final_move: v.choice(&FINAL_MOVE),
+            game: v.game(&MCTS_GAME),
         }
     }
 }
@@ -33,6 +34,7 @@ impl Solver for MctsParams {
             Val::Real(self.uct_c),
             Val::Name(self.opponent_model.name()),
             Val::Name(self.final_move.name()),
+            Val::Game(self.game),
         ]
     }
 
@@ -62,11 +64,11 @@ impl Solver for MctsParams {
 /// same whatever order the positions are met in.
 pub fn search_policy(m: &MctsParams, seed: u64, seats: &[Seat], opponents: &[Opponent]) -> Policy {
     let mut searcher = Searcher::new();
-    let mut policy = Policy::new(crate::game::Game::TIC_TAC_TOE);
+    let mut policy = Policy::new(m.game);
     let mut evaluator = Evaluator::new();
     for &seat in seats {
         for &opp in opponents {
-            let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
+            let truth = ground_truth(m.game, seat, opp);
             evaluator.evaluate(&truth.mdp, |s, b| {
                 let pos = truth.mdp.position(s);
                 match policy.get(b) {

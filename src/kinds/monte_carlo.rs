@@ -23,9 +23,7 @@ impl Declared for MonteCarloParams {
 
 impl Solver for MonteCarloParams {
     fn values(&self) -> Vec<Val> {
-        let mut values = learner::values(&self.learner);
-        values.push(Val::Name(self.step.name()));
-        values
+        learner::values_with(&self.learner, &[Val::Name(self.step.name())])
     }
 
     fn work(&self) -> Work {

@@ -9,6 +9,7 @@
 //! that take them accept different values (`opponent`: fixed opponents for the exact
 //! solvers, and `self` too for learners); they share one column.
 
+use crate::game::Game;
 use crate::mdp::{Opponent, Seat};
 use crate::solvers::params::fmt_f64;
 use crate::solvers::{ExplorationRule, FinalMove, MctsParams, OpponentModel, QParams, StepRule, TrainOpponent};
@@ -27,6 +28,11 @@ pub enum Ty {
     Flag,
     /// One of these names.
     Choice(&'static [&'static str]),
+    /// A game, `"<rows>x<cols>k<k>"` (see [`Game`]), of at most `max_cells` cells.
+    Game {
+        /// The most cells the kind plays on.
+        max_cells: usize,
+    },
 }
 
 /// An interval of the reals; an infinite end means unbounded on that side.
@@ -73,6 +79,8 @@ pub enum Val {
     Flag(bool),
     /// One of a choice's names.
     Name(&'static str),
+    /// A game.
+    Game(Game),
 }
 
 impl Val {
@@ -83,6 +91,7 @@ impl Val {
             Val::Count(n) => n.to_string(),
             Val::Flag(b) => b.to_string(),
             Val::Name(s) => s.to_string(),
+            Val::Game(g) => g.to_string(),
         }
     }
 
@@ -93,6 +102,7 @@ impl Val {
             Val::Count(n) => serde_json::Value::from(n),
             Val::Flag(b) => serde_json::Value::from(b),
             Val::Name(s) => serde_json::Value::from(s),
+            Val::Game(g) => serde_json::Value::from(g.to_string()),
         }
     }
 
@@ -111,6 +121,7 @@ impl Val {
             Val::Count(n) => n,
             Val::Flag(b) => u64::from(b),
             Val::Name(s) => crate::seed::fnv1a(s.as_bytes()),
+            Val::Game(g) => crate::seed::fnv1a(g.to_string().as_bytes()),
         }
     }
 }
@@ -139,6 +150,25 @@ impl Param {
             Ty::Choice(names) => names.iter().find(|&&n| n == value).map(|&n| Val::Name(n)),
             _ => None,
         }
+    }
+
+    /// The game `value` names if this parameter takes it, else why not (a clause that
+    /// follows "is not allowed: ").
+    pub fn game(&self, value: &str) -> Result<Val, String> {
+        let Ty::Game { max_cells } = self.ty else {
+            return Err(format!("{} does not take a game", self.name));
+        };
+        let Ok(game) = value.parse::<Game>() else {
+            return Err(format!(
+                "a game is \"<rows>x<cols>k<k>\" with rows and columns at least 3, rows times columns at most \
+                 {}, and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe)",
+                crate::game::rules::MAX_CELLS
+            ));
+        };
+        if game.cells() > max_cells {
+            return Err(format!("{game} has {} cells, more than this solver plays ({})", game.cells(), self.meaning));
+        }
+        Ok(Val::Game(game))
     }
 }
 
@@ -182,6 +212,14 @@ impl<'a> Values<'a> {
         match self.get(param) {
             Val::Flag(b) => b,
             other => unreachable!("{}: expected a flag, got {other:?}", param.name),
+        }
+    }
+
+    /// A game.
+    pub fn game(&self, param: &Param) -> Game {
+        match self.get(param) {
+            Val::Game(g) => g,
+            other => unreachable!("{}: expected a game, got {other:?}", param.name),
         }
     }
 
@@ -277,6 +315,26 @@ pub static STEP: Param = Param {
         Ty::Choice(StepRule::NAMES),
         Val::Name(StepRule::Alpha.name()),
         "monte carlo's step: alpha (with its schedule) or average (1/N, the mean of the returns)",
+    )
+};
+/// The board (version 3): a tabular learner's or an exact solver's.
+pub static GAME: Param = Param {
+    since: 3,
+    ..param(
+        "game",
+        Ty::Game { max_cells: crate::game::rules::MAX_CELLS },
+        Val::Game(Game::TIC_TAC_TOE),
+        "the m,n,k-game: rows x columns, k in a row wins",
+    )
+};
+/// The board MCTS plays (version 3): its search is written for tic-tac-toe's 9 cells.
+pub static MCTS_GAME: Param = Param {
+    since: 3,
+    ..param(
+        "game",
+        Ty::Game { max_cells: 9 },
+        Val::Game(Game::TIC_TAC_TOE),
+        "the m,n,k-game; MCTS plays tic-tac-toe (3x3k3) only so far",
     )
 };
 /// MCTS iterations per move.

@@ -22,7 +22,7 @@ impl Declared for QParams {
 
 impl Solver for QParams {
     fn values(&self) -> Vec<Val> {
-        learner::values(self)
+        learner::values_with(self, &[])
     }
 
     fn work(&self) -> Work {

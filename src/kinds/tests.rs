@@ -5,9 +5,15 @@ use super::*;
 use crate::mdp::Opponent;
 use crate::solvers::params::ExactParams;
 
-/// A valid value of `param` other than its default.
-fn other_value(param: &Param) -> Val {
-    match (param.ty, param.default) {
+/// A valid value of `param` other than its default, if it takes one.
+fn other_value(param: &Param) -> Option<Val> {
+    Some(match (param.ty, param.default) {
+        (Ty::Game { max_cells }, Val::Game(g)) => {
+            let other =
+                ["3x4k3", "4x4k4"].iter().map(|s| param.game(s)).find_map(|v| v.ok().filter(|v| *v != Val::Game(g)));
+            assert!(other.is_some() || max_cells == 9, "{}: a second game", param.name);
+            return other;
+        }
         (Ty::Real(b), Val::Real(x)) => {
             let candidates = [x * 0.5, x + 0.25, x - 0.25, 0.3, 2.5, -1.5];
             let y = candidates.into_iter().find(|&y| y != x && b.contains(y)).expect("a second value in range");
@@ -17,7 +23,7 @@ fn other_value(param: &Param) -> Val {
         (Ty::Flag, Val::Flag(b)) => Val::Flag(!b),
         (Ty::Choice(names), Val::Name(n)) => Val::Name(names.iter().copied().find(|&m| m != n).expect("two names")),
         other => panic!("{}: default of the wrong type: {other:?}", param.name),
-    }
+    })
 }
 
 #[test]
@@ -30,7 +36,8 @@ fn every_parameter_round_trips_through_its_kind() {
         assert_eq!(kind.build(&defaults).values(), defaults, "{kind:?} defaults");
         for (i, param) in kind.params().iter().enumerate() {
             let mut values = defaults.clone();
-            values[i] = other_value(param);
+            let Some(other) = other_value(param) else { continue };
+            values[i] = other;
             assert_eq!(kind.build(&values).values(), values, "{kind:?}.{}", param.name);
         }
     }
@@ -41,7 +48,7 @@ fn declared_defaults_are_the_algorithms_defaults() {
     let defaults = |k: Kind| k.build(&k.params().iter().map(|p| p.default).collect::<Vec<_>>());
     assert_eq!(defaults(Kind::QLearning), Params::QLearning(QParams::DEFAULT));
     assert_eq!(defaults(Kind::Mcts), Params::Mcts(MctsParams::DEFAULT));
-    let exact = ExactParams { seat: Seat::X, opponent: Opponent::Random };
+    let exact = ExactParams { seat: Seat::X, opponent: Opponent::Random, game: crate::game::Game::TIC_TAC_TOE };
     assert_eq!(defaults(Kind::PolicyIteration), Params::PolicyIteration(PolicyIteration(exact)));
 }
 
@@ -72,6 +79,7 @@ fn parameter_names_follow_the_registry() {
         [
             "seat",
             "opponent",
+            "game",
             "episodes",
             "alpha",
             "alpha_decay",
@@ -97,6 +105,7 @@ fn parameter_names_follow_the_registry() {
     let exact = [Kind::PolicyIteration, Kind::ValueIteration];
     assert_eq!(takers("opponent"), [&exact[..], &learners[..]].concat());
     assert_eq!(takers("step"), [Kind::MonteCarlo]);
+    assert_eq!(takers("game"), Kind::ALL, "every kind takes the game");
     assert_eq!(Kind::from_name("mcts"), Some(Kind::Mcts));
     assert_eq!(Kind::QLearning.param("opponent").map(|p| p.choose("self").is_some()), Some(true));
     assert_eq!(Kind::ValueIteration.param("opponent").map(|p| p.choose("self").is_some()), Some(false));

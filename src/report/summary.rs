@@ -157,8 +157,8 @@ impl Aggregator {
         (0..self.by.len()).filter(|&k| self.kinds.values().any(|(_, varies)| varies[k])).collect()
     }
 
-    /// The groups, sorted by solver, seat and evaluation opponent (those of them grouped
-    /// by), then mean regret, best first.
+    /// The groups, sorted by solver, game, seat and evaluation opponent (those of them
+    /// grouped by), then mean regret, best first.
     pub fn groups(&self) -> Vec<Group> {
         let mut out: Vec<Group> = self
             .groups
@@ -180,9 +180,11 @@ impl Aggregator {
                 }
             })
             .collect();
-        // Best first within each (solver, seat, evaluation opponent) block.
-        let blocks: Vec<usize> =
-            ["solver", "seat", "eval_opponent"].iter().filter_map(|c| self.by.iter().position(|b| b == c)).collect();
+        // Best first within each (solver, game, seat, evaluation opponent) block.
+        let blocks: Vec<usize> = ["solver", "game", "seat", "eval_opponent"]
+            .iter()
+            .filter_map(|c| self.by.iter().position(|b| b == c))
+            .collect();
         out.sort_by(|a, b| {
             let ka: Vec<&String> = blocks.iter().map(|&i| &a.key[i]).collect();
             let kb: Vec<&String> = blocks.iter().map(|&i| &b.key[i]).collect();
@@ -234,30 +236,36 @@ pub fn print_run_summary(
     Ok(())
 }
 
-/// One line per (solver kind, seat, evaluation opponent): the best configuration there by
-/// mean regret over its replicates (ranked in each evaluation separately, so adding an
-/// evaluation opponent never changes another's winner). Reads `results` one row at a time
-/// (see [`Aggregator`]).
+/// One line per (solver kind, game, seat, evaluation opponent): the best configuration
+/// there by mean regret over its replicates (ranked in each evaluation separately, so
+/// adding an evaluation opponent never changes another's winner; regrets on different
+/// boards are never compared). A game other than tic-tac-toe is named after the solver.
+/// Reads `results` one row at a time (see [`Aggregator`]).
 pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let by = config_columns();
-    let (seat, opponent) = (by.iter().position(|&c| c == "seat"), by.iter().position(|&c| c == "eval_opponent"));
-    let (seat, opponent) = (seat.expect("seat is a parameter"), opponent.expect("eval_opponent is a column"));
+    let at = |name: &str| by.iter().position(|&c| c == name).unwrap_or_else(|| panic!("{name} is a column"));
+    let (seat, opponent, game) = (at("seat"), at("eval_opponent"), at("game"));
     let mut configs = Aggregator::new(&by);
     super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| configs.push(|i| &rec[i]))?;
     let mut lines = Vec::new();
     let mut groups = configs.groups().into_iter().peekable();
-    // Groups come sorted by (solver, seat, evaluation opponent), then mean regret: the
-    // first with a success in each block is the best.
-    let block = |g: &Group| (g.key[0].clone(), g.key[seat].clone(), g.key[opponent].clone());
+    // Groups come sorted by (solver, game, seat, evaluation opponent), then mean regret:
+    // the first with a success in each block is the best.
+    let block = |g: &Group| (g.key[0].clone(), g.key[seat].clone(), g.key[opponent].clone(), g.key[game].clone());
     while let Some(g) = groups.next() {
         let key = block(&g);
         let best =
             std::iter::once(g).chain(std::iter::from_fn(|| groups.next_if(|h| block(h) == key))).find(|g| g.n > 0);
         while groups.next_if(|h| block(h) == key).is_some() {}
         let Some(best) = best else { continue };
-        let show: Vec<usize> = configs.varying_in(&key.0).into_iter().filter(|&k| k != seat && k != opponent).collect();
+        let show: Vec<usize> =
+            configs.varying_in(&key.0).into_iter().filter(|&k| k != seat && k != opponent && k != game).collect();
+        let on = match key.3.as_str() {
+            "" | "3x3k3" => String::new(),
+            g => format!(" on {g}"),
+        };
         lines.push(format!(
-            "  best {} ({} vs {}): {}  mean regret {:.4} over {} replicates",
+            "  best {}{on} ({} vs {}): {}  mean regret {:.4} over {} replicates",
             key.0,
             key.1,
             key.2,

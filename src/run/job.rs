@@ -135,7 +135,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
 
 /// Exact score of a table policy (positions it lacks: lowest legal cell).
 fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Opponent) -> Scored {
-    let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
+    let truth = ground_truth(policy.game(), seat, opp);
     let eval = evaluator.evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
     Scored { seat, opponent: opp, eval, optimal: truth.solution.value, games: GameTally::default() }
 }

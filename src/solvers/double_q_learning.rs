@@ -88,7 +88,7 @@ pub fn train(
     let mut rng = seed::rng(seed, Stream::Train);
     let gamma = params.gamma;
     if params.opponent == TrainOpponent::SelfPlay {
-        let (table, successors) = build(params.q_init, params.symmetry);
+        let (table, successors) = build(params.game, params.q_init, params.symmetry);
         let mut pair = Pair::new(table);
         let exploration = run_schedule(params, checkpoints, |step| match step {
             Step::Play { exploration, alpha } => {

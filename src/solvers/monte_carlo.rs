@@ -85,7 +85,7 @@ pub fn train(
     let mut rng = seed::rng(seed, Stream::Train);
     let gamma = learner.gamma;
     if learner.opponent == TrainOpponent::SelfPlay {
-        let (mut table, successors) = build(learner.q_init, learner.symmetry);
+        let (mut table, successors) = build(learner.game, learner.q_init, learner.symmetry);
         let mut returns = Returns::new(&table, params.step);
         let exploration = run_schedule(learner, checkpoints, |step| match step {
             Step::Play { exploration, alpha } => {
@@ -95,7 +95,7 @@ pub fn train(
                     returns.moves.push(slot as u32);
                     match successors.child[slot] {
                         END => break successors.reward[slot],
-                        next => id = usize::from(next),
+                        next => id = next as usize,
                     }
                 };
                 returns.update(&mut table, alpha, reward, -gamma);

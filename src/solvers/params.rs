@@ -4,6 +4,7 @@
 //!
 //! Field names are the TOML keys and the CSV columns.
 
+use crate::game::Game;
 use crate::mdp::{Opponent, Seat};
 use crate::names::named_enum;
 
@@ -61,6 +62,8 @@ pub struct ExactParams {
     pub seat: Seat,
     /// The opponent whose MDP is solved.
     pub opponent: Opponent,
+    /// The board.
+    pub game: Game,
 }
 
 /// Q-learning (see `q_learning.rs` and `self_play.rs`).
@@ -98,6 +101,8 @@ pub struct QParams {
     pub temperature_decay: f64,
     /// Floor of the temperature, in [0, temperature].
     pub temperature_min: f64,
+    /// The board (version 3).
+    pub game: Game,
 }
 
 impl QParams {
@@ -119,6 +124,7 @@ impl QParams {
         temperature: 1.0,
         temperature_decay: 0.9995,
         temperature_min: 0.01,
+        game: Game::TIC_TAC_TOE,
     };
 }
 
@@ -191,6 +197,8 @@ pub struct MctsParams {
     pub opponent_model: OpponentModel,
     /// Which root child is played.
     pub final_move: FinalMove,
+    /// The board (tic-tac-toe only so far).
+    pub game: Game,
 }
 
 impl MctsParams {
@@ -201,6 +209,7 @@ impl MctsParams {
         uct_c: 1.414,
         opponent_model: OpponentModel::Adversarial,
         final_move: FinalMove::Visits,
+        game: Game::TIC_TAC_TOE,
     };
 }
 

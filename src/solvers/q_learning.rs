@@ -51,7 +51,7 @@ pub(super) fn training_mdp(params: &QParams, learner: &str) -> &'static AgentMdp
     let TrainOpponent::Fixed(opponent) = params.opponent else {
         panic!("{learner} trains against a fixed opponent here; self-play has its own loop");
     };
-    &ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent).mdp
+    &ground_truth(params.game, params.seat, opponent).mdp
 }
 
 /// The agent's first state of an episode: one uniform draw among the opponent's openings
@@ -110,7 +110,7 @@ pub(super) fn drive(
 ) -> Trained {
     let mut rng = seed::rng(seed, Stream::Train);
     if let (TrainOpponent::SelfPlay, Some(mut self_play)) = (params.opponent, self_play) {
-        let (mut table, successors) = super::self_play::build(params.q_init, params.symmetry);
+        let (mut table, successors) = super::self_play::build(params.game, params.q_init, params.symmetry);
         let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
             Step::Play { exploration, alpha } => self_play(&mut table, &successors, &mut rng, exploration, alpha),
             Step::Checkpoint(c) => checkpoint(c, &table),

@@ -34,20 +34,19 @@ use crate::mdp::Policy;
 use crate::seed::{self, Stream};
 
 /// No next position: the move ended the game.
-pub(super) const END: u16 = u16::MAX;
+pub(super) const END: u32 = u32::MAX;
 
 /// What each slot of the self-play table leads to, in the table's slot order.
 pub(super) struct Successors {
     /// The position after the move, or [`END`].
-    pub child: Vec<u16>,
+    pub child: Vec<u32>,
     /// The mover's reward when the move ends the game.
     pub reward: Vec<f64>,
 }
 
 /// The table over all positions (the side to move plays each legal cell) and its
 /// successors (shared by every self-play learner).
-pub(super) fn build(q_init: f64, symmetry: bool) -> (Table, Successors) {
-    let game = Game::TIC_TAC_TOE;
+pub(super) fn build(game: Game, q_init: f64, symmetry: bool) -> (Table, Successors) {
     let positions = game.positions();
     let legal = |id: usize| positions.board(id).legal_cells();
     let table = Table::new(game, (0..positions.len()).map(|id| (id, legal(id))), q_init, symmetry);
@@ -57,7 +56,7 @@ pub(super) fn build(q_init: f64, symmetry: bool) -> (Table, Successors) {
         for c in legal(id) {
             let n = positions.child(id, c) as usize;
             let (child, reward) = match positions.status(n) {
-                Status::Ongoing => (n as u16, 0.0),
+                Status::Ongoing => (n as u32, 0.0),
                 s => (END, s.reward(mover).expect("finished")),
             };
             successors.child.push(child);
@@ -75,7 +74,7 @@ pub fn train(
     checkpoints: &[u64],
     mut checkpoint: impl FnMut(Checkpoint, &Table),
 ) -> Policy {
-    let (mut table, successors) = build(params.q_init, params.symmetry);
+    let (mut table, successors) = build(params.game, params.q_init, params.symmetry);
     let mut rng = seed::rng(seed, Stream::Train);
     tabular::run_schedule(params, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {

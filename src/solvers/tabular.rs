@@ -152,18 +152,19 @@ impl Table {
 
     /// One entry per (symmetry class, canonical cell); returns the number of entries.
     fn index_by_class(&mut self) -> usize {
-        let positions = self.game.positions();
+        let (game, positions) = (self.game, self.game.positions());
+        let cells = game.cells();
         self.index = vec![0; self.cell.len()];
         for s in 0..self.states() {
             let id = self.position[s] as usize;
             let (_, transform) = symmetry::canonical(positions.board(id));
             let class = positions.class(id);
             for slot in self.slots(s) {
-                let cell = symmetry::PERM[transform][usize::from(self.cell[slot])];
-                self.index[slot] = (class * 9 + usize::from(cell)) as u32;
+                let cell = game.transform_cell(transform, usize::from(self.cell[slot]));
+                self.index[slot] = u32::try_from(class * cells + cell).expect("fewer than 2^32 entries");
             }
         }
-        positions.classes() * 9
+        positions.classes() * cells
     }
 
     /// The number of states.

@@ -94,6 +94,11 @@ pub(crate) fn accepted(param: &Param) -> String {
             "one of {} or a non-empty list of them {SAMPLED} ({{ choice = [..] }})",
             quoted_list(names.iter().copied())
         ),
+        Ty::Game { max_cells } => format!(
+            "a game \"<rows>x<cols>k<k>\" (rows and columns at least 3, rows times columns at most {max_cells}, \
+             3 <= k <= max(rows, columns); e.g. \"3x3k3\", tic-tac-toe) or a non-empty list of them {SAMPLED} \
+             ({{ choice = [..] }})"
+        ),
     }
 }
 
@@ -105,7 +110,7 @@ fn range_rule(param: &Param) -> String {
             format!("{} must be a whole number >= 1 ({})", param.name, param.meaning)
         }
         Ty::Count { max } => format!("{} must be a whole number from 1 to {max} ({})", param.name, param.meaning),
-        Ty::Flag | Ty::Choice(_) => format!("{} takes {}", param.name, accepted(param)),
+        Ty::Flag | Ty::Choice(_) | Ty::Game { .. } => format!("{} takes {}", param.name, accepted(param)),
     }
 }
 
@@ -141,6 +146,13 @@ pub(crate) fn scalar(report: &mut Report, key: &str, node: &Node, param: &Param,
             None
         }
         (Ty::Flag, &Leaf::Bool(b)) => Some(Val::Flag(b)),
+        (Ty::Game { .. }, Leaf::Str(s)) => match param.game(s) {
+            Ok(val) => Some(val),
+            Err(why) => {
+                report.value(key, node, format!("is not allowed: {why}"));
+                None
+            }
+        },
         (Ty::Choice(names), Leaf::Str(s)) => {
             let val = param.choose(s);
             if val.is_none() {

@@ -153,12 +153,15 @@ fn product(kind: Kind, axes: &[&[Val]], points: &mut Vec<Params>) {
     }
 }
 
-/// A point in both products, shown as `name=value, ..`.
+/// A point in both products, shown as `name=value, ..` (a later parameter at its default
+/// left out, as in the job key).
 fn shared_in_block(kind: Kind, a: &[&[Val]], b: &[&[Val]]) -> Option<String> {
     let mut shown = Vec::with_capacity(a.len());
     for ((param, a), b) in kind.params().iter().zip(a).zip(b) {
         let common = common_value(a, b)?;
-        shown.push(format!("{}={}", param.name, common.show()));
+        if param.in_key(common) {
+            shown.push(format!("{}={}", param.name, common.show()));
+        }
     }
     Some(shown.join(", "))
 }
@@ -216,6 +219,7 @@ mod tests {
             axes: vec![
                 seats.iter().map(|&s| Val::Name(s.name())).collect(),
                 opponents.iter().map(|&o| Val::Name(o.name())).collect(),
+                vec![Val::Game(crate::game::Game::TIC_TAC_TOE)],
             ],
             sampled: None,
         }
@@ -225,7 +229,13 @@ mod tests {
     fn points_run_the_last_axis_fastest() {
         let grid = exact(&[Seat::X, Seat::O], &[Opponent::Random, Opponent::Minimax]);
         assert_eq!(grid.len(), 4);
-        let p = |seat, opponent| Params::PolicyIteration(PolicyIteration(ExactParams { seat, opponent }));
+        let p = |seat, opponent| {
+            Params::PolicyIteration(PolicyIteration(ExactParams {
+                seat,
+                opponent,
+                game: crate::game::Game::TIC_TAC_TOE,
+            }))
+        };
         assert_eq!(
             grid.points(),
             [

@@ -221,7 +221,7 @@ fn misfit(form: &str, param: &Param) -> Option<String> {
             "is not allowed: {name} takes whole numbers; use {{ int_uniform = [low, high] }} or \
              {{ int_loguniform = [low, high] }}"
         )),
-        (Ty::Flag | Ty::Choice(_), _) => {
+        (Ty::Flag | Ty::Choice(_) | Ty::Game { .. }, _) => {
             Some(format!("is not allowed: {name} is not numeric; sample it with {{ choice = [..] }} of its values"))
         }
     }

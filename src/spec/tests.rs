@@ -582,7 +582,8 @@ fn jobs_follow_solver_point_replicate_order() {
         jobs[6].params,
         Params::PolicyIteration(crate::kinds::PolicyIteration(ExactParams {
             seat: Seat::X,
-            opponent: Opponent::Random
+            opponent: Opponent::Random,
+            game: crate::game::Game::TIC_TAC_TOE,
         }))
     );
     // Paired seeds: the same replicate has the same seed at every grid point.

@@ -1,0 +1,175 @@
+//! Bigger boards: the m,n,k-games' public figures (legal positions, value under optimal
+//! play), transposed boards, exact values against games sampled by the rules, and every
+//! learner's policy on a bigger board scored at or below the optimum through the command
+//! line. The 4×4 figures need a release build and about 2 GB: they are `#[ignore]`d here
+//! and run by `.ci/run` with `cargo test --release -- --ignored`.
+
+mod common;
+
+use common::*;
+use rand::SeedableRng;
+use sweep::game::{Board, Game};
+use sweep::mdp::{Evaluator, Opponent, Seat, sample_games};
+use sweep::solvers::ground_truth;
+
+/// z for a two-sided 99.9% interval.
+const Z999: f64 = 3.2905;
+
+fn game(s: &str) -> Game {
+    s.parse().unwrap()
+}
+
+/// Legal positions and X's minimax value of the empty board.
+fn figures(g: &str) -> (usize, i8) {
+    let p = game(g).positions();
+    (p.len(), p.minimax(0))
+}
+
+#[test]
+fn small_boards_have_their_public_figures() {
+    assert_eq!(figures("3x3k3"), (5_478, 0), "tic-tac-toe: a draw");
+    assert_eq!(figures("3x4k3"), (111_973, 1), "3x4k3: the first player wins");
+    assert_eq!(figures("4x3k3"), (111_973, 1), "4x3k3: the first player wins");
+}
+
+#[test]
+#[ignore = "release build: 4x4 boards take seconds and about a GB each"]
+fn four_by_four_boards_have_their_public_figures() {
+    assert_eq!(figures("4x4k3"), (6_036_001, 1), "4x4k3: the first player wins");
+    assert_eq!(figures("4x4k4"), (9_722_011, 0), "4x4k4: a draw");
+}
+
+#[test]
+fn transposed_boards_have_the_same_optimal_values() {
+    for &seat in Seat::ALL {
+        for &opp in Opponent::ALL {
+            let wide = ground_truth(game("3x4k3"), seat, opp);
+            let tall = ground_truth(game("4x3k3"), seat, opp);
+            if opp != Opponent::Minimax {
+                // `minimax` breaks ties by the lowest cell, which transposing renumbers.
+                assert_eq!(wide.mdp.len(), tall.mdp.len(), "{seat} vs {opp}: agent states");
+            }
+            let (a, b) = (wide.solution.value, tall.solution.value);
+            assert!((a - b).abs() < 1e-12, "{seat} vs {opp}: 3x4k3 {a} but 4x3k3 {b}");
+        }
+    }
+}
+
+fn first_legal(b: Board) -> u8 {
+    b.legal_moves().trailing_zeros() as u8
+}
+
+fn last_legal(b: Board) -> u8 {
+    15 - b.legal_moves().leading_zeros() as u8
+}
+
+/// Exact values of three policies (first legal cell, last legal cell, optimal) agree with
+/// games played by the rules, within a 99.9% interval, in both seats against every
+/// opponent; and none beats the optimum.
+fn exact_matches_sampled(g: Game, games: u64) {
+    for &seat in Seat::ALL {
+        for &opp in Opponent::ALL {
+            let truth = ground_truth(g, seat, opp);
+            let optimal = truth.solution.policy(&truth.mdp);
+            let policies: [(&str, &dyn Fn(Board) -> u8); 3] =
+                [("first legal", &first_legal), ("last legal", &last_legal), ("optimal", &|b| optimal.get_or_first(b))];
+            for (name, policy) in policies {
+                let exact = Evaluator::new().evaluate(&truth.mdp, |_, b| policy(b));
+                let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2026);
+                let t = sample_games(g, seat, opp, games, &mut rng, policy);
+                let var = exact.p_win + exact.p_loss - exact.value * exact.value;
+                let half = Z999 * (var / games as f64).sqrt();
+                assert!(
+                    (t.mean() - exact.value).abs() <= half.max(1e-12),
+                    "{g}, {name} as {seat} vs {opp}: exact {} sampled {} ± {half}",
+                    exact.value,
+                    t.mean()
+                );
+                assert!(exact.value <= truth.solution.value + 1e-12, "{g}, {name} beats the optimum");
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_values_match_sampled_games_on_3x4_and_4x3() {
+    exact_matches_sampled(game("3x4k3"), 20_000);
+    exact_matches_sampled(game("4x3k3"), 20_000);
+}
+
+#[test]
+#[ignore = "release build: the 4x4k4 MDPs take seconds and about 2 GB"]
+fn exact_values_match_sampled_games_on_4x4k4() {
+    exact_matches_sampled(game("4x4k4"), 20_000);
+}
+
+/// Every learner, in both seats and in self-play, on the wide board and its transpose:
+/// every row scored, regret >= 0, the `game` column says the board, and one job
+/// reproduces bit for bit.
+#[test]
+fn every_learner_on_a_bigger_board_scores_at_or_below_the_optimum() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("boards.toml");
+    let mut text = String::from(
+        "name = \"boards-test\"\nseed = 7\nreplicates = 1\n\n[evaluation]\nopponents = [\"random\", \"minimax\"]\n\
+         checkpoints = 2\n",
+    );
+    for kind in ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"] {
+        text.push_str(&format!(
+            "\n[[solver]]\nkind = \"{kind}\"\ngame = [\"3x4k3\", \"4x3k3\"]\nseat = [\"x\", \"o\"]\n\
+             episodes = 2000\nsymmetry = [false, true]\n\
+             \n[[solver]]\nkind = \"{kind}\"\nlabel = \"{kind}-self\"\ngame = [\"3x4k3\", \"4x3k3\"]\n\
+             opponent = \"self\"\nepisodes = 2000\n"
+        ));
+    }
+    text.push_str("\n[[solver]]\nkind = \"policy-iteration\"\ngame = \"3x4k3\"\nseat = [\"x\", \"o\"]\n");
+    std::fs::write(&spec, text).unwrap();
+    let out = tmp.path().join("out");
+    let o = sweep().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let col = |name: &str| header.iter().position(|c| c == name).unwrap();
+    assert_eq!(header.last().map(String::as_str), Some("game"), "the game column comes last");
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!(r[col("status")], "ok", "{r:?}");
+        assert!(["3x4k3", "4x3k3"].contains(&r[col("game")].as_str()), "{r:?}");
+        let regret: f64 = r[col("regret")].parse().unwrap();
+        assert!(regret >= 0.0, "negative regret in {r:?}");
+        if r[col("solver")] == "policy-iteration" {
+            assert_eq!(regret, 0.0, "{r:?}");
+        }
+    }
+    let wide_optimum = rows
+        .iter()
+        .find(|r| r[col("game")] == "3x4k3" && r[col("seat")] == "x" && r[col("eval_opponent")] == "random")
+        .map(|r| r[col("optimal_value")].clone())
+        .unwrap();
+    assert_eq!(wide_optimum, "1.0", "X wins 3x4k3 against random with certainty when playing optimally");
+    let job = &rows.iter().find(|r| r[col("solver")] == "monte-carlo" && r[col("game")] == "4x3k3").unwrap()[0];
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", job]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+#[test]
+fn play_and_solve_take_a_game() {
+    let o = run(&["solve", "--game", "4x3k3", "--seat", "o", "--opponent", "minimax", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["game"], "4x3k3");
+    assert_eq!(v["positions"], 111_973);
+    assert_eq!(v["game_value"], "first player win");
+    assert_eq!(v["value"], -1.0, "O loses against a perfect X on 4x3k3");
+    let o = run(&["solve", "--game", "5x5k3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("rows times columns at most 16"), "{}", stderr(&o));
+
+    let o = sweep().args(["play", "--game", "3x4k3", "--seat", "o"]).write_stdin("12\n11\n").output().unwrap();
+    let text = stdout(&o);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("3x4k3: 3 x 4, 3 in a row wins"), "{text}");
+    assert!(text.contains("type a number from 0 to 11"), "12 is not a cell of a 12-cell board: {text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("8 |  9 | 10 |")), "rows of four cells: {text}");
+    let o = run(&["play", "--game", "3x4k3", "--agent", "mcts"]);
+    assert_eq!(o.status.code(), Some(2), "MCTS plays tic-tac-toe only");
+}
