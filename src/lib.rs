@@ -1,9 +1,9 @@
-//! `sweep`: reinforcement-learning experiments on tic-tac-toe, scored against the exact
-//! optimum.
+//! `sweep`: reinforcement-learning experiments on tic-tac-toe and the other m,n,k-games
+//! up to 16 cells, scored against the exact optimum.
 //!
 //! The core ([`game`], [`mdp`], [`solvers`]) is pure: no files, no printing, no clock, no
 //! global random generator. Around it, [`spec`] turns a TOML spec into jobs, [`run`]
-//! executes them in parallel, [`report`] writes the result files, [`bench`] measures this
+//! executes them in parallel within a [`memory`] budget, [`report`] writes the result files, [`bench`] measures this
 //! machine's speed, and [`cli`] is the command line.
 
 pub mod bench;
@@ -12,6 +12,7 @@ pub mod error;
 pub mod game;
 pub mod kinds;
 pub mod mdp;
+pub mod memory;
 pub(crate) mod names;
 pub mod report;
 pub mod run;

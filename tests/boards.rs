@@ -173,3 +173,27 @@ fn play_and_solve_take_a_game() {
     let o = run(&["play", "--game", "3x4k3", "--agent", "mcts"]);
     assert_eq!(o.status.code(), Some(2), "MCTS plays tic-tac-toe only");
 }
+
+#[test]
+fn a_job_that_cannot_fit_the_memory_budget_is_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("wide.toml");
+    std::fs::write(
+        &spec,
+        "name = \"wide\"\nseed = 1\n[[solver]]\nkind = \"q-learning\"\ngame = \"3x4k3\"\nepisodes = 100\n",
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = run(&[spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-memory", "2M"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("more than the memory budget of 2.0 MiB (--max-memory)"), "{}", stderr(&o));
+    assert!(!out.exists(), "nothing is written");
+    let o = run(&["plan", spec.to_str().unwrap(), "--max-memory", "2M", "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("the largest job does not fit"), "{}", stdout(&o));
+    let o = run(&["plan", spec.to_str().unwrap(), "--peak-memory", "--threads", "1"]);
+    let mib: u64 = stdout(&o).trim().parse().unwrap();
+    assert!((2..100).contains(&mib), "3x4k3 needs a few MiB: {mib}");
+    let o = run(&[spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-memory", "1G", "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -51,6 +51,12 @@ enum Command {
         /// Threads the estimate assumes (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// The memory budget to compare with (default: as `sweep run`'s).
+        #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse)]
+        max_memory: Option<u64>,
+        /// Print only the estimated peak memory in MiB of --threads jobs at once (for job scripts).
+        #[arg(long)]
+        peak_memory: bool,
     },
     /// Solve a (seat, opponent) MDP exactly by policy and value iteration.
     #[command(
@@ -140,6 +146,9 @@ struct RunArgs {
     /// No progress bar and no summary.
     #[arg(long, short)]
     quiet: bool,
+    /// Memory the jobs may hold at once, e.g. 8G or 500M (default: the Slurm allocation, else 80% of the available memory).
+    #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse)]
+    max_memory: Option<u64>,
 }
 
 /// Parses `K/N`.
@@ -171,6 +180,7 @@ impl RunArgs {
             only: self.only.into_iter().filter(|s| !s.is_empty()).collect(),
             fail_fast: self.fail_fast,
             yes: self.yes,
+            max_memory: self.max_memory,
             quiet: self.quiet,
             fault: Fault::from_env(),
         })
@@ -247,7 +257,7 @@ fn dispatch(command: Command) -> Result<i32> {
             }
             run::run(&options)
         }
-        Command::Plan { spec, threads } => plan::plan(&spec, threads),
+        Command::Plan { spec, threads, max_memory, peak_memory } => plan::plan(&spec, threads, max_memory, peak_memory),
         Command::Solve(args) => solve::solve(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),
         Command::Merge { dir } => merge::merge(&dir),

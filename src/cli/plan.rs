@@ -16,6 +16,8 @@ use super::guard::HOUR;
 use super::schedule;
 use crate::bench::Calibration;
 use crate::error::{bad_input, exit};
+use crate::memory::{self, Shared};
+use crate::run::budget::Needs;
 use crate::spec::{self, Sweep};
 
 /// One solver's share of an estimate.
@@ -31,6 +33,8 @@ pub struct SolverEstimate {
     pub iterations: u128,
     /// Seconds of one core.
     pub seconds: f64,
+    /// The largest memory of one of its jobs (its own, without the shared tables).
+    pub memory: u64,
 }
 
 /// What a sweep costs by one calibration.
@@ -59,11 +63,13 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
                 episodes: 0,
                 iterations: 0,
                 seconds: 0.0,
+                memory: 0,
             };
             for p in &s.points {
                 let t = p.seconds(&sweep.evaluation, cal);
                 e.seconds += t * reps as f64;
                 longest = longest.max(t);
+                e.memory = e.memory.max(p.memory(&sweep.evaluation).job);
                 let work = p.work();
                 e.episodes += u128::from(work.episodes) * u128::from(reps);
                 e.iterations += u128::from(work.iterations) * u128::from(reps);
@@ -129,32 +135,86 @@ fn grid_note(sweep: &Sweep) -> String {
     })
 }
 
+/// The memory of every job of `sweep`, by the estimates.
+pub fn needs(sweep: &Sweep) -> Needs {
+    let mut needs = Needs { jobs: Vec::new(), shared: Default::default() };
+    for s in &sweep.solvers {
+        for p in &s.points {
+            let need = p.memory(&sweep.evaluation);
+            needs.jobs.extend(std::iter::repeat_n(need.job, s.replicates as usize));
+            needs.shared.extend(need.shared);
+        }
+    }
+    needs
+}
+
+/// Prints the memory the sweep needs at `threads` jobs at once against the budget.
+fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
+    let needs = needs(sweep);
+    let shared = needs.shared_bytes();
+    let games: std::collections::BTreeSet<String> = needs
+        .shared
+        .iter()
+        .map(|s| match s {
+            Shared::Positions(g) | Shared::Mdp(g, ..) => g.to_string(),
+        })
+        .collect();
+    let peak = needs.peak(threads);
+    println!(
+        "memory: {} of tables shared by all jobs ({} MDPs of {}), largest job {}; {} jobs at once: {}",
+        memory::show(shared),
+        needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(),
+        games.into_iter().collect::<Vec<_>>().join(", "),
+        memory::show(needs.largest()),
+        threads.min(needs.jobs.len()),
+        memory::show(peak),
+    );
+    let budget = match max_memory {
+        Some(b) => Some((b, "--max-memory")),
+        None => memory::default_budget(),
+    };
+    let Some((limit, source)) = budget else { return };
+    let verdict = if shared + needs.largest() > limit {
+        "the largest job does not fit: `sweep run` will refuse it"
+    } else if peak > limit {
+        "fewer jobs run at once where they would not fit"
+    } else {
+        "fits"
+    };
+    println!("memory budget: {} ({source}): {verdict}", memory::show(limit));
+}
+
 /// Runs `sweep plan`.
-pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
+pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, peak_only: bool) -> Result<i32> {
     let sweep = spec::load(spec_path).map_err(|e| bad_input(e.to_string()))?;
     let threads = match threads {
         Some(0) => return Err(bad_input("--threads 0: give at least 1 thread")),
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    if peak_only {
+        println!("{}", needs(&sweep).peak(threads).div_ceil(1 << 20));
+        return Ok(exit::OK);
+    }
     let cal = Calibration::measure(Duration::from_millis(400));
     let estimate = estimate(&sweep, threads, &cal);
     println!("{} ({}): seed {}, {} replicates", sweep.name, spec_path.display(), sweep.seed, sweep.replicates);
     println!(
-        "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>12}",
-        "solver", "kind", "points", "jobs", "episodes", "mcts iters/move", "cpu time"
+        "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>12} {:>11}",
+        "solver", "kind", "points", "jobs", "episodes", "mcts iters/move", "cpu time", "memory/job"
     );
     let grid_note = grid_note(&sweep);
     for (s, e) in sweep.solvers.iter().zip(&estimate.solvers) {
         println!(
-            "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>11.1}s{grid_note}",
+            "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>11.1}s {:>11}{grid_note}",
             s.label,
             s.kind.name(),
             e.points,
             e.jobs,
             e.episodes,
             e.iterations,
-            e.seconds
+            e.seconds,
+            memory::show(e.memory)
         );
     }
     let jobs: u64 = estimate.solvers.iter().map(|e| e.jobs).sum();
@@ -171,6 +231,7 @@ pub fn plan(spec_path: &Path, threads: Option<usize>) -> Result<i32> {
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
     );
+    print_memory(&sweep, threads, max_memory);
     for note in &sweep.notes {
         println!("note: {note}");
     }

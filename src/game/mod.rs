@@ -6,10 +6,12 @@
 //! Nothing here reads files, prints, looks at the clock or draws random numbers.
 
 pub mod board;
+pub mod figures;
 pub mod positions;
 pub mod rules;
 pub mod symmetry;
 
 pub use board::{Board, ParseBoardError, Player, Status, cells};
+pub use figures::Figures;
 pub use positions::{GameCounts, Positions, count_games};
 pub use rules::{Game, ParseGameError};

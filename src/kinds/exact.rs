@@ -7,6 +7,7 @@ use super::param::{GAME, OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::mdp::{Policy, Seat};
+use crate::memory::{self, Need, Shared};
 use crate::solvers::params::ExactParams;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::{GroundTruth, ground_truth, policy_iteration, value_iteration};
@@ -41,7 +42,17 @@ macro_rules! exact_kind {
             /// Building the MDP and solving it, then one exact evaluation per (seat,
             /// opponent).
             fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-                cal.solve_s * 2.0 + (seats.len() * evaluation.opponents.len()) as f64 * cal.eval_s
+                let bigger = super::learner::states_over_tic_tac_toe(self.0.game, seats);
+                (cal.solve_s * 2.0 + (seats.len() * evaluation.opponents.len()) as f64 * cal.eval_s) * bigger
+            }
+
+            /// The solved policy and the evaluator; the MDP and its optimum are shared.
+            fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
+                let game = self.0.game;
+                let mut shared = Need::evaluations(game, seats, &evaluation.opponents);
+                shared.insert(Shared::Mdp(game, self.0.seat, self.0.opponent));
+                let job = memory::policy(game) + memory::evaluator(memory::side(game, self.0.seat));
+                Need { job, shared }
             }
 
             fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {

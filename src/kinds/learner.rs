@@ -13,7 +13,9 @@ use super::param::{
 };
 use super::{Agent, Param, Val, Values};
 use crate::bench::Calibration;
+use crate::game::Game;
 use crate::mdp::Seat;
+use crate::memory::Need;
 use crate::solvers::action_values::{behaviour_action_values, optimal_action_values, q_error};
 use crate::solvers::tabular::Trained;
 use crate::solvers::{QParams, TrainOpponent, ground_truth};
@@ -107,12 +109,46 @@ pub fn values_with(q: &QParams, extra: &[Val]) -> Vec<Val> {
 
 /// Seconds of training and checkpoint evaluations; `relative_cost` is the learner's time
 /// per episode over Q-learning's.
+/// The calibration is measured on tic-tac-toe: on a bigger board an episode is longer (by
+/// the number of cells) and an evaluation walks more states (by the agent states).
 pub fn seconds(q: &QParams, relative_cost: f64, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
     // Self-play games are about twice as long as the agent's half of a game.
     let games_per_episode = if q.opponent == TrainOpponent::SelfPlay { 2.0 } else { 1.0 };
     let evals = (seats.len() * evaluation.opponents.len()) as f64;
-    q.episodes as f64 * games_per_episode * relative_cost / cal.q_per_s
-        + f64::from(evaluation.checkpoints) * evals * (cal.eval_s + 2e-5)
+    let longer = q.game.cells() as f64 / Game::TIC_TAC_TOE.cells() as f64;
+    q.episodes as f64 * games_per_episode * relative_cost * longer / cal.q_per_s
+        + f64::from(evaluation.checkpoints) * evals * (cal.eval_s * states_over_tic_tac_toe(q.game, seats) + 2e-5)
+}
+
+/// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for
+/// tic-tac-toe): what an exact evaluation's cost grows with.
+pub fn states_over_tic_tac_toe(game: Game, seats: &[Seat]) -> f64 {
+    let states = |g: Game| seats.iter().map(|&s| crate::memory::side(g, s).states).sum::<u64>() as f64;
+    states(game) / states(Game::TIC_TAC_TOE).max(1.0)
+}
+
+/// The memory of a learner's job with `tables` tables (Double Q-learning has two) and
+/// `per_move` more bytes per table slot (Monte Carlo's return counts): the tables, the
+/// self-play successors, two policies (a checkpoint's and the final one), the evaluator,
+/// and the exact action values `q_error` compares with (two sets for on-policy learners).
+pub fn memory(q: &QParams, tables: u64, per_move: u64, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
+    use crate::memory::{self, Shared};
+    let game = q.game;
+    let mut shared = Need::evaluations(game, seats, &evaluation.opponents);
+    let evaluator = seats.iter().map(|&s| memory::evaluator(memory::side(game, s))).max().unwrap_or(0);
+    let fixed = 2 * memory::policy(game) + evaluator;
+    let job = match q.opponent {
+        TrainOpponent::SelfPlay => {
+            let all = game.figures().all();
+            tables * memory::table(all) + per_move * all.moves + memory::successors(all) + fixed
+        }
+        TrainOpponent::Fixed(opponent) => {
+            shared.insert(Shared::Mdp(game, q.seat, opponent));
+            let side = memory::side(game, q.seat);
+            tables * memory::table(side) + per_move * side.moves + 2 * memory::action_values(side) + fixed
+        }
+    };
+    Need { job, shared }
 }
 
 /// What the table of a learner estimates.
@@ -142,10 +178,10 @@ pub fn agent(q: &QParams, trained: &Trained, target: Target) -> Agent {
 }
 
 /// A one-table learner kind over [`QParams`]: its grid-point type `$kind`, its `$name`, the
-/// `$train` function of its algorithm, its cost per episode relative to Q-learning's and
-/// the [`Target`] of its `q_error`. Everything else is what every tabular learner shares.
+/// `$train` function of its algorithm, its cost per episode relative to Q-learning's, the
+/// [`Target`] of its `q_error` and the number of tables it keeps. Everything else is what every tabular learner shares.
 macro_rules! one_table_learner {
-    ($(#[$doc:meta])* $kind:ident, $name:literal, $train:path, $relative_cost:literal, $target:expr) => {
+    ($(#[$doc:meta])* $kind:ident, $name:literal, $train:path, $relative_cost:literal, $target:expr, $tables:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $kind(pub $crate::solvers::QParams);
@@ -175,6 +211,14 @@ macro_rules! one_table_learner {
                 cal: &$crate::bench::Calibration,
             ) -> f64 {
                 $crate::kinds::learner::seconds(&self.0, $relative_cost, seats, evaluation, cal)
+            }
+
+            fn memory(
+                &self,
+                seats: &[$crate::mdp::Seat],
+                evaluation: &$crate::spec::EvaluationSpec,
+            ) -> $crate::memory::Need {
+                $crate::kinds::learner::memory(&self.0, $tables, 0, seats, evaluation)
             }
 
             fn train(

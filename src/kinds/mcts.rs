@@ -5,6 +5,7 @@ use super::param::{FINAL_MOVE, ITERATIONS, MCTS_GAME, OPPONENT_MODEL, SEAT, UCT_
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::mdp::{Evaluator, Opponent, Policy, Seat};
+use crate::memory::{self, Need};
 use crate::solvers::mcts::Searcher;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::{MctsParams, ground_truth};
@@ -52,6 +53,15 @@ impl Solver for MctsParams {
             .map(|&s| evaluation.opponents.iter().map(|&o| cal.reach[index(s)][opp(o)]).max().unwrap_or(0))
             .sum();
         positions as f64 * f64::from(self.iterations) / cal.mcts_per_s
+    }
+
+    /// One search tree (a node per iteration, about 64 bytes), the policy of the searched
+    /// positions and the evaluator.
+    fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
+        let game = self.game;
+        let evaluator = seats.iter().map(|&s| memory::evaluator(memory::side(game, s))).max().unwrap_or(0);
+        let job = u64::from(self.iterations) * 64 + memory::policy(game) + evaluator;
+        Need { job, shared: Need::evaluations(game, seats, &evaluation.opponents) }
     }
 
     fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {

@@ -32,6 +32,7 @@ pub use sarsa::Sarsa;
 
 use crate::bench::Calibration;
 use crate::mdp::{Policy, Seat};
+use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::{MctsParams, MonteCarloParams, QParams};
 use crate::spec::EvaluationSpec;
@@ -75,6 +76,10 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// evaluation of `seats` by `evaluation` (the executor's shared costs are added by
     /// [`Params::seconds`]).
     fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64;
+
+    /// The memory a job needs for evaluating `seats` by `evaluation`: its own, and the
+    /// shared tables it uses (see [`crate::memory`]).
+    fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need;
 
     /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy
     /// after each episode listed in `marks` (increasing; a leading 0 asks for the
@@ -278,6 +283,11 @@ impl Params {
         // rows): about 50 µs measured on 100,000 tiny jobs.
         const PER_JOB: f64 = 5e-5;
         PER_JOB + games + self.solver().seconds(&seats, evaluation, cal)
+    }
+
+    /// The memory one job needs (see [`Solver::memory`]).
+    pub fn memory(&self, evaluation: &EvaluationSpec) -> Need {
+        self.solver().memory(&self.eval_seats(), evaluation)
     }
 
     /// The work `sweep plan` counts.

@@ -8,8 +8,9 @@ use super::param::STEP;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::mdp::{Policy, Seat};
+use crate::memory::Need;
 use crate::solvers::tabular::Checkpoint;
-use crate::solvers::{MonteCarloParams, monte_carlo};
+use crate::solvers::{MonteCarloParams, StepRule, monte_carlo};
 use crate::spec::EvaluationSpec;
 
 impl Declared for MonteCarloParams {
@@ -34,6 +35,12 @@ impl Solver for MonteCarloParams {
     /// exact evaluation per checkpoint, seat and opponent.
     fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
         learner::seconds(&self.learner, 1.0, seats, evaluation, cal)
+    }
+
+    /// A learner's, with a return count per table slot when `step = "average"`.
+    fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
+        let counts = if self.step == StepRule::Average { 4 } else { 0 };
+        learner::memory(&self.learner, 1, counts, seats, evaluation)
     }
 
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {

@@ -7,6 +7,7 @@ use super::learner::{self, Target};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::mdp::{Policy, Seat};
+use crate::memory::Need;
 use crate::solvers::q_learning::{self, Checkpoint};
 use crate::solvers::{QParams, TrainOpponent, self_play};
 use crate::spec::EvaluationSpec;
@@ -32,6 +33,10 @@ impl Solver for QParams {
     /// Training, plus an exact evaluation per checkpoint, seat and opponent.
     fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
         learner::seconds(self, 1.0, seats, evaluation, cal)
+    }
+
+    fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
+        learner::memory(self, 1, 0, seats, evaluation)
     }
 
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {

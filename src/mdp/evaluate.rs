@@ -87,6 +87,13 @@ impl Evaluator {
         Evaluator::default()
     }
 
+    /// The bytes its buffers hold (see [`crate::memory::evaluator`]).
+    pub fn heap_bytes(&self) -> usize {
+        self.slot.capacity() * 4
+            + (self.value.capacity() + self.win.capacity() + self.draw.capacity()) * 8
+            + self.loss.capacity() * 8
+    }
+
     /// Evaluates the policy `choose(state, board) -> cell` exactly on `mdp`.
     ///
     /// Panics if the policy returns an illegal cell: that is a bug in the policy.

@@ -95,7 +95,27 @@ impl AgentMdp {
         }
         m.start =
             start.into_iter().map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] }).collect();
+        // The capacities were guesses; give back what was not used.
+        m.rows.shrink_to_fit();
+        m.reward.shrink_to_fit();
+        m.codes.shrink_to_fit();
         m
+    }
+
+    /// The bytes its tables hold (see [`crate::memory::mdp`]).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of_val;
+        [
+            size_of_val(&self.states[..]),
+            size_of_val(&self.state_of[..]),
+            size_of_val(&self.action_start[..]),
+            size_of_val(&self.rows[..]),
+            size_of_val(&self.reward[..]),
+            size_of_val(&self.codes[..]),
+            size_of_val(&self.start[..]),
+        ]
+        .iter()
+        .sum()
     }
 
     /// Appends the action slot of playing `cell` in position `p`.

@@ -14,6 +14,7 @@
 //! [`StopToken`] asks (the command line's Ctrl-C handler holds it), returns an
 //! [`Outcome`], and leaves the exit code to the caller.
 
+pub mod budget;
 mod checks;
 mod fault;
 pub mod job;
@@ -37,6 +38,7 @@ use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, now_utc};
 use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS, summary};
 use crate::spec::{self, Job, Sweep};
+use budget::{Budget, Needs};
 use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
 pub use fault::{FAULT_VAR, Fault};
@@ -74,6 +76,8 @@ pub struct RunOptions {
     pub quiet: bool,
     /// A fault to inject on purpose (tests; the command line reads [`FAULT_VAR`]).
     pub fault: Option<Fault>,
+    /// The memory budget in bytes (`None`: [`crate::memory::default_budget`]).
+    pub max_memory: Option<u64>,
 }
 
 /// How a run ended.
@@ -133,6 +137,8 @@ struct Plan<'a> {
     last: bool,
     /// Whether to say what resume kept (a search's later passes keep its earlier rungs).
     tell_resume: bool,
+    /// The memory budget in bytes and where it comes from (`None`: no limit known).
+    memory: Option<(u64, String)>,
 }
 
 /// Runs a sweep until it completes or stops, and says how it ended; stops early when
@@ -163,6 +169,11 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         None => base.clone(),
     };
     check_writable(&dir)?;
+    let memory = memory_budget(opts);
+    if let Some((limit, source)) = &memory {
+        // Refuse a job that cannot fit even alone before anything is written.
+        Budget::new(*limit, &Needs::of(jobs.iter().copied(), &sweep.evaluation), &jobs, source)?;
+    }
     if let (Some(s), false, None) = (shard, opts.quiet, &sweep.search) {
         let from = if opts.shard.is_some() { "--shard" } else { "the Slurm array variables" };
         eprintln!("shard {} of {} (0-based, from {from}): {} of {} jobs", s.index, s.count, jobs.len(), all_jobs.len());
@@ -173,11 +184,30 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     }
     prepare(&dir, &sweep, opts.existing, &all_jobs)?;
     let _lock = state::lock(&dir)?;
-    let plan =
-        Plan { opts, sweep: &sweep, all_jobs: &all_jobs, jobs, dir, threads, shard, last: true, tell_resume: true };
+    let plan = Plan {
+        opts,
+        sweep: &sweep,
+        all_jobs: &all_jobs,
+        jobs,
+        dir,
+        threads,
+        shard,
+        last: true,
+        tell_resume: true,
+        memory,
+    };
     match sweep.search {
         Some(_) => rungs::execute_search(plan, &base, stop),
         None => execute(&plan, stop),
+    }
+}
+
+/// The memory budget: `--max-memory`, else the default (the Slurm allocation, or a share
+/// of the available memory), with where it comes from.
+fn memory_budget(opts: &RunOptions) -> Option<(u64, String)> {
+    match opts.max_memory {
+        Some(bytes) => Some((bytes, "--max-memory".to_string())),
+        None => crate::memory::default_budget().map(|(bytes, source)| (bytes, source.to_string())),
     }
 }
 
@@ -241,6 +271,11 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     let (resumed, pending) = resume(plan)?;
     let kept = plan.jobs.len() - pending.len();
     let pending = schedule(pending, &plan.sweep.evaluation);
+    let needs = Needs::of(&pending, &plan.sweep.evaluation);
+    let budget = match &plan.memory {
+        Some((limit, source)) => Budget::new(*limit, &needs, &pending.iter().collect::<Vec<_>>(), source)?,
+        None => Budget::unlimited(),
+    };
     let mut manifest = manifest(plan)?;
     manifest.write(&plan.dir)?;
     let mut appender = Appender::open(&plan.dir)?;
@@ -249,6 +284,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     let opts = plan.opts;
     let work = Work::new(
         pending,
+        (needs.jobs, budget),
         plan.sweep.evaluation.clone(),
         labels(plan.sweep),
         opts.fault.clone(),

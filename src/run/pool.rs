@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use super::budget::Budget;
 use super::fault::Fault;
 use super::job::{self, JobOutput};
 use super::progress::Bar;
@@ -21,10 +22,15 @@ use super::{GRACE, StopToken};
 use crate::report::files::Appender;
 use crate::spec::{EvaluationSpec, Job};
 
-/// What the workers share: the jobs in the order to start them, and when to stop.
+/// What the workers share: the jobs in the order to start them, the memory budget, and
+/// when to stop.
 pub struct Work {
     /// The jobs to run, first started first.
     pub jobs: Vec<Job>,
+    /// Each job's own memory, by the estimates.
+    needs: Vec<u64>,
+    /// What may run at once.
+    budget: Budget,
     /// How every job is evaluated.
     pub evaluation: EvaluationSpec,
     /// The solvers' labels, by [`Job::solver`].
@@ -61,14 +67,18 @@ impl Work {
     /// Work on `jobs`, none started yet.
     pub fn new(
         jobs: Vec<Job>,
+        (needs, budget): (Vec<u64>, Budget),
         evaluation: EvaluationSpec,
         labels: Vec<String>,
         fault: Option<Fault>,
         fail_fast: bool,
         stop: StopToken,
     ) -> Work {
+        assert_eq!(needs.len(), jobs.len(), "one memory need per job");
         Work {
             jobs,
+            needs,
+            budget,
             evaluation,
             labels,
             fault,
@@ -88,12 +98,17 @@ impl Work {
         self.halted.load(Ordering::SeqCst) || self.stop.is_stopped()
     }
 
-    /// One worker: runs jobs until none is left, the run halts, or the writer is gone.
+    /// One worker: runs jobs until none is left, the run halts, or the writer is gone. A
+    /// job starts once its memory fits in the budget beside the running ones.
     fn run_jobs(&self, finished: &mpsc::Sender<Finished>) {
         while !self.is_halted() {
             let index = self.next.fetch_add(1, Ordering::SeqCst);
             let Some(job) = self.jobs.get(index) else { break };
+            if !self.budget.acquire(self.needs[index], || self.is_halted()) {
+                break;
+            }
             let out = job::execute(job, &self.evaluation, &self.labels[job.solver], self.fault.as_ref());
+            self.budget.release(self.needs[index]);
             if self.fail_fast && out.failure.is_some() {
                 self.halt();
             }

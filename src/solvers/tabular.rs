@@ -167,6 +167,16 @@ impl Table {
         positions.classes() * cells
     }
 
+    /// The bytes its tables hold (see [`crate::memory::table`]).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of_val;
+        size_of_val(&self.start[..])
+            + size_of_val(&self.position[..])
+            + size_of_val(&self.cell[..])
+            + size_of_val(&self.index[..])
+            + size_of_val(&self.q[..])
+    }
+
     /// The number of states.
     pub fn states(&self) -> usize {
         self.position.len()
