@@ -239,7 +239,7 @@ SlurmctldPidFile=$cluster/slurmctld.pid
 SlurmdPidFile=$cluster/slurmd.pid
 SlurmctldLogFile=$cluster/slurmctld.log
 SlurmdLogFile=$cluster/slurmd.log
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=$(awk '/^MemTotal:/ { print int($2 / 1024 * 0.9) }' /proc/meminfo) State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 
@@ -269,6 +269,11 @@ submitted=$(OUT=$out slurm scripts/slurm/submit.sh "$spec" "$shards" "${sbatch_o
 while IFS= read -r l; do printf '    | %s\n' "$l"; done <<<"$submitted"
 # One array and one merge per rung of a [search]; one of each otherwise.
 mapfile -t array_ids < <(sed -n 's/^array job \([0-9][0-9]*\) .*/\1/p' <<<"$submitted")
+# submit.sh asks for the memory `sweep plan --peak-memory` estimates; each task must get it.
+task_mib=$(sed -n 's/^memory per task: \([0-9][0-9]*\) MiB.*/\1/p' <<<"$submitted")
+[[ $task_mib =~ ^[0-9]+$ ]] || fail "submit.sh did not say the memory it asks per task"
+log "memory per task: $task_mib MiB"
+
 mapfile -t merge_ids < <(sed -n 's/^merge job \([0-9][0-9]*\) .*/\1/p' <<<"$submitted")
 ((${#array_ids[@]} > 0 && ${#array_ids[@]} == ${#merge_ids[@]})) ||
     fail "submit.sh did not print an array and a merge job id per rung"
@@ -332,8 +337,8 @@ for r in "${!array_ids[@]}"; do
         line=$(grep -h "ArrayJobId=$array_id ArrayTaskId=$k " "$cluster/jobcomp.txt" 2>/dev/null | tail -n 1) || true
         problems+=("$(check_job "array task ${array_id}_$k" "$line")") || true
         task_log=$out/logs/sweep-${array_id}_$k.out
-        grep -q "shard $k/$shards, 1 threads" "$task_log" 2>/dev/null ||
-            problems+=("array task ${array_id}_$k: its log does not say 'shard $k/$shards, 1 threads'")
+        grep -q "shard $k/$shards, 1 threads, memory $task_mib MiB" "$task_log" 2>/dev/null ||
+            problems+=("array task ${array_id}_$k: its log does not say 'shard $k/$shards, 1 threads, memory $task_mib MiB'")
     done
     line=$(grep -h "^JobId=${merge_ids[r]} " "$cluster/jobcomp.txt" 2>/dev/null | tail -n 1) || true
     problems+=("$(check_job "merge job ${merge_ids[r]}" "$line")") || true

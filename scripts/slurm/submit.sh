@@ -27,6 +27,10 @@ Arguments:
   sbatch options      passed unchanged to both the array and the merge job:
                       --partition, --time, --mem, --cpus-per-task, --account, ...
                       Each task runs with --threads = its --cpus-per-task.
+                      Without --mem (or --mem-per-cpu), each task asks for the
+                      memory '\$SWEEP plan SPEC --peak-memory' estimates for
+                      its threads, plus 10% and 64 MiB; the task's sweep keeps
+                      its jobs within that allocation (SLURM_MEM_PER_NODE).
 
 Options (before SPEC):
   --tasks LIST        submit only these array tasks, e.g. 2 or 1,3 or 4-7:
@@ -179,6 +183,27 @@ sweep=${SWEEP:-sweep}
 if ! command -v "$sweep" >/dev/null; then
     echo "submit.sh: warning: '$sweep' is not found here; the compute nodes must have it" \
         "(set SWEEP to its path)" >&2
+fi
+
+# Memory per task: the estimate for its threads, unless the user asked for some.
+asks_memory=
+cpus=1
+for ((i = 0; i < ${#extra[@]}; i++)); do
+    case ${extra[i]} in
+        --mem | --mem=* | --mem-per-cpu | --mem-per-cpu=* | --mem-per-gpu | --mem-per-gpu=*) asks_memory=1 ;;
+        --cpus-per-task=*) cpus=${extra[i]#*=} ;;
+        --cpus-per-task | -c) cpus=${extra[i + 1]:-1} ;;
+        -c[0-9]*) cpus=${extra[i]#-c} ;;
+    esac
+done
+if [[ -z $asks_memory ]]; then
+    if peak=$("$sweep" plan "$spec" --peak-memory --threads "$cpus" 2>/dev/null) && [[ $peak =~ ^[0-9]+$ ]]; then
+        mem=$((peak + peak / 10 + 64))
+        extra=(--mem="${mem}M" "${extra[@]}")
+        echo "memory per task: ${mem} MiB (sweep plan --peak-memory: $peak MiB for $cpus threads, plus 10% and 64 MiB)"
+    else
+        echo "submit.sh: warning: cannot estimate the memory with '$sweep plan'; pass --mem" >&2
+    fi
 fi
 
 # A [search] runs one array and one merge per rung; count the rungs.
