@@ -129,10 +129,11 @@ fn every_learner_on_a_bigger_board_scores_at_or_below_the_optimum() {
     assert!(o.status.success(), "{}", stderr(&o));
     let (header, rows) = read_csv(&out.join("results.csv"));
     let col = |name: &str| header.iter().position(|c| c == name).unwrap();
-    assert_eq!(header.last().map(String::as_str), Some("game"), "the game column comes last");
+    assert!(header.join(",").ends_with(",rung,game,evaluation,value_se"), "version 3 appends its columns: {header:?}");
     assert!(!rows.is_empty());
     for r in &rows {
         assert_eq!(r[col("status")], "ok", "{r:?}");
+        assert_eq!((r[col("evaluation")].as_str(), r[col("value_se")].as_str()), ("exact", "0.0"), "{r:?}");
         assert!(["3x4k3", "4x3k3"].contains(&r[col("game")].as_str()), "{r:?}");
         let regret: f64 = r[col("regret")].parse().unwrap();
         assert!(regret >= 0.0, "negative regret in {r:?}");
@@ -196,4 +197,48 @@ fn a_job_that_cannot_fit_the_memory_budget_is_refused_before_anything_is_written
     assert!((2..100).contains(&mib), "3x4k3 needs a few MiB: {mib}");
     let o = run(&[spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--max-memory", "1G", "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// An MCTS row whose exact evaluation would search more positions than
+/// `exact_searches` is evaluated by sampled games, says so, carries its standard error,
+/// and agrees with the exact evaluation of the same agent within 4 standard errors.
+#[test]
+fn a_search_too_dear_to_evaluate_exactly_is_sampled_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = |name: &str, extra: &str| {
+        let path = tmp.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"{name}\"\nseed = 3\nreplicates = 2\n[evaluation]\nopponents = [\"random\", \"minimax\"]\n\
+                 {extra}\n[[solver]]\nkind = \"mcts\"\niterations = 200\n"
+            ),
+        )
+        .unwrap();
+        let out = tmp.path().join(name);
+        let o = sweep().args([path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        read_csv(&out.join("results.csv"))
+    };
+    let (header, exact) = spec("exact", "");
+    let (_, sampled) = spec("sampled", "exact_searches = 20\ngames = 4000");
+    let col = |name: &str| header.iter().position(|c| c == name).unwrap();
+    assert_eq!(exact.len(), sampled.len());
+    let mut seen_sampled = 0;
+    for (e, s) in exact.iter().zip(&sampled) {
+        assert_eq!((&e[0], &e[col("eval_opponent")]), (&s[0], &s[col("eval_opponent")]), "same jobs, same order");
+        assert_eq!(e[col("evaluation")], "exact");
+        let value: f64 = e[col("value")].parse().unwrap();
+        let se: f64 = s[col("value_se")].parse().unwrap();
+        let mean: f64 = s[col("value")].parse().unwrap();
+        if s[col("evaluation")] == "sampled" {
+            seen_sampled += 1;
+            assert_eq!(s[col("games")], "4000", "{s:?}");
+            assert!(se > 0.0 || mean.abs() == 1.0, "a sampled row carries its standard error: {s:?}");
+            assert!((mean - value).abs() <= 4.0 * se + 1e-12, "sampled {mean} ± {se} but exact {value}");
+        } else {
+            assert_eq!(s[col("value")], e[col("value")], "a row within the limit stays exact");
+        }
+    }
+    assert!(seen_sampled >= 2, "against random the search reaches more than 20 positions");
 }

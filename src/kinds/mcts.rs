@@ -4,6 +4,7 @@
 use super::param::{FINAL_MOVE, ITERATIONS, MCTS_GAME, OPPONENT_MODEL, SEAT, UCT_C};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
+use crate::game::Board;
 use crate::mdp::{Evaluator, Opponent, Policy, Seat};
 use crate::memory::{self, Need};
 use crate::solvers::mcts::Searcher;
@@ -69,28 +70,61 @@ impl Solver for MctsParams {
     }
 }
 
+/// An MCTS agent: it searches a position the first time it is asked for a move there
+/// and keeps the move. Each search is seeded by the job seed and the position, so the
+/// moves are the same whatever order the positions are met in.
+pub struct SearchAgent {
+    params: MctsParams,
+    seed: u64,
+    searcher: Searcher,
+    policy: Policy,
+    searched: usize,
+}
+
+impl SearchAgent {
+    /// An agent that has searched nothing yet.
+    pub fn new(params: MctsParams, seed: u64) -> SearchAgent {
+        SearchAgent { params, seed, searcher: Searcher::new(), policy: Policy::new(params.game), searched: 0 }
+    }
+
+    /// The game it plays.
+    pub fn game(&self) -> crate::game::Game {
+        self.params.game
+    }
+
+    /// Its move in `board` (searched once per position).
+    pub fn choose(&mut self, board: Board) -> u8 {
+        if let Some(c) = self.policy.get(board) {
+            return c;
+        }
+        let c = self.searcher.choose(&self.params, self.seed, board);
+        let id = board.game().positions().id(board).expect("a position that games reach");
+        self.policy.set(id, c);
+        self.searched += 1;
+        c
+    }
+
+    /// How many positions it has searched.
+    pub fn searched(&self) -> usize {
+        self.searched
+    }
+
+    /// The moves of every position searched.
+    pub fn into_policy(self) -> Policy {
+        self.policy
+    }
+}
+
 /// Runs one search per position that any evaluation reaches, and returns the moves as a
-/// table. Each search is seeded by the job seed and the position, so the table is the
-/// same whatever order the positions are met in.
+/// table (see [`SearchAgent`]).
 pub fn search_policy(m: &MctsParams, seed: u64, seats: &[Seat], opponents: &[Opponent]) -> Policy {
-    let mut searcher = Searcher::new();
-    let mut policy = Policy::new(m.game);
+    let mut agent = SearchAgent::new(*m, seed);
     let mut evaluator = Evaluator::new();
     for &seat in seats {
         for &opp in opponents {
             let truth = ground_truth(m.game, seat, opp);
-            evaluator.evaluate(&truth.mdp, |s, b| {
-                let pos = truth.mdp.position(s);
-                match policy.get(b) {
-                    Some(c) => c,
-                    None => {
-                        let c = searcher.choose(m, seed, b);
-                        policy.set(pos, c);
-                        c
-                    }
-                }
-            });
+            evaluator.evaluate(&truth.mdp, |_, b| agent.choose(b));
         }
     }
-    policy
+    agent.into_policy()
 }

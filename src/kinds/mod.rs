@@ -26,7 +26,7 @@ use std::fmt;
 pub use double_q_learning::DoubleQLearning;
 pub use exact::{PolicyIteration, ValueIteration};
 pub use expected_sarsa::ExpectedSarsa;
-pub use mcts::search_policy;
+pub use mcts::{SearchAgent, search_policy};
 pub use param::{Param, Ty, Val, Values};
 pub use sarsa::Sarsa;
 

@@ -97,7 +97,19 @@ impl Evaluator {
     /// Evaluates the policy `choose(state, board) -> cell` exactly on `mdp`.
     ///
     /// Panics if the policy returns an illegal cell: that is a bug in the policy.
-    pub fn evaluate(&mut self, mdp: &AgentMdp, mut choose: impl FnMut(usize, Board) -> u8) -> Evaluation {
+    pub fn evaluate(&mut self, mdp: &AgentMdp, choose: impl FnMut(usize, Board) -> u8) -> Evaluation {
+        self.evaluate_within(mdp, usize::MAX, choose).expect("no limit on the states")
+    }
+
+    /// As [`Evaluator::evaluate`], but gives up (`None`) as soon as the policy reaches
+    /// more than `max_states` agent states: `choose` is then called at most `max_states`
+    /// times and once more.
+    pub fn evaluate_within(
+        &mut self,
+        mdp: &AgentMdp,
+        max_states: usize,
+        mut choose: impl FnMut(usize, Board) -> u8,
+    ) -> Option<Evaluation> {
         let n = mdp.len();
         self.slot.clear();
         self.slot.resize(n, UNREACHED);
@@ -119,6 +131,9 @@ impl Evaluator {
             states += 1;
             let b = mdp.board(s);
             let cell = choose(s, b);
+            if states > max_states {
+                return None;
+            }
             let empty = b.empty_cells();
             let legal = usize::from(cell) < b.game().cells() && empty & (1 << cell) != 0;
             assert!(legal, "policy plays taken cell {cell} in {b}");
@@ -142,7 +157,7 @@ impl Evaluator {
         }
         let [p_win, p_draw, p_loss] = self.probabilities(mdp.start().iter().copied());
         let value = mdp.start_value(&self.value);
-        Evaluation { value, p_win, p_draw, p_loss, states }
+        Some(Evaluation { value, p_win, p_draw, p_loss, states })
     }
 
     /// P(win), P(draw), P(loss) over a list of outcomes.
@@ -189,6 +204,30 @@ impl GameTally {
     /// Mean return per game.
     pub fn mean(&self) -> f64 {
         (self.wins as f64 - self.losses as f64) / self.games() as f64
+    }
+
+    /// The standard error of [`GameTally::mean`] (returns +1, 0, -1; sample variance
+    /// with `n - 1`); 0 for fewer than two games.
+    pub fn standard_error(&self) -> f64 {
+        let n = self.games() as f64;
+        if n < 2.0 {
+            return 0.0;
+        }
+        let mean = self.mean();
+        let variance = ((self.wins + self.losses) as f64 - n * mean * mean) / (n - 1.0);
+        (variance.max(0.0) / n).sqrt()
+    }
+
+    /// The outcome frequencies as an [`Evaluation`] (value the mean, `states` given).
+    pub fn as_evaluation(&self, states: usize) -> Evaluation {
+        let n = self.games() as f64;
+        Evaluation {
+            value: self.mean(),
+            p_win: self.wins as f64 / n,
+            p_draw: self.draws as f64 / n,
+            p_loss: self.losses as f64 / n,
+            states,
+        }
     }
 }
 

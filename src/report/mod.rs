@@ -81,6 +81,8 @@ fields! {
     SolvedAt = ("solved_at", 2, true),
     QError = ("q_error", 2, true),
     Rung = ("rung", 2, true),
+    Evaluation = ("evaluation", 3, false),
+    ValueSe = ("value_se", 3, true),
 }
 
 impl Field {

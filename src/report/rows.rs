@@ -46,6 +46,9 @@ pub struct Scored {
     pub optimal: f64,
     /// Sampled games (zero games when none were asked for).
     pub games: GameTally,
+    /// `None` when `eval` is exact; else the standard error of its value, estimated
+    /// from the sampled games it was computed from (`games`).
+    pub sampled: Option<f64>,
 }
 
 fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
@@ -76,7 +79,11 @@ pub fn result_row(
 ) -> Record {
     let mut r = head(job, s.seat, s.opponent);
     let e = &s.eval;
-    let fields: [(Field, String); 14] = [
+    let (how, se) = match s.sampled {
+        None => ("exact", 0.0),
+        Some(se) => ("sampled", se),
+    };
+    let fields: [(Field, String); 16] = [
         (Field::Value, fmt_f64(e.value)),
         (Field::OptimalValue, fmt_f64(s.optimal)),
         (Field::Regret, fmt_f64(regret(s.optimal, e.value))),
@@ -91,6 +98,8 @@ pub fn result_row(
         (Field::Status, "ok".to_string()),
         (Field::TrainMs, format!("{train_ms:.3}")),
         (Field::EvalMs, format!("{eval_ms:.3}")),
+        (Field::Evaluation, how.to_string()),
+        (Field::ValueSe, fmt_f64(se)),
     ];
     for (field, value) in fields {
         r[field.column()] = value;

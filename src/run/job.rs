@@ -7,13 +7,14 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
-use crate::kinds::{Agent, search_policy};
+use crate::game::Board;
+use crate::kinds::{Agent, SearchAgent, search_policy};
 use crate::mdp::{Evaluator, GameTally, Opponent, Policy, Seat, sample_games};
 use crate::report::Record;
 use crate::report::rows::{JobKey, Scored, curve_row, failed_row, regret, result_row};
 use crate::seed::{self, Stream};
 use crate::solvers::ground_truth;
-use crate::spec::{EvaluationSpec, Job};
+use crate::spec::{EvaluationSpec, Job, SAMPLED_GAMES};
 use crate::stats::curve::curve_metrics;
 
 use super::fault::Fault;
@@ -104,24 +105,18 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     });
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
-    let (policy, q_error) = match agent {
-        Agent::Table(p) => (p, None),
-        Agent::Learned { policy, q_error } => (policy, Some(q_error)),
-        Agent::Search(m) => (search_policy(&m, job.seed, &seats, &evaluation.opponents), None),
+    let (mut agent, q_error) = match agent {
+        Agent::Table(p) => (Player::Table(p), None),
+        Agent::Learned { policy, q_error } => (Player::Table(policy), Some(q_error)),
+        Agent::Search(m) => (Player::Search(Box::new(SearchAgent::new(m, job.seed))), None),
     };
     let mut evaluator = Evaluator::new();
     let mut scored = Vec::new();
     for &seat in &seats {
         for (k, &opp) in evaluation.opponents.iter().enumerate() {
-            let mut s = score_table(&mut evaluator, &policy, seat, opp);
             let stream_key = (seat as u64) << 8 | k as u64;
             let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
-            s.games = if evaluation.games > 0 {
-                sample_games(policy.game(), seat, opp, evaluation.games, &mut rng, |b| policy.get_or_first(b))
-            } else {
-                GameTally::default()
-            };
-            scored.push(s);
+            scored.push(agent.score(&mut evaluator, seat, opp, evaluation, &mut rng));
         }
     }
     let eval_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -133,11 +128,61 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     Ok(JobOutput { rows, curves, failure: None })
 }
 
+/// What a finished job plays with.
+enum Player {
+    /// A move per position: always scored exactly.
+    Table(Policy),
+    /// A search per position: scored exactly while it reaches at most `exact_searches`
+    /// agent states, else by sampled games.
+    Search(Box<SearchAgent>),
+}
+
+impl Player {
+    /// The row's scores in `seat` against `opp`: exact, or sampled where an exact
+    /// evaluation would need more searches than `[evaluation] exact_searches`; plus the
+    /// extra sampled games of `[evaluation] games`, drawn from `rng`.
+    fn score(
+        &mut self,
+        evaluator: &mut Evaluator,
+        seat: Seat,
+        opp: Opponent,
+        evaluation: &EvaluationSpec,
+        rng: &mut seed::Rng,
+    ) -> Scored {
+        let games = evaluation.games;
+        let extra = |game, rng: &mut seed::Rng, choose: &mut dyn FnMut(Board) -> u8| {
+            if games == 0 { GameTally::default() } else { sample_games(game, seat, opp, games, rng, choose) }
+        };
+        match self {
+            Player::Table(policy) => {
+                let mut s = score_table(evaluator, policy, seat, opp);
+                s.games = extra(policy.game(), rng, &mut |b| policy.get_or_first(b));
+                s
+            }
+            Player::Search(agent) => {
+                let truth = ground_truth(agent.game(), seat, opp);
+                let limit = usize::try_from(evaluation.exact_searches).unwrap_or(usize::MAX);
+                let optimal = truth.solution.value;
+                if let Some(eval) = evaluator.evaluate_within(&truth.mdp, limit, |_, b| agent.choose(b)) {
+                    let games = extra(agent.game(), rng, &mut |b| agent.choose(b));
+                    return Scored { seat, opponent: opp, eval, optimal, games, sampled: None };
+                }
+                let n = if evaluation.games > 0 { evaluation.games } else { SAMPLED_GAMES };
+                let before = agent.searched();
+                let games = sample_games(agent.game(), seat, opp, n, rng, |b| agent.choose(b));
+                let eval = games.as_evaluation(agent.searched() - before);
+                Scored { seat, opponent: opp, eval, optimal, games, sampled: Some(games.standard_error()) }
+            }
+        }
+    }
+}
+
 /// Exact score of a table policy (positions it lacks: lowest legal cell).
 fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Opponent) -> Scored {
     let truth = ground_truth(policy.game(), seat, opp);
     let eval = evaluator.evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
-    Scored { seat, opponent: opp, eval, optimal: truth.solution.value, games: GameTally::default() }
+    let games = GameTally::default();
+    Scored { seat, opponent: opp, eval, optimal: truth.solution.value, games, sampled: None }
 }
 
 /// The job's final greedy policy (trained again from its seed, without checkpoints), over

@@ -29,7 +29,7 @@
 //!   `0..=i64::MAX`; default 0), `replicates` (default 1), `[evaluation]` (`opponents`,
 //!   default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
 //!   episodes of every q-learning grid point; `checkpoint_spacing`, `"even"` (default) or
-//!   `"log"`) and one or more `[[solver]]` tables.
+//!   `"log"`; `exact_searches`, default 50,000) and one or more `[[solver]]` tables.
 //! - A solver has a `kind`, an optional `label`, an optional `replicates` (its own, instead
 //!   of the top-level value; the ids of the replicates both have are the same) and the
 //!   parameters of its kind, each a scalar or a grid axis: a non-empty list of distinct
@@ -133,7 +133,18 @@ pub struct EvaluationSpec {
     pub checkpoints: u32,
     /// How the checkpoints are spaced (`checkpoint_spacing`, default `even`).
     pub spacing: Spacing,
+    /// The most positions a searching agent (MCTS) may search for one exact evaluation;
+    /// beyond them the row is evaluated by sampled games (`exact_searches`, default
+    /// [`EXACT_SEARCHES`]).
+    pub exact_searches: u64,
 }
+
+/// The default of `[evaluation] exact_searches`: above every tic-tac-toe MDP's 2,423 agent
+/// states, so tic-tac-toe is always evaluated exactly.
+pub const EXACT_SEARCHES: u64 = 50_000;
+
+/// The games a sampled evaluation plays when `[evaluation] games` is 0.
+pub const SAMPLED_GAMES: u64 = 1_000;
 
 /// One `[[solver]]` table with its grid expanded.
 #[derive(Clone, Debug, PartialEq)]
@@ -199,6 +210,9 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
     if checked.evaluation.spacing != Spacing::Even {
         // Only when set: the hash of a spec without it stays what it was.
         resolved["evaluation"]["checkpoint_spacing"] = checked.evaluation.spacing.name().into();
+    }
+    if checked.evaluation.exact_searches != EXACT_SEARCHES {
+        resolved["evaluation"]["exact_searches"] = checked.evaluation.exact_searches.into();
     }
     if let (Some(search), Some(object)) = (&checked.search, resolved.as_object_mut()) {
         object.insert("search".into(), search.to_json());

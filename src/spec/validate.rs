@@ -38,7 +38,7 @@ pub(crate) struct CheckedSolver {
 }
 
 const TOP_KEYS: [&str; 6] = ["name", "seed", "replicates", "evaluation", "solver", "search"];
-const EVALUATION_KEYS: [&str; 4] = ["opponents", "games", "checkpoints", "checkpoint_spacing"];
+const EVALUATION_KEYS: [&str; 5] = ["opponents", "games", "checkpoints", "checkpoint_spacing", "exact_searches"];
 const I64_MAX: u64 = i64::MAX as u64;
 
 /// What the top level of a spec holds, as read so far.
@@ -66,6 +66,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
             games: 0,
             checkpoints: 10,
             spacing: Spacing::Even,
+            exact_searches: super::EXACT_SEARCHES,
         },
         checkpoints: None,
         solvers: Vec::new(),
@@ -255,6 +256,12 @@ fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry)
                 top.evaluation.checkpoints =
                     whole(report, &key, e, 1, u64::from(u32::MAX), rule).map_or(1, |c| c as u32);
                 top.checkpoints = Some(e);
+            }
+            "exact_searches" => {
+                let rule = "exact_searches must be a whole number >= 1 (the most positions MCTS may search for one \
+                            exact evaluation; beyond them the row is evaluated by sampled games)";
+                top.evaluation.exact_searches =
+                    whole(report, &key, e, 1, I64_MAX, rule).unwrap_or(super::EXACT_SEARCHES);
             }
             "checkpoint_spacing" => match &e.node.value {
                 Leaf::Str(s) if s.parse::<Spacing>().is_ok() => top.evaluation.spacing = s.parse().expect("checked"),
