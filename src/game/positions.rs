@@ -205,12 +205,18 @@ impl Positions {
         pos
     }
 
-    /// The ids of the positions after each legal move of board `b` (which must be one of
-    /// these positions and not finished), in cell order.
+    /// The ids after each move of `moves` (a cell mask) in position `id`, in cell order:
+    /// [`Positions::child`] of each, computed once for the position. Panics unless every
+    /// move is legal.
     #[inline(always)]
-    fn children(&self, b: Board) -> impl Iterator<Item = u32> + '_ {
+    pub fn children(&self, id: usize, moves: u16) -> impl Iterator<Item = u32> + '_ {
+        let b = self.board(id);
+        assert!(
+            self.result[id] == ONGOING && moves & !b.empty_cells() == 0,
+            "illegal moves {moves:#b} in position {id}"
+        );
         let (index, mark) = (b.index(), mark(b));
-        cells(b.empty_cells()).map(move |c| self.by_index[index + mark * self.weight[usize::from(c)] as usize])
+        cells(moves).map(move |c| self.by_index[index + mark * self.weight[usize::from(c)] as usize])
     }
 
     /// The minimax value of every position, backwards from the finished ones.
@@ -220,7 +226,7 @@ impl Positions {
             minimax[id] = match self.result[id] {
                 ONGOING => {
                     let b = self.board(id);
-                    let values = self.children(b).map(|c| minimax[c as usize]);
+                    let values = self.children(id, b.empty_cells()).map(|c| minimax[c as usize]);
                     match b.to_move() {
                         Player::X => values.max().expect("an ongoing game has a move"),
                         Player::O => values.min().expect("an ongoing game has a move"),

@@ -83,13 +83,14 @@ impl AgentMdp {
             action_start: Vec::with_capacity(states.len() + 1),
             rows: Vec::with_capacity(slots_guess),
             rewards: Rewards::new(),
-            // The shared ending codes: `codes[k]` is the code of reward `k - 1`.
-            codes: vec![end_code(-1.0), end_code(0.0), end_code(1.0)],
+            codes: Vec::with_capacity(slots_guess),
             probability: std::array::from_fn(|n| 1.0 / n as f64),
             start: Vec::new(),
             states,
             state_of,
         };
+        // The shared ending codes: `codes[k]` is the code of reward `k - 1`.
+        m.codes.extend([end_code(-1.0), end_code(0.0), end_code(1.0)]);
         m.action_start.push(0);
         let mut first_slot = vec![TERMINAL; pos.len()];
         for s in 0..m.states.len() {
@@ -131,8 +132,8 @@ impl AgentMdp {
             opponent => opponent_moves(pos, opponent, after),
         };
         let prob = 1.0 / f64::from(moves.count_ones());
-        for reply in crate::game::cells(moves) {
-            let n = pos.child(after, reply) as usize;
+        for n in pos.children(after, moves) {
+            let n = n as usize;
             match pos.reward(n, me) {
                 Some(r) => {
                     self.codes.push(end_code(r));
@@ -360,8 +361,10 @@ struct Row {
 /// 4 + (1 + 2 + … + 16) = 140 values in all, well within a byte.
 #[derive(Debug, Clone)]
 struct Rewards {
-    /// The values, by code.
-    values: Vec<f64>,
+    /// The values, by code: the first `len` are in use.
+    values: [f64; 256],
+    /// How many codes are in use.
+    len: usize,
     /// Open addressing by the value's bits: the code plus one, or 0 for an empty place.
     places: [u8; Rewards::PLACES],
 }
@@ -371,7 +374,7 @@ impl Rewards {
     const PLACES: usize = 512;
 
     fn new() -> Rewards {
-        Rewards { values: Vec::new(), places: [0; Rewards::PLACES] }
+        Rewards { values: [0.0; 256], len: 0, places: [0; Rewards::PLACES] }
     }
 
     /// The code of `value` (bit for bit), added if new. Panics past 256 distinct values,
@@ -386,13 +389,14 @@ impl Rewards {
                 _ => place = (place + 1) % Rewards::PLACES,
             }
         }
-        let code = u8::try_from(self.values.len()).expect("at most 256 distinct slot rewards");
-        self.values.push(value);
+        let code = u8::try_from(self.len).expect("at most 256 distinct slot rewards");
+        self.values[self.len] = value;
+        self.len += 1;
         self.places[place] = code + 1;
         code
     }
 
-    /// The value of `code`.
+    /// The value of `code` (one load: a `u8` indexes the whole array).
     #[inline(always)]
     fn value(&self, code: u8) -> f64 {
         self.values[usize::from(code)]
@@ -502,7 +506,7 @@ mod tests {
     fn check_transitions(m: &AgentMdp) {
         let (seat, opp) = (m.seat(), m.opponent());
         assert_eq!(m.dfs_order().len(), m.len(), "the DFS order lists every state once");
-        assert!(m.rewards.values.len() <= 140, "few distinct rewards (see `Rewards`)");
+        assert!(m.rewards.len <= 140, "few distinct rewards (see `Rewards`)");
         let total: f64 = m.start().iter().map(|o| o.prob).sum();
         assert!((total - 1.0).abs() < 1e-12);
         let zeros = vec![0.0; m.len()];
