@@ -80,12 +80,13 @@ pub fn positions(game: Game) -> u64 {
 
 /// [`crate::mdp::AgentMdp`] against `random` (an upper bound for the other opponents):
 /// per position its state number (4 bytes); per agent state its position and first
-/// action (4 + 4); per action its row and expected reward (8 + 8); per outcome its code
-/// (4); the opening outcomes (at most one per cell, 16 bytes each). While it is built, a
-/// reached flag per position (1).
+/// action (4 + 4); per action its row (8); per outcome run its codes (4 each): the slots
+/// whose moves lead to one position share a run, so there is one run per position with
+/// the other side to move, one code per reply. While it is built, per position the first
+/// slot that led there and a reached flag (4 + 1).
 pub fn mdp(game: Game, seat: Seat) -> u64 {
-    let s = side(game, seat);
-    game.figures().positions * (4 + 1) + s.states * 8 + 4 + s.moves * 16 + s.outcomes * 4 + 16 * 16
+    let (s, other) = (side(game, seat), side(game, seat.other()));
+    game.figures().positions * (4 + 4 + 1) + s.states * 8 + 4 + s.moves * 8 + (other.moves + 3) * 4 + 16 * 16
 }
 
 /// The optimum of an MDP ([`crate::solvers::policy_iteration::Solution`]): per agent
@@ -195,6 +196,7 @@ mod tests {
     #[test]
     fn estimates_follow_the_real_structures() {
         for game in ["3x3k3", "3x4k3", "4x3k4"].map(|g| g.parse::<Game>().unwrap()) {
+            close(&format!("{game} positions"), positions(game), game.positions().heap_bytes());
             for &seat in Seat::ALL {
                 let built = AgentMdp::build(game, seat, Opponent::Random);
                 close(&format!("{game} {seat} mdp"), mdp(game, seat), built.heap_bytes());

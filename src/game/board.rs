@@ -153,6 +153,14 @@ impl Board {
         Board { x, o, game }
     }
 
+    /// A board from masks known to be valid (read back from a table of positions): only
+    /// checked in debug builds.
+    #[inline(always)]
+    pub(super) fn from_table(game: Game, x: u16, o: u16) -> Board {
+        debug_assert!(x & o == 0 && (x | o) & !game.full() == 0, "bad masks {x:#b} {o:#b}");
+        Board { x, o, game }
+    }
+
     /// The game this board belongs to.
     #[inline(always)]
     pub fn game(self) -> Game {

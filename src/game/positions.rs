@@ -1,15 +1,24 @@
-//! Every position of a game reachable from the empty board, with dense ids, the move table
-//! and minimax values, computed once per game ([`Positions::of`], a cache keyed by the game).
+//! Every position of a game reachable from the empty board, with dense ids, the index
+//! table and minimax values, computed once per game ([`Positions::of`], a cache keyed by
+//! the game).
 //!
 //! Ids are `u32` (4x4k4 has 9,722,011 positions), given in order of the number of marks
 //! (then base-3 index), so every move goes from a smaller id to a larger one: iterating ids
 //! backwards is a reverse topological order of the game graph, which is what the exact
-//! dynamic programs need.
+//! dynamic programs need. The positions are enumerated layer by layer (one layer per
+//! number of marks), each layer in index order, so the ids come out in that order.
+//!
+//! Tables, per id: the board packed in a `u32` (X's mask low, O's high), the result (X's
+//! reward if the game is over, which also gives the status), the minimax value (`i8`) and
+//! the symmetry class (`u32`); and one over the base-3 index space (`3^cells` entries):
+//! index → id. There is no move table: the child of a move is found through the index
+//! table, since a mark on cell `i` adds `3^i` (X) or `2·3^i` (O) to the index. For 4x4k4
+//! that is 212 MB in all, 172 MB of it the index table.
 
 use std::sync::OnceLock;
 
-use super::board::{Board, Player, Status};
-use super::rules::{Game, SLOTS};
+use super::board::{Board, Player, Status, cells};
+use super::rules::{Game, MAX_CELLS, SLOTS};
 use super::symmetry;
 
 /// No position (an illegal move, or an index that no game reaches).
@@ -22,13 +31,12 @@ const ONGOING: i8 = i8::MIN;
 #[derive(Debug)]
 pub struct Positions {
     game: Game,
-    /// The game's cell count: the stride of `next`.
-    cells: usize,
-    boards: Vec<Board>,
+    /// The boards by id, packed by [`pack`].
+    boards: Vec<u32>,
+    /// Base-3 index → id, or [`NONE`].
     by_index: Vec<u32>,
-    /// `next[id * cells + cell]`: the position after playing `cell`, or [`NONE`].
-    next: Vec<u32>,
-    status: Vec<Status>,
+    /// `weight[i] = 3^i`: what an X on cell `i` adds to the index (an O adds twice as much).
+    weight: [u32; MAX_CELLS],
     /// X's reward in a finished game (+1, 0, -1), or [`ONGOING`].
     result: Vec<i8>,
     minimax: Vec<i8>,
@@ -43,6 +51,134 @@ impl Game {
     }
 }
 
+/// A board as one `u32`: X's mask in the low half, O's in the high half.
+#[inline(always)]
+fn pack(b: Board) -> u32 {
+    u32::from(b.x()) | u32::from(b.o()) << 16
+}
+
+/// What a mark of the side to move adds to the index, in units of the cell's weight.
+#[inline(always)]
+fn mark(b: Board) -> usize {
+    match b.to_move() {
+        Player::X => 1,
+        Player::O => 2,
+    }
+}
+
+/// X's reward in a finished game, or [`ONGOING`].
+fn result_of(status: Status) -> i8 {
+    match status {
+        Status::Ongoing => ONGOING,
+        Status::Draw => 0,
+        Status::Won(Player::X) => 1,
+        Status::Won(Player::O) => -1,
+    }
+}
+
+/// The board of `game` packed by [`pack`].
+#[inline(always)]
+fn unpack(game: Game, packed: u32) -> Board {
+    Board::from_table(game, packed as u16, (packed >> 16) as u16)
+}
+
+/// Every position reachable from the empty board, packed, layer by layer (by number of
+/// marks), each layer in increasing base-3 index: the order of the ids.
+fn enumerate(game: Game, weight: &[u32; MAX_CELLS]) -> Vec<u32> {
+    let decoder = Decoder::new();
+    let mut next = IndexSet::new(game.index_space());
+    let mut boards = vec![pack(Board::empty(game))];
+    let mut layer = 0..1;
+    while !layer.is_empty() {
+        for &p in &boards[layer.clone()] {
+            let b = unpack(game, p);
+            if b.is_terminal() {
+                continue;
+            }
+            let (index, mark) = (b.index(), mark(b));
+            for c in cells(b.empty_cells()) {
+                next.insert(index + mark * weight[usize::from(c)] as usize);
+            }
+        }
+        boards.reserve_exact(next.len());
+        let end = boards.len();
+        next.drain(|index| boards.push(decoder.packed(index)));
+        layer = end..boards.len();
+    }
+    boards
+}
+
+/// A set of base-3 indices, one bit each.
+struct IndexSet {
+    words: Vec<u64>,
+}
+
+impl IndexSet {
+    /// The empty set of indices below `size`.
+    fn new(size: usize) -> IndexSet {
+        IndexSet { words: vec![0; size.div_ceil(64)] }
+    }
+
+    /// Adds `index`.
+    #[inline(always)]
+    fn insert(&mut self, index: usize) {
+        self.words[index / 64] |= 1 << (index % 64);
+    }
+
+    /// How many indices there are.
+    fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Calls `f` on every index in increasing order and empties the set.
+    fn drain(&mut self, mut f: impl FnMut(usize)) {
+        for (k, word) in self.words.iter_mut().enumerate() {
+            let mut w = std::mem::take(word);
+            while w != 0 {
+                f(k * 64 + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+    }
+}
+
+/// Base-3 index → packed board, by two lookups in a table of the 3^8 boards of 8 cells.
+struct Decoder {
+    /// `half[r]`: the X mask (low byte) and O mask (high byte) of the 8 digits `r`.
+    half: Vec<u16>,
+}
+
+/// The number of cells one [`Decoder`] lookup covers.
+const HALF: u32 = 8;
+
+impl Decoder {
+    fn new() -> Decoder {
+        let half = (0..3usize.pow(HALF))
+            .map(|r| {
+                let (mut x, mut o, mut rest) = (0u16, 0u16, r);
+                for i in 0..HALF {
+                    match rest % 3 {
+                        1 => x |= 1 << i,
+                        2 => o |= 1 << i,
+                        _ => {}
+                    }
+                    rest /= 3;
+                }
+                x | o << 8
+            })
+            .collect();
+        Decoder { half }
+    }
+
+    /// The packed board of `index` (below `3^16`).
+    #[inline(always)]
+    fn packed(&self, index: usize) -> u32 {
+        let size = 3usize.pow(HALF);
+        let (low, high) = (u32::from(self.half[index % size]), u32::from(self.half[index / size]));
+        (low & 0xFF) | (high & 0xFF) << 8 | (low >> 8) << 16 | (high >> 8) << 24
+    }
+}
+
 impl Positions {
     /// The table of `game`, built on first use (about a millisecond for tic-tac-toe) and
     /// shared afterwards; one per game.
@@ -52,76 +188,91 @@ impl Positions {
     }
 
     fn build(game: Game) -> Positions {
-        let empty = Board::empty(game);
-        let mut seen = vec![false; game.index_space()];
-        let mut boards = Vec::new();
-        let mut stack = vec![empty];
-        seen[empty.index()] = true;
-        while let Some(b) = stack.pop() {
-            boards.push(b);
-            for c in b.legal_cells() {
-                let n = b.play(c);
-                if !seen[n.index()] {
-                    seen[n.index()] = true;
-                    stack.push(n);
-                }
-            }
+        let mut weight = [0u32; MAX_CELLS];
+        for (i, w) in weight.iter_mut().enumerate().take(game.cells()) {
+            *w = 3u32.pow(i as u32);
         }
-        boards.sort_by_key(|b| (b.pieces(), b.index()));
+        let boards = enumerate(game, &weight);
         let mut by_index = vec![NONE; game.index_space()];
-        for (id, b) in boards.iter().enumerate() {
-            by_index[b.index()] = id as u32;
+        for (id, &p) in boards.iter().enumerate() {
+            by_index[unpack(game, p).index()] = id as u32;
         }
-        let (n, cells) = (boards.len(), game.cells());
-        let mut next = vec![NONE; n * cells];
-        let status: Vec<Status> = boards.iter().map(|b| b.status()).collect();
-        for (id, b) in boards.iter().enumerate() {
-            for c in b.legal_cells() {
-                next[id * cells + c as usize] = by_index[b.play(c).index()];
-            }
-        }
-        let mut minimax = vec![0i8; n];
-        for id in (0..n).rev() {
-            minimax[id] = match status[id] {
-                Status::Won(Player::X) => 1,
-                Status::Won(Player::O) => -1,
-                Status::Draw => 0,
-                Status::Ongoing => {
-                    let children = next[id * cells..(id + 1) * cells].iter().filter(|&&c| c != NONE);
-                    let values = children.map(|&c| minimax[c as usize]);
-                    match boards[id].to_move() {
+        let result = boards.iter().map(|&p| result_of(unpack(game, p).status())).collect();
+        let mut pos =
+            Positions { game, boards, by_index, weight, result, minimax: Vec::new(), class: Vec::new(), classes: 0 };
+        pos.minimax = pos.solve_minimax();
+        (pos.class, pos.classes) = pos.classify();
+        pos
+    }
+
+    /// The ids after each move of `moves` (a cell mask) in position `id`, in cell order:
+    /// [`Positions::child`] of each, computed once for the position. Panics unless every
+    /// move is legal.
+    #[inline(always)]
+    pub fn children(&self, id: usize, moves: u16) -> impl Iterator<Item = u32> + '_ {
+        let b = self.board(id);
+        assert!(
+            self.result[id] == ONGOING && moves & !b.empty_cells() == 0,
+            "illegal moves {moves:#b} in position {id}"
+        );
+        let (index, mark) = (b.index(), mark(b));
+        cells(moves).map(move |c| self.by_index[index + mark * self.weight[usize::from(c)] as usize])
+    }
+
+    /// The minimax value of every position, backwards from the finished ones.
+    fn solve_minimax(&self) -> Vec<i8> {
+        let mut minimax = vec![0i8; self.len()];
+        for id in (0..self.len()).rev() {
+            minimax[id] = match self.result[id] {
+                ONGOING => {
+                    let b = self.board(id);
+                    let values = self.children(id, b.empty_cells()).map(|c| minimax[c as usize]);
+                    match b.to_move() {
                         Player::X => values.max().expect("an ongoing game has a move"),
                         Player::O => values.min().expect("an ongoing game has a move"),
                     }
                 }
+                r => r,
             };
         }
-        let mut class_of_canonical = vec![NONE; game.index_space()];
-        let mut classes = 0usize;
-        let mut class = vec![0u32; n];
-        for (id, b) in boards.iter().enumerate() {
-            let ci = symmetry::canonical(*b).0.index();
-            if class_of_canonical[ci] == NONE {
-                class_of_canonical[ci] = classes as u32;
+        minimax
+    }
+
+    /// The symmetry class of every position, numbered in order of first appearance by id,
+    /// and how many classes there are.
+    ///
+    /// The canonical image of a board (the one with the smallest index) is itself a
+    /// position with as many marks, so it has the smallest id of its class: a class first
+    /// appears at its canonical board, and every other member comes later.
+    fn classify(&self) -> (Vec<u32>, usize) {
+        let mut class: Vec<u32> = Vec::with_capacity(self.len());
+        let mut classes = 0u32;
+        for id in 0..self.len() {
+            let canonical = self.by_index[symmetry::canonical(self.board(id)).0.index()] as usize;
+            if canonical == id {
+                class.push(classes);
                 classes += 1;
+            } else {
+                // `canonical < id`, as said above, so its class is known.
+                class.push(class[canonical]);
             }
-            class[id] = class_of_canonical[ci];
         }
-        let result = status
-            .iter()
-            .map(|s| match s {
-                Status::Ongoing => ONGOING,
-                Status::Draw => 0,
-                Status::Won(Player::X) => 1,
-                Status::Won(Player::O) => -1,
-            })
-            .collect();
-        Positions { game, cells, boards, by_index, next, status, result, minimax, class, classes }
+        (class, classes as usize)
     }
 
     /// The game these are the positions of.
     pub fn game(&self) -> Game {
         self.game
+    }
+
+    /// The bytes its tables hold (see [`crate::memory::positions`]).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of_val;
+        size_of_val(&self.boards[..])
+            + size_of_val(&self.by_index[..])
+            + size_of_val(&self.result[..])
+            + size_of_val(&self.minimax[..])
+            + size_of_val(&self.class[..])
     }
 
     /// How many positions there are (5478 in tic-tac-toe).
@@ -137,12 +288,7 @@ impl Positions {
     /// The board with this id.
     #[inline(always)]
     pub fn board(&self, id: usize) -> Board {
-        self.boards[id]
-    }
-
-    /// All boards, by id.
-    pub fn boards(&self) -> &[Board] {
-        &self.boards
+        unpack(self.game, self.boards[id])
     }
 
     /// The id of a board, or `None` if no game reaches it. Panics if the board belongs
@@ -156,16 +302,27 @@ impl Positions {
         }
     }
 
-    /// The id after playing `cell` in position `id`, or [`NONE`] if the move is illegal.
+    /// The id after playing `cell` in position `id`, or [`NONE`] if the move is illegal
+    /// (the game is over or the cell is not an empty cell of the board).
     #[inline(always)]
     pub fn child(&self, id: usize, cell: u8) -> u32 {
-        self.next[id * self.cells + cell as usize]
+        let b = self.board(id);
+        let c = usize::from(cell);
+        if self.result[id] != ONGOING || c >= MAX_CELLS || b.empty_cells() & (1 << c) == 0 {
+            return NONE;
+        }
+        self.by_index[b.index() + mark(b) * self.weight[c] as usize]
     }
 
     /// Win, draw or still going, by id.
     #[inline(always)]
     pub fn status(&self, id: usize) -> Status {
-        self.status[id]
+        match self.result[id] {
+            ONGOING => Status::Ongoing,
+            0 => Status::Draw,
+            1 => Status::Won(Player::X),
+            _ => Status::Won(Player::O),
+        }
     }
 
     /// The reward of `player` if the game in position `id` is over (+1, 0, -1), else `None`:
@@ -187,7 +344,7 @@ impl Positions {
 
     /// The minimax-optimal moves of the side to move, as a cell mask.
     pub fn optimal_moves(&self, id: usize) -> u16 {
-        let b = self.boards[id];
+        let b = self.board(id);
         let sign = if b.to_move() == Player::X { 1 } else { -1 };
         let best = self.minimax[id] * sign;
         let mut mask = 0;
@@ -318,6 +475,26 @@ mod tests {
                 assert_eq!(large.minimax(other), large.minimax(id));
                 assert_eq!(large.class(other), large.class(id));
             }
+        }
+    }
+
+    #[test]
+    fn illegal_moves_have_no_child_and_classes_come_in_order() {
+        for game in [Game::TIC_TAC_TOE, "3x4k3".parse().unwrap()] {
+            let pos = game.positions();
+            let mut next_class = 0;
+            for id in 0..pos.len() {
+                let b = pos.board(id);
+                for c in 0..=MAX_CELLS as u8 + 1 {
+                    let legal = b.legal_moves() & 1u16.checked_shl(u32::from(c)).unwrap_or(0) != 0;
+                    let expected = if legal { pos.id(b.play(c)).map(|n| n as u32) } else { Some(NONE) };
+                    assert_eq!(Some(pos.child(id, c)), expected, "{b} cell {c}");
+                }
+                // Classes are numbered in order of first appearance by id.
+                assert!(pos.class(id) <= next_class);
+                next_class = next_class.max(pos.class(id) + 1);
+            }
+            assert_eq!(next_class, pos.classes());
         }
     }
 

@@ -10,11 +10,15 @@
 //! Storage is flat (compressed rows): states → action slots → outcomes, in one compact
 //! form that serves both the exact solvers ([`AgentMdp::q`]) and the simulators
 //! ([`AgentMdp::sampled`]). Per action slot: an 8-byte row (where its outcomes start, how
-//! many there are and how many continue, the cell) and the expected immediate reward
-//! `Σ p·r` of its ending outcomes (8 bytes, kept apart: only the exact solvers read it).
+//! many there are and how many continue, the cell, and the expected immediate reward
+//! `Σ p·r` of its ending outcomes as a one-byte code: an MDP has few distinct rewards,
+//! kept in a small table).
 //! Per outcome: one `u32` code, 4 bytes, in the opponent's reply order: the next state of
-//! an outcome that continues, or the reward of one that ends the game. The probability of
-//! an outcome is one over the slot's count. The simulators read one row and one code per
+//! an outcome that continues, or the reward of one that ends the game. A slot's codes
+//! depend only on the position its move leads to, so the slots that lead to one position
+//! share one run of codes (transpositions: 135.6 M outcomes but 25 M codes for 4x4k4, x
+//! against random), and the slots whose move ends the game share three ending codes.
+//! The probability of an outcome is one over the slot's count. The simulators read one row and one code per
 //! step; `q` adds the continuing values to the expected reward, in reply order.
 //! States are kept in increasing position id, which is a topological order: every
 //! transition goes to a larger state id, so one backward pass evaluates any policy exactly.
@@ -49,8 +53,8 @@ pub struct AgentMdp {
     action_start: Vec<u32>,
     /// Per action slot: what `q` and the simulators read first.
     rows: Vec<Row>,
-    /// Per action slot: the expected immediate reward `Σ p·r` over its ending outcomes.
-    reward: Vec<f64>,
+    /// The distinct expected immediate rewards of the slots: see [`Rewards`].
+    rewards: Rewards,
     /// Per action slot, in reply order: the next state of each continuing outcome, or the
     /// code of an ending one (see [`END`]).
     codes: Vec<u32>,
@@ -78,18 +82,21 @@ impl AgentMdp {
             positions: pos,
             action_start: Vec::with_capacity(states.len() + 1),
             rows: Vec::with_capacity(slots_guess),
-            reward: Vec::with_capacity(slots_guess),
-            codes: Vec::with_capacity(slots_guess * 5),
+            rewards: Rewards::new(),
+            codes: Vec::with_capacity(slots_guess),
             probability: std::array::from_fn(|n| 1.0 / n as f64),
             start: Vec::new(),
             states,
             state_of,
         };
+        // The shared ending codes: `codes[k]` is the code of reward `k - 1`.
+        m.codes.extend([end_code(-1.0), end_code(0.0), end_code(1.0)]);
         m.action_start.push(0);
+        let mut first_slot = vec![TERMINAL; pos.len()];
         for s in 0..m.states.len() {
             let p = m.states[s] as usize;
             for cell in crate::game::cells(pos.board(p).empty_cells()) {
-                m.push_slot(p, cell);
+                m.push_slot(p, cell, &mut first_slot);
             }
             m.action_start.push(m.rows.len() as u32);
         }
@@ -97,7 +104,6 @@ impl AgentMdp {
             start.into_iter().map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] }).collect();
         // The capacities were guesses; give back what was not used.
         m.rows.shrink_to_fit();
-        m.reward.shrink_to_fit();
         m.codes.shrink_to_fit();
         m
     }
@@ -110,7 +116,6 @@ impl AgentMdp {
             size_of_val(&self.state_of[..]),
             size_of_val(&self.action_start[..]),
             size_of_val(&self.rows[..]),
-            size_of_val(&self.reward[..]),
             size_of_val(&self.codes[..]),
             size_of_val(&self.start[..]),
         ]
@@ -118,41 +123,49 @@ impl AgentMdp {
         .sum()
     }
 
-    /// Appends the action slot of playing `cell` in position `p`.
-    fn push_slot(&mut self, p: usize, cell: u8) {
+    /// Appends the action slot of playing `cell` in position `p`. `first_slot[after]` is
+    /// the first slot whose move led to position `after` (or [`TERMINAL`]): a slot's
+    /// outcomes, codes and reward depend only on that position, so later slots share them.
+    fn push_slot(&mut self, p: usize, cell: u8, first_slot: &mut [u32]) {
         let (pos, me) = (self.positions, self.seat.player());
-        let first = self.codes.len();
         let after = pos.child(p, cell) as usize;
-        let (mut continuing, mut reward) = (0u8, 0.0);
-        match pos.reward(after, me) {
-            Some(r) => {
-                self.codes.push(end_code(r));
-                reward = r;
+        if let Some(r) = pos.reward(after, me) {
+            // One outcome, which ends the game: its code is one of the shared ending codes.
+            let reward = self.rewards.code(r);
+            self.rows.push(Row { start: (r + 1.0) as u32, count: 1, continuing: 0, cell, reward });
+            return;
+        }
+        match first_slot[after] {
+            TERMINAL => first_slot[after] = self.rows.len() as u32,
+            first => {
+                let row = self.rows[first as usize];
+                self.rows.push(Row { cell, ..row });
+                return;
             }
-            None => {
-                let moves = match self.opponent {
-                    Opponent::Random => pos.board(after).empty_cells(),
-                    opponent => opponent_moves(pos, opponent, after),
-                };
-                let prob = 1.0 / f64::from(moves.count_ones());
-                for reply in crate::game::cells(moves) {
-                    let n = pos.child(after, reply) as usize;
-                    match pos.reward(n, me) {
-                        Some(r) => {
-                            self.codes.push(end_code(r));
-                            reward += prob * r;
-                        }
-                        None => {
-                            self.codes.push(self.state_of[n]);
-                            continuing += 1;
-                        }
-                    }
+        }
+        let first = self.codes.len();
+        let (mut continuing, mut reward) = (0u8, 0.0);
+        let moves = match self.opponent {
+            Opponent::Random => pos.board(after).empty_cells(),
+            opponent => opponent_moves(pos, opponent, after),
+        };
+        let prob = 1.0 / f64::from(moves.count_ones());
+        for n in pos.children(after, moves) {
+            let n = n as usize;
+            match pos.reward(n, me) {
+                Some(r) => {
+                    self.codes.push(end_code(r));
+                    reward += prob * r;
+                }
+                None => {
+                    self.codes.push(self.state_of[n]);
+                    continuing += 1;
                 }
             }
         }
         let count = (self.codes.len() - first) as u8;
-        self.rows.push(Row { start: first as u32, count, continuing, cell });
-        self.reward.push(reward);
+        let reward = self.rewards.code(reward);
+        self.rows.push(Row { start: first as u32, count, continuing, cell, reward });
     }
 
     /// Outcome `k` (in the opponent's reply order) of action `slot`, for simulators:
@@ -257,16 +270,17 @@ impl AgentMdp {
         let start = row.start as usize;
         let end = start + usize::from(row.count);
         debug_assert!(end <= self.codes.len() && usize::from(row.count) <= MAX_CELLS);
-        // SAFETY: `build` pushes every row's codes before the row, so a row's codes lie
+        // SAFETY: `build` pushes every row's codes before the row (or the row shares codes
+        // pushed for an earlier row, or the three ending codes), so a row's codes lie
         // within `codes`; a slot has at most one outcome per cell, so `count <= MAX_CELLS`.
         unsafe { (*self.probability.get_unchecked(usize::from(row.count)), self.codes.get_unchecked(start..end)) }
     }
 
-    /// The value of `slot` (whose row is `row`) under `values`: the expected reward of
+    /// The value of a slot whose row is `row` under `values`: the expected reward of
     /// its ending outcomes, then `+ p·V(s')` for each continuing one, in reply order.
     #[inline(always)]
-    fn row_q(&self, slot: usize, row: &Row, values: &[f64]) -> f64 {
-        let mut q = self.reward[slot];
+    fn row_q(&self, row: &Row, values: &[f64]) -> f64 {
+        let mut q = self.rewards.value(row.reward);
         if row.continuing > 0 {
             let (p, codes) = self.codes_of(row);
             for &code in codes {
@@ -299,7 +313,7 @@ impl AgentMdp {
     #[inline(always)]
     pub fn q(&self, slot: usize, values: &[f64]) -> f64 {
         assert!(values.len() >= self.len(), "one value per state");
-        self.row_q(slot, &self.rows[slot], values)
+        self.row_q(&self.rows[slot], values)
     }
 
     /// Calls `f(slot, q)` for every action slot of state `s`, in cell order, with the same
@@ -309,7 +323,7 @@ impl AgentMdp {
         assert!(values.len() >= self.len(), "one value per state");
         let slots = self.actions(s);
         for (k, row) in self.rows[slots.clone()].iter().enumerate() {
-            f(slots.start + k, self.row_q(slots.start + k, row, values));
+            f(slots.start + k, self.row_q(row, values));
         }
     }
 
@@ -351,6 +365,60 @@ struct Row {
     continuing: u8,
     /// The cell the action plays.
     cell: u8,
+    /// The expected immediate reward `Σ p·r` over the ending outcomes, as a [`Rewards`] code.
+    reward: u8,
+}
+
+/// The distinct expected immediate rewards of an MDP's slots, each stored once, so that a
+/// slot's row names its reward in one byte.
+///
+/// There are few: a slot whose move ends the game has reward +1, 0 (either sign) or -1;
+/// any other slot's reward is `Σ p·r` over the opponent's replies that end the game, which
+/// are losses or draws for the agent, so it is the sum, in reply order, of `k` terms `-1/n`
+/// and zeros (`n ≤ 16` replies, `k ≤ n` losses), and adding a zero changes no sum. At most
+/// 4 + (1 + 2 + … + 16) = 140 values in all, well within a byte.
+#[derive(Debug, Clone)]
+struct Rewards {
+    /// The values, by code: the first `len` are in use.
+    values: [f64; 256],
+    /// How many codes are in use.
+    len: usize,
+    /// Open addressing by the value's bits: the code plus one, or 0 for an empty place.
+    places: [u8; Rewards::PLACES],
+}
+
+impl Rewards {
+    /// The size of the hash table: a power of two, twice the most codes.
+    const PLACES: usize = 512;
+
+    fn new() -> Rewards {
+        Rewards { values: [0.0; 256], len: 0, places: [0; Rewards::PLACES] }
+    }
+
+    /// The code of `value` (bit for bit), added if new. Panics past 256 distinct values,
+    /// which no MDP reaches (see [`Rewards`]).
+    fn code(&mut self, value: f64) -> u8 {
+        let bits = value.to_bits();
+        let mut place = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55) as usize;
+        loop {
+            match self.places[place] {
+                0 => break,
+                k if self.values[usize::from(k - 1)].to_bits() == bits => return k - 1,
+                _ => place = (place + 1) % Rewards::PLACES,
+            }
+        }
+        let code = u8::try_from(self.len).expect("at most 256 distinct slot rewards");
+        self.values[self.len] = value;
+        self.len += 1;
+        self.places[place] = code + 1;
+        code
+    }
+
+    /// The value of `code` (one load: a `u8` indexes the whole array).
+    #[inline(always)]
+    fn value(&self, code: u8) -> f64 {
+        self.values[usize::from(code)]
+    }
 }
 
 /// The code of an outcome that ends the game with reward `r`.
@@ -456,6 +524,7 @@ mod tests {
     fn check_transitions(m: &AgentMdp) {
         let (seat, opp) = (m.seat(), m.opponent());
         assert_eq!(m.dfs_order().len(), m.len(), "the DFS order lists every state once");
+        assert!(m.rewards.len <= 140, "few distinct rewards (see `Rewards`)");
         let total: f64 = m.start().iter().map(|o| o.prob).sum();
         assert!((total - 1.0).abs() < 1e-12);
         let zeros = vec![0.0; m.len()];
