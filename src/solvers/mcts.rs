@@ -91,15 +91,15 @@
 use rand::RngCore;
 
 use super::params::{FinalMove, MctsParams, OpponentModel};
-use crate::game::Board;
 use crate::game::board::{FULL, is_win};
+use crate::game::{Board, Game};
 use crate::seed::{self, Stream};
 
 /// `outcome` of a node whose game goes on.
 const ONGOING: u8 = u8::MAX;
 
-/// Root plus at most nine moves.
-const MAX_PATH: usize = 10;
+/// Root plus at most sixteen moves (a board has at most 16 cells).
+const MAX_PATH: usize = crate::game::rules::MAX_CELLS + 1;
 
 /// `KTH[mask << 4 | k]`: the cell of the `k`-th set bit (from 0) of the 9-bit `mask`.
 static KTH: [u8; 512 * 16] = {
@@ -137,12 +137,105 @@ fn ones(mask: u16) -> u32 {
     u32::from(ONES[usize::from(mask & FULL)])
 }
 
-/// The cell of the `k`-th set bit of `mask` (`k` below the number of set bits).
+/// The cell of the `k`-th set bit of the 9-bit `mask` (`k` below the number of set bits).
 #[inline(always)]
 fn kth_cell(mask: u16, k: u32) -> u8 {
     // Both parts are masked into range, so the index is provably below the table's
     // length and the lookup compiles without a bounds check.
     KTH[(usize::from(mask & FULL) << 4) | (k as usize & 15)]
+}
+
+/// The number of set bits of a 16-bit mask: one lookup per byte.
+#[inline(always)]
+fn ones16(mask: u16) -> u32 {
+    ones(mask & 0xFF) + ones(mask >> 8)
+}
+
+/// The cell of the `k`-th set bit of a 16-bit `mask` (`k` below the number of set bits):
+/// in the low byte if it has more than `k` set bits, else in the high byte.
+#[inline(always)]
+fn kth_cell16(mask: u16, k: u32) -> u8 {
+    let in_low = ones(mask & 0xFF);
+    let high = k >= in_low;
+    let (byte, k) = if high { (mask >> 8, k - in_low) } else { (mask & 0xFF, k) };
+    kth_cell(byte, k) + 8 * u8::from(high)
+}
+
+/// What the search needs of a game: its cells, its win test and the two mask helpers
+/// of the draws. The search is generic over it, so that tic-tac-toe runs on compiled-in
+/// 9-bit tables ([`TicTacToe`]) and every other game on its own win table ([`AnyGame`]),
+/// with one algorithm.
+trait Rules: Copy {
+    /// The mask of all cells.
+    fn full(self) -> u16;
+    /// True when the cell mask holds a whole line.
+    fn is_win(self, mask: u16) -> bool;
+    /// The number of set bits of a cell mask.
+    fn ones(self, mask: u16) -> u32;
+    /// The cell of the `k`-th set bit (from 0, in cell order) of a cell mask.
+    fn kth_cell(self, mask: u16, k: u32) -> u8;
+}
+
+/// Tic-tac-toe, from the compiled-in tables: no cache, no bounds checks.
+#[derive(Clone, Copy, Debug)]
+struct TicTacToe;
+
+impl Rules for TicTacToe {
+    #[inline(always)]
+    fn full(self) -> u16 {
+        FULL
+    }
+
+    #[inline(always)]
+    fn is_win(self, mask: u16) -> bool {
+        is_win(mask)
+    }
+
+    #[inline(always)]
+    fn ones(self, mask: u16) -> u32 {
+        ones(mask)
+    }
+
+    #[inline(always)]
+    fn kth_cell(self, mask: u16, k: u32) -> u8 {
+        kth_cell(mask, k)
+    }
+}
+
+/// Any game of up to 16 cells: wins from the game's table over cell masks
+/// (`2^cells` entries), set bits byte by byte.
+#[derive(Clone, Copy, Debug)]
+struct AnyGame {
+    full: u16,
+    wins: &'static [bool],
+}
+
+impl AnyGame {
+    fn new(game: Game) -> AnyGame {
+        AnyGame { full: game.full(), wins: &game.tables().wins }
+    }
+}
+
+impl Rules for AnyGame {
+    #[inline(always)]
+    fn full(self) -> u16 {
+        self.full
+    }
+
+    #[inline(always)]
+    fn is_win(self, mask: u16) -> bool {
+        self.wins[usize::from(mask)]
+    }
+
+    #[inline(always)]
+    fn ones(self, mask: u16) -> u32 {
+        ones16(mask)
+    }
+
+    #[inline(always)]
+    fn kth_cell(self, mask: u16, k: u32) -> u8 {
+        kth_cell16(mask, k)
+    }
 }
 
 /// One search node (32 bytes). `mover` is the mask of the player who moved into it,
@@ -173,9 +266,10 @@ struct Node {
 const _: () = assert!(std::mem::size_of::<Node>() == 32, "two nodes per cache line");
 
 impl Node {
-    fn new(mover: u16, other: u16) -> Node {
-        let empty = !(mover | other) & FULL;
-        let outcome = if is_win(mover) {
+    #[inline(always)]
+    fn new<R: Rules>(rules: R, mover: u16, other: u16) -> Node {
+        let empty = !(mover | other) & rules.full();
+        let outcome = if rules.is_win(mover) {
             2
         } else if empty == 0 {
             1
@@ -187,8 +281,8 @@ impl Node {
     }
 
     #[inline(always)]
-    fn empty(&self) -> u16 {
-        !(self.mover | self.other) & FULL
+    fn empty<R: Rules>(&self, rules: R) -> u16 {
+        !(self.mover | self.other) & rules.full()
     }
 }
 
@@ -211,7 +305,7 @@ struct Row {
 struct Draws(u64);
 
 impl Draws {
-    /// A number in `0..n`, `1 <= n <= 9`.
+    /// A number in `0..n`, `1 <= n <= 16`.
     #[inline(always)]
     fn below(&mut self, n: u32) -> u32 {
         let wide = u128::from(self.0) * u128::from(n);
@@ -257,11 +351,20 @@ impl Searcher {
         assert!(!board.is_terminal(), "no move to search in the finished game {board}");
         assert!(params.iterations >= 1, "a search needs at least one iteration");
         self.extend_rows(params.iterations);
+        match board.game() {
+            Game::TIC_TAC_TOE => self.search(TicTacToe, params, seed, board),
+            game => self.search(AnyGame::new(game), params, seed, board),
+        }
+        self.final_move(params.final_move)
+    }
+
+    /// Runs the iterations of one search of `board` under `rules` (its game's).
+    fn search<R: Rules>(&mut self, rules: R, params: &MctsParams, seed: u64, board: Board) {
         let (to_move, waiting) = match board.to_move() {
             crate::game::Player::X => (board.x(), board.o()),
             crate::game::Player::O => (board.o(), board.x()),
         };
-        let root = Node::new(waiting, to_move);
+        let root = Node::new(rules, waiting, to_move);
         match self.nodes.first_mut() {
             Some(slot) => *slot = root,
             None => self.nodes.push(root),
@@ -270,9 +373,8 @@ impl Searcher {
         let mut rng = seed::keyed_rng(seed, Stream::Search, board.index() as u64);
         let c = params.uct_c as f32;
         for _ in 0..params.iterations {
-            self.iterate(c, params.opponent_model, Draws(rng.next_u64()));
+            self.iterate(rules, c, params.opponent_model, Draws(rng.next_u64()));
         }
-        self.final_move(params.final_move)
     }
 
     /// The root's children after the last search, in cell order: (cell, visits, mean
@@ -306,7 +408,7 @@ impl Searcher {
     /// The root child to play: most visits or best mean (compared exactly), lowest cell
     /// among ties.
     fn final_move(&self, rule: FinalMove) -> u8 {
-        let mut by_cell: [Option<&Node>; 9] = [None; 9];
+        let mut by_cell: [Option<&Node>; crate::game::rules::MAX_CELLS] = [None; crate::game::rules::MAX_CELLS];
         for child in self.root_children() {
             by_cell[usize::from(self.root_cell(child))] = Some(child);
         }
@@ -343,7 +445,7 @@ impl Searcher {
     }
 
     /// One iteration: selection, expansion, simulation, backpropagation.
-    fn iterate(&mut self, c: f32, model: OpponentModel, mut draws: Draws) {
+    fn iterate<R: Rules>(&mut self, rules: R, c: f32, model: OpponentModel, mut draws: Draws) {
         let mut path = [0u32; MAX_PATH];
         let mut depth = 0;
         let mut at = 0usize;
@@ -356,9 +458,9 @@ impl Searcher {
             // The searching side moves at even depths, its opponent at odd ones. The one
             // place where the opponent model acts.
             let step = match model {
-                OpponentModel::Random if depth % 2 == 1 => self.random_child(at, &mut draws),
+                OpponentModel::Random if depth % 2 == 1 => self.random_child(rules, at, &mut draws),
                 OpponentModel::Random | OpponentModel::Adversarial if node.untried != 0 => {
-                    Step::Leaf(self.expand(at, &mut draws))
+                    Step::Leaf(self.expand(rules, at, &mut draws))
                 }
                 OpponentModel::Random | OpponentModel::Adversarial => Step::Descend(self.select(&node)),
             };
@@ -367,7 +469,7 @@ impl Searcher {
                 Step::Descend(child) => at = child,
                 Step::Leaf(leaf) => {
                     path[depth] = leaf as u32;
-                    break self.simulate(leaf, &mut draws);
+                    break self.simulate(rules, leaf, &mut draws);
                 }
             }
         };
@@ -393,12 +495,12 @@ impl Searcher {
 
     /// Creates one child of `at` for a uniformly drawn untried move; returns its slot.
     #[inline(always)]
-    fn expand(&mut self, at: usize, draws: &mut Draws) -> usize {
+    fn expand<R: Rules>(&mut self, rules: R, at: usize, draws: &mut Draws) -> usize {
         let node = self.nodes[at];
-        let cell = kth_cell(node.untried, draws.below(ones(node.untried)));
-        let first = self.block(at);
+        let cell = rules.kth_cell(node.untried, draws.below(rules.ones(node.untried)));
+        let first = self.block(rules, at);
         let slot = first + usize::from(node.count);
-        self.create(at, slot, cell);
+        self.create(rules, at, slot, cell);
         self.nodes[at].count += 1;
         slot
     }
@@ -406,17 +508,17 @@ impl Searcher {
     /// The random opponent's move at `at`: into an existing child, or a leaf when the
     /// drawn move's child is created now.
     #[inline(always)]
-    fn random_child(&mut self, at: usize, draws: &mut Draws) -> Step {
+    fn random_child<R: Rules>(&mut self, rules: R, at: usize, draws: &mut Draws) -> Step {
         let node = self.nodes[at];
-        let legal = node.empty();
-        let k = draws.below(ones(legal));
-        let cell = kth_cell(legal, k);
+        let legal = node.empty(rules);
+        let k = draws.below(rules.ones(legal));
+        let cell = rules.kth_cell(legal, k);
         // Children of an opponent node sit at the rank of their move among the legal ones.
-        let slot = self.block(at) + k as usize;
+        let slot = self.block(rules, at) + k as usize;
         if node.untried & (1 << cell) == 0 {
             return Step::Descend(slot);
         }
-        self.create(at, slot, cell);
+        self.create(rules, at, slot, cell);
         self.nodes[at].count += 1;
         Step::Leaf(slot)
     }
@@ -424,13 +526,13 @@ impl Searcher {
     /// The first slot of the children block of `at`, reserving the block (one slot per
     /// legal move) if it does not exist yet.
     #[inline(always)]
-    fn block(&mut self, at: usize) -> usize {
+    fn block<R: Rules>(&mut self, rules: R, at: usize) -> usize {
         let first = self.nodes[at].first;
         if first != 0 {
             return first as usize;
         }
         let first = self.used;
-        self.used += ones(self.nodes[at].empty()) as usize;
+        self.used += rules.ones(self.nodes[at].empty(rules)) as usize;
         if self.used > self.nodes.len() {
             self.nodes.resize(self.used, Node::default());
         }
@@ -440,17 +542,17 @@ impl Searcher {
 
     /// Writes the child of `at` that plays `cell` into `slot`.
     #[inline(always)]
-    fn create(&mut self, at: usize, slot: usize, cell: u8) {
+    fn create<R: Rules>(&mut self, rules: R, at: usize, slot: usize, cell: u8) {
         let parent = &mut self.nodes[at];
         parent.untried &= !(1 << cell);
         let (mover, other) = (parent.other | 1 << cell, parent.mover);
-        self.nodes[slot] = Node::new(mover, other);
+        self.nodes[slot] = Node::new(rules, mover, other);
     }
 
     /// The result of a uniformly random game from `leaf`, as half-points for the player
     /// who moved into it.
     #[inline(always)]
-    fn simulate(&self, leaf: usize, draws: &mut Draws) -> u8 {
+    fn simulate<R: Rules>(&self, rules: R, leaf: usize, draws: &mut Draws) -> u8 {
         let node = &self.nodes[leaf];
         if node.outcome != ONGOING {
             return node.outcome;
@@ -458,14 +560,14 @@ impl Searcher {
         // `a` moves next; `a_is_mover` says whether `a` is the player who moved into leaf.
         let (mut a, mut b) = (node.other, node.mover);
         let mut a_is_mover = false;
-        let mut empty = node.empty();
-        let mut left = ones(empty);
+        let mut empty = node.empty(rules);
+        let mut left = rules.ones(empty);
         loop {
-            let cell = kth_cell(empty, draws.below(left));
+            let cell = rules.kth_cell(empty, draws.below(left));
             a |= 1 << cell;
             empty &= !(1 << cell);
             left -= 1;
-            if is_win(a) {
+            if rules.is_win(a) {
                 return if a_is_mover { 2 } else { 0 };
             }
             if left == 0 {
