@@ -711,6 +711,69 @@ mod tests {
         }
     }
 
+    fn game(text: &str) -> Game {
+        text.parse().expect("a valid game")
+    }
+
+    #[test]
+    fn a_one_move_win_is_taken_on_larger_boards() {
+        let mut searcher = Searcher::new();
+        // 3x4k3: X wins at 2 (O threatens 6); O wins at 6 (rather than blocking X at 2).
+        // 4x4k4: X wins at 3 (O threatens 7); O wins at 7 (rather than blocking X at 3).
+        let cases = [
+            ("3x4k3", "XX..OO......", 2),
+            ("3x4k3", "XX..OO.X....", 6),
+            ("4x4k4", "XXX.OOO.........", 3),
+            ("4x4k4", "XXX.OOO.X.......", 7),
+        ];
+        for (g, b, win) in cases {
+            let b = Board::parse_in(game(g), b).expect("a valid board");
+            for p in every_variant(2000) {
+                assert_eq!(searcher.choose(&p, SEED, b), win, "{g} {b} {p:?}");
+                let stats = searcher.root_stats();
+                let (_, visits, mean) = stats.into_iter().find(|s| s.0 == win).expect("the winning move was expanded");
+                assert!(visits > 0 && mean == 1.0, "{g} {b} {visits} {mean}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_must_block_is_blocked_on_larger_boards() {
+        let mut searcher = Searcher::new();
+        // 3x4k3: O blocks X at 2, X blocks O at 6; 4x4k4: O blocks X at 3, X blocks O at 7.
+        let cases = [
+            ("3x4k3", "XX....O.....", 2),
+            ("3x4k3", "X...OO....X.", 6),
+            ("4x4k4", "XXX.OO..........", 3),
+            ("4x4k4", "XX..OOO.X.......", 7),
+        ];
+        for (g, b, block) in cases {
+            let b = Board::parse_in(game(g), b).expect("a valid board");
+            if b.game().cells() <= 12 {
+                // The block is the only minimax-optimal move (checked exactly).
+                let pos = b.game().positions();
+                let id = pos.id(b).expect("a reachable position");
+                assert_eq!(pos.optimal_moves(id), 1 << block, "{g} {b}");
+            }
+            for rule in [FinalMove::Visits, FinalMove::Value] {
+                let p = params(5000, OpponentModel::Adversarial, rule);
+                assert_eq!(searcher.choose(&p, SEED, b), block, "{g} {b} {rule:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn modelling_a_random_opponent_wins_against_one_on_3x4k3() {
+        // X wins 3x4k3 with perfect play; against a uniformly random O the search, scored
+        // exactly over every game the policy reaches, wins nearly always.
+        let p = params(2000, OpponentModel::Random, FinalMove::Visits);
+        let truth = crate::solvers::ground_truth(game("3x4k3"), Seat::X, Opponent::Random);
+        let mut searcher = Searcher::new();
+        let eval = Evaluator::new().evaluate(&truth.mdp, |_, b| searcher.choose(&p, SEED, b));
+        println!("3x4k3, X against random: {eval:?}, optimal {}", truth.solution.value);
+        assert!(eval.value >= 0.9, "{eval:?}");
+    }
+
     #[test]
     fn tiny_searches_and_forced_moves_work() {
         let mut searcher = Searcher::new();
@@ -794,6 +857,34 @@ mod tests {
                 number = number * u128::from(n) + u128::from(k);
             }
             assert_eq!(number, (u128::from(word) * 362_880) >> 64);
+        }
+    }
+
+    #[test]
+    fn the_general_rules_search_tic_tac_toe_exactly_as_its_own_tables_do() {
+        // The same search through the game's win table and the 16-bit helpers: the fast
+        // path is only a faster form of the same rules.
+        let general = AnyGame::new(Game::TIC_TAC_TOE);
+        for p in every_variant(500) {
+            for b in [Board::EMPTY, board("O.X.X...."), board("XO..X...O")] {
+                let mut searcher = Searcher::new();
+                let mv = searcher.choose(&p, SEED, b);
+                let stats = searcher.root_stats();
+                searcher.extend_rows(p.iterations);
+                searcher.search(general, &p, SEED, b);
+                assert_eq!((searcher.final_move(p.final_move), searcher.root_stats()), (mv, stats), "{b} {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_helpers_are_right() {
+        for mask in 0..=u16::MAX {
+            let cells: Vec<u8> = crate::game::cells(mask).collect();
+            assert_eq!(ones16(mask), mask.count_ones());
+            for (k, &cell) in cells.iter().enumerate() {
+                assert_eq!(kth_cell16(mask, k as u32), cell);
+            }
         }
     }
 
