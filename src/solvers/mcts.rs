@@ -39,9 +39,11 @@
 //!
 //! # Assumptions and stopping rule
 //!
-//! Two players alternate, the game is deterministic, fully observed and ends within nine
-//! moves, so a path holds at most ten nodes. The root must not be terminal. A search
-//! stops after exactly `iterations` iterations; nothing is kept between moves.
+//! Two players alternate, the game is deterministic, fully observed and ends when the
+//! board is full: any m,n,k-game of [`Game`], at most 16 cells, so a game lasts at most
+//! sixteen moves and a path holds at most seventeen nodes. The game is read off the
+//! board searched. The root must not be terminal. A search stops after exactly
+//! `iterations` iterations; nothing is kept between moves.
 //!
 //! # Hyperparameters
 //!
@@ -58,9 +60,11 @@
 //! (Lemire's multiply-shift, batched). After draws of ranges `n1..nj` the digits are
 //! exactly the mixed-radix digits of `floor(w0 * n1 * .. * nj / 2^64)`, and at most one
 //! draw happens per ply with a range no larger than the number of empty cells, so the
-//! product is at most `9! < 2^19`. Each sequence of draws therefore has probability
-//! within `2^-64` of its exact value `1 / (n1 * .. * nj)`: a relative bias below
-//! `9! / 2^64 < 2^-45`, far below any Monte Carlo error.
+//! product is at most `cells!`: `9! < 2^19` in tic-tac-toe, `16! < 2^45` on the largest
+//! boards. Each sequence of draws therefore has probability within `2^-64` of its exact
+//! value `1 / (n1 * .. * nj)`: a relative bias below `9! / 2^64 < 2^-45` in tic-tac-toe
+//! and `16! / 2^64 < 2^-19` (about one in a million) on 16 cells, far below any Monte
+//! Carlo error.
 //!
 //! Statistics are kept as integers (visits and half-points), so root statistics and the
 //! final move are exact. The UCB score is computed in `f32` from tables of `1 / n`,
@@ -75,8 +79,14 @@
 //! or re-initialised. The children of a node form one contiguous block, reserved (one
 //! slot per legal move) when its first child is created: packed in expansion order at
 //! UCB nodes, at the rank of their move among the legal ones at random-opponent nodes.
-//! Boards are two 9-bit masks; wins, the number of set bits and the `k`-th set bit of a
-//! mask are table lookups. Backpropagation refreshes each node's `mean`, `1 / sqrt(n)`
+//! Boards are two cell masks (`u16`). The search is generic over the game's rules (a
+//! private trait: the full mask, the win test, the number of set bits and the `k`-th set
+//! bit of a mask), so there is one algorithm with two instances: tic-tac-toe runs on
+//! compiled-in 9-bit tables (wins from [`crate::game::board::is_win`], set bits and the
+//! `k`-th set bit from tables of 512 masks), every other game on its own win table over
+//! cell masks (`2^cells` entries, built once per game) and the same 9-bit tables applied
+//! to each byte of the mask. Both give the same moves on the same board (a test checks
+//! it on tic-tac-toe). Backpropagation refreshes each node's `mean`, `1 / sqrt(n)`
 //! and `uct_c * sqrt(ln n)` from the per-visit-count tables, so the selection scan reads
 //! only the node and its children (one bounds check per node, none per child) and does
 //! one multiply-add and one compare per child, with no `ln`, `sqrt` or division.
