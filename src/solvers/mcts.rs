@@ -785,6 +785,19 @@ mod tests {
     }
 
     #[test]
+    fn the_adversarial_search_wins_3x4k3_against_minimax() {
+        // X wins 3x4k3 with perfect play, and the search finds the win in every position
+        // a minimax O leads to.
+        let p = params(10_000, OpponentModel::Adversarial, FinalMove::Visits);
+        let truth = crate::solvers::ground_truth(game("3x4k3"), Seat::X, Opponent::Minimax);
+        let mut searcher = Searcher::new();
+        let eval = Evaluator::new().evaluate(&truth.mdp, |_, b| searcher.choose(&p, SEED, b));
+        println!("3x4k3, X against minimax: {eval:?}, optimal {}", truth.solution.value);
+        assert_eq!(truth.solution.value, 1.0);
+        assert_eq!(eval.value, 1.0, "{eval:?}");
+    }
+
+    #[test]
     fn tiny_searches_and_forced_moves_work() {
         let mut searcher = Searcher::new();
         for p in every_variant(1) {
