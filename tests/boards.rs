@@ -174,8 +174,16 @@ fn play_and_solve_take_a_game() {
     assert!(text.contains("3x4k3: 3 x 4, 3 in a row wins"), "{text}");
     assert!(text.contains("type a number from 0 to 11"), "12 is not a cell of a 12-cell board: {text}");
     assert!(text.lines().any(|l| l.trim_start().starts_with("8 |  9 | 10 |")), "rows of four cells: {text}");
-    let o = run(&["play", "--game", "3x4k3", "--agent", "mcts"]);
-    assert_eq!(o.status.code(), Some(2), "MCTS plays tic-tac-toe only");
+    // MCTS plays every game: as X on 4x4k4 it opens.
+    let o = sweep()
+        .args(["play", "--game", "4x4k4", "--agent", "mcts", "--seat", "o", "--iterations", "2000"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("4x4k4: 4 x 4, 4 in a row wins"), "{text}");
+    assert!(text.contains("agent plays"), "{text}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::bench::{Figure, LEARNERS, evaluation_seconds, learner_rate, mcts_rate, midgame, repeat, solve_seconds};
 use crate::error::{bad_input, exit};
-use crate::game::Board;
+use crate::game::{Board, Game};
 use crate::kinds::Params;
 use crate::mdp::{Evaluator, Opponent};
 use crate::run::job;
@@ -85,6 +85,7 @@ struct Figures {
     learners: Vec<Figure>,
     mcts_empty: Figure,
     mcts_midgame: Figure,
+    mcts_4x4: Figure,
     solve: Figure,
     eval: Figure,
     speedup: Figure,
@@ -118,6 +119,9 @@ fn measure(args: &BenchArgs) -> Figures {
     let mcts_empty = repeat(reps, || mcts_rate(Board::EMPTY, slice));
     say("MCTS iterations/s from the mid-game position");
     let mcts_midgame = repeat(reps, || mcts_rate(midgame(), slice));
+    say("MCTS iterations/s from the empty 4x4k4 board");
+    let four = Board::empty(Game::new(4, 4, 4).expect("4x4k4 is a game"));
+    let mcts_4x4 = repeat(reps, || mcts_rate(four, slice));
     say("exact solve");
     let solve = repeat(reps, || solve_seconds() * 1e3);
     say("exact evaluation");
@@ -128,7 +132,7 @@ fn measure(args: &BenchArgs) -> Figures {
     let episodes = ((learners[0].median * slice.as_secs_f64() * 2.0) as u64).clamp(10_000, 2_000_000);
     let jobs = speedup_jobs(episodes);
     let speedup = Figure::of((0..3).map(|_| wall_seconds(&jobs, 1) / wall_seconds(&jobs, threads)).collect());
-    Figures { learners, mcts_empty, mcts_midgame, solve, eval, speedup, threads, reps }
+    Figures { learners, mcts_empty, mcts_midgame, mcts_4x4, solve, eval, speedup, threads, reps }
 }
 
 impl Figures {
@@ -141,6 +145,7 @@ impl Figures {
             "learner_episodes_per_s": learners,
             "mcts_empty_iterations_per_s": self.mcts_empty,
             "mcts_midgame_iterations_per_s": self.mcts_midgame,
+            "mcts_4x4k4_empty_iterations_per_s": self.mcts_4x4,
             "solve_ms": self.solve,
             "evaluate_us": self.eval,
             "parallel_speedup": self.speedup,
@@ -168,6 +173,7 @@ impl Figures {
         }
         row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
         row("MCTS, mid-game (X4 O0 X2, O to move)", &self.mcts_midgame, "M iter/s", 1e6);
+        row("MCTS, 4x4k4 empty board, 10,000 iterations", &self.mcts_4x4, "M iter/s", 1e6);
         row("exact solve (build MDP + policy iteration)", &self.solve, "ms", 1.0);
         row("exact evaluation of one policy", &self.eval, "µs", 1.0);
         let threads = self.threads;

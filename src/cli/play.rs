@@ -1,9 +1,8 @@
 //! `sweep play`: a game in the terminal against the optimal policy, MCTS, or a policy file.
 //!
-//! Any m,n,k-game (`--game`, tic-tac-toe by default; MCTS plays tic-tac-toe only). The
-//! board is shown row by row with the free cells numbered (row-major from 0); bad input
-//! gets a message and a new prompt;
-//! end of input ends the game cleanly. Moves read from a pipe or file are echoed after the
+//! Any m,n,k-game (`--game`, tic-tac-toe by default), against any agent. The board is
+//! shown row by row with the free cells numbered (row-major from 0); bad input gets a
+//! message and a new prompt; end of input ends the game cleanly. Moves read from a pipe or file are echoed after the
 //! prompt, so that a log reads like a game. A policy file plays the seat its positions
 //! belong to (X's positions have as many X as O); playing it from the other seat is
 //! refused.
@@ -146,12 +145,14 @@ fn check_policy_seat(seats: &[Seat], agent_seat: Seat, file: &str) -> Result<()>
 pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, echo: bool) -> Result<i32> {
     let mut agent = match args.agent.as_str() {
         "optimal" => Agent::Optimal,
-        "mcts" if args.game != Game::TIC_TAC_TOE => {
-            return Err(bad_input(format!("--agent mcts plays tic-tac-toe (3x3k3) only, not {}", args.game)));
-        }
         "mcts" => Agent::Mcts(
             Searcher::new(),
-            MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), ..MctsParams::default() },
+            MctsParams {
+                seat: args.seat.other(),
+                iterations: args.iterations.max(1),
+                game: args.game,
+                ..MctsParams::default()
+            },
             args.seed,
         ),
         file => {

@@ -1,10 +1,11 @@
 //! `mcts`: Monte Carlo tree search with UCT (`solvers/mcts.rs`). It does not train: its
 //! agent searches in every position an evaluation reaches, one seeded search per position.
 
-use super::param::{FINAL_MOVE, ITERATIONS, MCTS_GAME, OPPONENT_MODEL, SEAT, UCT_C};
+use super::learner::states_over_tic_tac_toe;
+use super::param::{FINAL_MOVE, GAME, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
-use crate::game::Board;
+use crate::game::{Board, Game};
 use crate::mdp::{Evaluator, Opponent, Policy, Seat};
 use crate::memory::{self, Need};
 use crate::solvers::mcts::Searcher;
@@ -14,7 +15,7 @@ use crate::spec::EvaluationSpec;
 
 impl Declared for MctsParams {
     const NAME: &'static str = "mcts";
-    const PARAMS: &'static [&'static Param] = &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE, &MCTS_GAME];
+    const PARAMS: &'static [&'static Param] = &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE, &GAME];
 
     fn build(v: &Values<'_>) -> MctsParams {
         MctsParams {
@@ -23,7 +24,7 @@ impl Declared for MctsParams {
             uct_c: v.real(&UCT_C),
             opponent_model: v.choice(&OPPONENT_MODEL),
             final_move: v.choice(&FINAL_MOVE),
-            game: v.game(&MCTS_GAME),
+            game: v.game(&GAME),
         }
     }
 }
@@ -45,7 +46,9 @@ impl Solver for MctsParams {
     }
 
     /// One search per position reached (searches are shared between evaluation opponents,
-    /// so the largest reach counts); the optimal policy's reach is the proxy.
+    /// so the largest reach counts); the optimal policy's reach in tic-tac-toe is the
+    /// proxy. On other boards the reach is scaled like the agent states, and an
+    /// iteration like the number of cells (simulations play out the board).
     fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
         let index = |seat: Seat| Seat::ALL.iter().position(|&s| s == seat).expect("a seat");
         let opp = |o: Opponent| Opponent::ALL.iter().position(|&x| x == o).expect("an opponent");
@@ -53,15 +56,24 @@ impl Solver for MctsParams {
             .iter()
             .map(|&s| evaluation.opponents.iter().map(|&o| cal.reach[index(s)][opp(o)]).max().unwrap_or(0))
             .sum();
-        positions as f64 * f64::from(self.iterations) / cal.mcts_per_s
+        let tic_tac_toe = positions as f64 * f64::from(self.iterations) / cal.mcts_per_s;
+        if self.game == Game::TIC_TAC_TOE {
+            return tic_tac_toe;
+        }
+        let longer = self.game.cells() as f64 / Game::TIC_TAC_TOE.cells() as f64;
+        tic_tac_toe * states_over_tic_tac_toe(self.game, seats) * longer
     }
 
-    /// One search tree (a node per iteration, about 64 bytes), the policy of the searched
-    /// positions and the evaluator.
+    /// One search tree, the policy of the searched positions and the evaluator. The tree
+    /// takes about two 32-byte slots per iteration in tic-tac-toe (a children block holds
+    /// a slot per legal move); measured, up to 3 on 3x4k3 and 5 on 4x4k4, so the estimate
+    /// grows with the square of the cells.
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
         let game = self.game;
         let evaluator = seats.iter().map(|&s| memory::evaluator(memory::side(game, s))).max().unwrap_or(0);
-        let job = u64::from(self.iterations) * 64 + memory::policy(game) + evaluator;
+        let cells = game.cells() as u64;
+        let tree = u64::from(self.iterations) * 64 * cells * cells / 81;
+        let job = tree + memory::policy(game) + evaluator;
         Need { job, shared: Need::evaluations(game, seats, &evaluation.opponents) }
     }
 
@@ -88,7 +100,7 @@ impl SearchAgent {
     }
 
     /// The game it plays.
-    pub fn game(&self) -> crate::game::Game {
+    pub fn game(&self) -> Game {
         self.params.game
     }
 

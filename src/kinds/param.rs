@@ -317,7 +317,7 @@ pub static STEP: Param = Param {
         "monte carlo's step: alpha (with its schedule) or average (1/N, the mean of the returns)",
     )
 };
-/// The board (version 3): a tabular learner's or an exact solver's.
+/// The board (version 3) of every solver kind.
 pub static GAME: Param = Param {
     since: 3,
     ..param(
@@ -325,16 +325,6 @@ pub static GAME: Param = Param {
         Ty::Game { max_cells: crate::game::rules::MAX_CELLS },
         Val::Game(Game::TIC_TAC_TOE),
         "the m,n,k-game: rows x columns, k in a row wins",
-    )
-};
-/// The board MCTS plays (version 3): its search is written for tic-tac-toe's 9 cells.
-pub static MCTS_GAME: Param = Param {
-    since: 3,
-    ..param(
-        "game",
-        Ty::Game { max_cells: 9 },
-        Val::Game(Game::TIC_TAC_TOE),
-        "the m,n,k-game; MCTS plays tic-tac-toe (3x3k3) only so far",
     )
 };
 /// MCTS iterations per move.

@@ -39,9 +39,11 @@
 //!
 //! # Assumptions and stopping rule
 //!
-//! Two players alternate, the game is deterministic, fully observed and ends within nine
-//! moves, so a path holds at most ten nodes. The root must not be terminal. A search
-//! stops after exactly `iterations` iterations; nothing is kept between moves.
+//! Two players alternate, the game is deterministic, fully observed and ends when the
+//! board is full: any m,n,k-game of [`Game`], at most 16 cells, so a game lasts at most
+//! sixteen moves and a path holds at most seventeen nodes. The game is read off the
+//! board searched. The root must not be terminal. A search stops after exactly
+//! `iterations` iterations; nothing is kept between moves.
 //!
 //! # Hyperparameters
 //!
@@ -58,9 +60,11 @@
 //! (Lemire's multiply-shift, batched). After draws of ranges `n1..nj` the digits are
 //! exactly the mixed-radix digits of `floor(w0 * n1 * .. * nj / 2^64)`, and at most one
 //! draw happens per ply with a range no larger than the number of empty cells, so the
-//! product is at most `9! < 2^19`. Each sequence of draws therefore has probability
-//! within `2^-64` of its exact value `1 / (n1 * .. * nj)`: a relative bias below
-//! `9! / 2^64 < 2^-45`, far below any Monte Carlo error.
+//! product is at most `cells!`: `9! < 2^19` in tic-tac-toe, `16! < 2^45` on the largest
+//! boards. Each sequence of draws therefore has probability within `2^-64` of its exact
+//! value `1 / (n1 * .. * nj)`: a relative bias below `9! / 2^64 < 2^-45` in tic-tac-toe
+//! and `16! / 2^64 < 2^-19` (about one in a million) on 16 cells, far below any Monte
+//! Carlo error.
 //!
 //! Statistics are kept as integers (visits and half-points), so root statistics and the
 //! final move are exact. The UCB score is computed in `f32` from tables of `1 / n`,
@@ -75,8 +79,14 @@
 //! or re-initialised. The children of a node form one contiguous block, reserved (one
 //! slot per legal move) when its first child is created: packed in expansion order at
 //! UCB nodes, at the rank of their move among the legal ones at random-opponent nodes.
-//! Boards are two 9-bit masks; wins, the number of set bits and the `k`-th set bit of a
-//! mask are table lookups. Backpropagation refreshes each node's `mean`, `1 / sqrt(n)`
+//! Boards are two cell masks (`u16`). The search is generic over the game's rules (a
+//! private trait: the full mask, the win test, the number of set bits and the `k`-th set
+//! bit of a mask), so there is one algorithm with two instances: tic-tac-toe runs on
+//! compiled-in 9-bit tables (wins from [`crate::game::board::is_win`], set bits and the
+//! `k`-th set bit from tables of 512 masks), every other game on its own win table over
+//! cell masks (`2^cells` entries, built once per game) and the same 9-bit tables applied
+//! to each byte of the mask. Both give the same moves on the same board (a test checks
+//! it on tic-tac-toe). Backpropagation refreshes each node's `mean`, `1 / sqrt(n)`
 //! and `uct_c * sqrt(ln n)` from the per-visit-count tables, so the selection scan reads
 //! only the node and its children (one bounds check per node, none per child) and does
 //! one multiply-add and one compare per child, with no `ln`, `sqrt` or division.
@@ -91,15 +101,15 @@
 use rand::RngCore;
 
 use super::params::{FinalMove, MctsParams, OpponentModel};
-use crate::game::Board;
 use crate::game::board::{FULL, is_win};
+use crate::game::{Board, Game};
 use crate::seed::{self, Stream};
 
 /// `outcome` of a node whose game goes on.
 const ONGOING: u8 = u8::MAX;
 
-/// Root plus at most nine moves.
-const MAX_PATH: usize = 10;
+/// Root plus at most sixteen moves (a board has at most 16 cells).
+const MAX_PATH: usize = crate::game::rules::MAX_CELLS + 1;
 
 /// `KTH[mask << 4 | k]`: the cell of the `k`-th set bit (from 0) of the 9-bit `mask`.
 static KTH: [u8; 512 * 16] = {
@@ -137,12 +147,105 @@ fn ones(mask: u16) -> u32 {
     u32::from(ONES[usize::from(mask & FULL)])
 }
 
-/// The cell of the `k`-th set bit of `mask` (`k` below the number of set bits).
+/// The cell of the `k`-th set bit of the 9-bit `mask` (`k` below the number of set bits).
 #[inline(always)]
 fn kth_cell(mask: u16, k: u32) -> u8 {
     // Both parts are masked into range, so the index is provably below the table's
     // length and the lookup compiles without a bounds check.
     KTH[(usize::from(mask & FULL) << 4) | (k as usize & 15)]
+}
+
+/// The number of set bits of a 16-bit mask: one lookup per byte.
+#[inline(always)]
+fn ones16(mask: u16) -> u32 {
+    ones(mask & 0xFF) + ones(mask >> 8)
+}
+
+/// The cell of the `k`-th set bit of a 16-bit `mask` (`k` below the number of set bits):
+/// in the low byte if it has more than `k` set bits, else in the high byte.
+#[inline(always)]
+fn kth_cell16(mask: u16, k: u32) -> u8 {
+    let in_low = ones(mask & 0xFF);
+    let high = k >= in_low;
+    let (byte, k) = if high { (mask >> 8, k - in_low) } else { (mask & 0xFF, k) };
+    kth_cell(byte, k) + 8 * u8::from(high)
+}
+
+/// What the search needs of a game: its cells, its win test and the two mask helpers
+/// of the draws. The search is generic over it, so that tic-tac-toe runs on compiled-in
+/// 9-bit tables ([`TicTacToe`]) and every other game on its own win table ([`AnyGame`]),
+/// with one algorithm.
+trait Rules: Copy {
+    /// The mask of all cells.
+    fn full(self) -> u16;
+    /// True when the cell mask holds a whole line.
+    fn is_win(self, mask: u16) -> bool;
+    /// The number of set bits of a cell mask.
+    fn ones(self, mask: u16) -> u32;
+    /// The cell of the `k`-th set bit (from 0, in cell order) of a cell mask.
+    fn kth_cell(self, mask: u16, k: u32) -> u8;
+}
+
+/// Tic-tac-toe, from the compiled-in tables: no cache, no bounds checks.
+#[derive(Clone, Copy, Debug)]
+struct TicTacToe;
+
+impl Rules for TicTacToe {
+    #[inline(always)]
+    fn full(self) -> u16 {
+        FULL
+    }
+
+    #[inline(always)]
+    fn is_win(self, mask: u16) -> bool {
+        is_win(mask)
+    }
+
+    #[inline(always)]
+    fn ones(self, mask: u16) -> u32 {
+        ones(mask)
+    }
+
+    #[inline(always)]
+    fn kth_cell(self, mask: u16, k: u32) -> u8 {
+        kth_cell(mask, k)
+    }
+}
+
+/// Any game of up to 16 cells: wins from the game's table over cell masks
+/// (`2^cells` entries), set bits byte by byte.
+#[derive(Clone, Copy, Debug)]
+struct AnyGame {
+    full: u16,
+    wins: &'static [bool],
+}
+
+impl AnyGame {
+    fn new(game: Game) -> AnyGame {
+        AnyGame { full: game.full(), wins: &game.tables().wins }
+    }
+}
+
+impl Rules for AnyGame {
+    #[inline(always)]
+    fn full(self) -> u16 {
+        self.full
+    }
+
+    #[inline(always)]
+    fn is_win(self, mask: u16) -> bool {
+        self.wins[usize::from(mask)]
+    }
+
+    #[inline(always)]
+    fn ones(self, mask: u16) -> u32 {
+        ones16(mask)
+    }
+
+    #[inline(always)]
+    fn kth_cell(self, mask: u16, k: u32) -> u8 {
+        kth_cell16(mask, k)
+    }
 }
 
 /// One search node (32 bytes). `mover` is the mask of the player who moved into it,
@@ -173,9 +276,10 @@ struct Node {
 const _: () = assert!(std::mem::size_of::<Node>() == 32, "two nodes per cache line");
 
 impl Node {
-    fn new(mover: u16, other: u16) -> Node {
-        let empty = !(mover | other) & FULL;
-        let outcome = if is_win(mover) {
+    #[inline(always)]
+    fn new<R: Rules>(rules: R, mover: u16, other: u16) -> Node {
+        let empty = !(mover | other) & rules.full();
+        let outcome = if rules.is_win(mover) {
             2
         } else if empty == 0 {
             1
@@ -187,8 +291,8 @@ impl Node {
     }
 
     #[inline(always)]
-    fn empty(&self) -> u16 {
-        !(self.mover | self.other) & FULL
+    fn empty<R: Rules>(&self, rules: R) -> u16 {
+        !(self.mover | self.other) & rules.full()
     }
 }
 
@@ -211,7 +315,7 @@ struct Row {
 struct Draws(u64);
 
 impl Draws {
-    /// A number in `0..n`, `1 <= n <= 9`.
+    /// A number in `0..n`, `1 <= n <= 16`.
     #[inline(always)]
     fn below(&mut self, n: u32) -> u32 {
         let wide = u128::from(self.0) * u128::from(n);
@@ -257,11 +361,20 @@ impl Searcher {
         assert!(!board.is_terminal(), "no move to search in the finished game {board}");
         assert!(params.iterations >= 1, "a search needs at least one iteration");
         self.extend_rows(params.iterations);
+        match board.game() {
+            Game::TIC_TAC_TOE => self.search(TicTacToe, params, seed, board),
+            game => self.search(AnyGame::new(game), params, seed, board),
+        }
+        self.final_move(params.final_move)
+    }
+
+    /// Runs the iterations of one search of `board` under `rules` (its game's).
+    fn search<R: Rules>(&mut self, rules: R, params: &MctsParams, seed: u64, board: Board) {
         let (to_move, waiting) = match board.to_move() {
             crate::game::Player::X => (board.x(), board.o()),
             crate::game::Player::O => (board.o(), board.x()),
         };
-        let root = Node::new(waiting, to_move);
+        let root = Node::new(rules, waiting, to_move);
         match self.nodes.first_mut() {
             Some(slot) => *slot = root,
             None => self.nodes.push(root),
@@ -270,9 +383,8 @@ impl Searcher {
         let mut rng = seed::keyed_rng(seed, Stream::Search, board.index() as u64);
         let c = params.uct_c as f32;
         for _ in 0..params.iterations {
-            self.iterate(c, params.opponent_model, Draws(rng.next_u64()));
+            self.iterate(rules, c, params.opponent_model, Draws(rng.next_u64()));
         }
-        self.final_move(params.final_move)
     }
 
     /// The root's children after the last search, in cell order: (cell, visits, mean
@@ -306,7 +418,7 @@ impl Searcher {
     /// The root child to play: most visits or best mean (compared exactly), lowest cell
     /// among ties.
     fn final_move(&self, rule: FinalMove) -> u8 {
-        let mut by_cell: [Option<&Node>; 9] = [None; 9];
+        let mut by_cell: [Option<&Node>; crate::game::rules::MAX_CELLS] = [None; crate::game::rules::MAX_CELLS];
         for child in self.root_children() {
             by_cell[usize::from(self.root_cell(child))] = Some(child);
         }
@@ -343,7 +455,7 @@ impl Searcher {
     }
 
     /// One iteration: selection, expansion, simulation, backpropagation.
-    fn iterate(&mut self, c: f32, model: OpponentModel, mut draws: Draws) {
+    fn iterate<R: Rules>(&mut self, rules: R, c: f32, model: OpponentModel, mut draws: Draws) {
         let mut path = [0u32; MAX_PATH];
         let mut depth = 0;
         let mut at = 0usize;
@@ -356,9 +468,9 @@ impl Searcher {
             // The searching side moves at even depths, its opponent at odd ones. The one
             // place where the opponent model acts.
             let step = match model {
-                OpponentModel::Random if depth % 2 == 1 => self.random_child(at, &mut draws),
+                OpponentModel::Random if depth % 2 == 1 => self.random_child(rules, at, &mut draws),
                 OpponentModel::Random | OpponentModel::Adversarial if node.untried != 0 => {
-                    Step::Leaf(self.expand(at, &mut draws))
+                    Step::Leaf(self.expand(rules, at, &mut draws))
                 }
                 OpponentModel::Random | OpponentModel::Adversarial => Step::Descend(self.select(&node)),
             };
@@ -367,7 +479,7 @@ impl Searcher {
                 Step::Descend(child) => at = child,
                 Step::Leaf(leaf) => {
                     path[depth] = leaf as u32;
-                    break self.simulate(leaf, &mut draws);
+                    break self.simulate(rules, leaf, &mut draws);
                 }
             }
         };
@@ -393,12 +505,12 @@ impl Searcher {
 
     /// Creates one child of `at` for a uniformly drawn untried move; returns its slot.
     #[inline(always)]
-    fn expand(&mut self, at: usize, draws: &mut Draws) -> usize {
+    fn expand<R: Rules>(&mut self, rules: R, at: usize, draws: &mut Draws) -> usize {
         let node = self.nodes[at];
-        let cell = kth_cell(node.untried, draws.below(ones(node.untried)));
-        let first = self.block(at);
+        let cell = rules.kth_cell(node.untried, draws.below(rules.ones(node.untried)));
+        let first = self.block(rules, at);
         let slot = first + usize::from(node.count);
-        self.create(at, slot, cell);
+        self.create(rules, at, slot, cell);
         self.nodes[at].count += 1;
         slot
     }
@@ -406,17 +518,17 @@ impl Searcher {
     /// The random opponent's move at `at`: into an existing child, or a leaf when the
     /// drawn move's child is created now.
     #[inline(always)]
-    fn random_child(&mut self, at: usize, draws: &mut Draws) -> Step {
+    fn random_child<R: Rules>(&mut self, rules: R, at: usize, draws: &mut Draws) -> Step {
         let node = self.nodes[at];
-        let legal = node.empty();
-        let k = draws.below(ones(legal));
-        let cell = kth_cell(legal, k);
+        let legal = node.empty(rules);
+        let k = draws.below(rules.ones(legal));
+        let cell = rules.kth_cell(legal, k);
         // Children of an opponent node sit at the rank of their move among the legal ones.
-        let slot = self.block(at) + k as usize;
+        let slot = self.block(rules, at) + k as usize;
         if node.untried & (1 << cell) == 0 {
             return Step::Descend(slot);
         }
-        self.create(at, slot, cell);
+        self.create(rules, at, slot, cell);
         self.nodes[at].count += 1;
         Step::Leaf(slot)
     }
@@ -424,13 +536,13 @@ impl Searcher {
     /// The first slot of the children block of `at`, reserving the block (one slot per
     /// legal move) if it does not exist yet.
     #[inline(always)]
-    fn block(&mut self, at: usize) -> usize {
+    fn block<R: Rules>(&mut self, rules: R, at: usize) -> usize {
         let first = self.nodes[at].first;
         if first != 0 {
             return first as usize;
         }
         let first = self.used;
-        self.used += ones(self.nodes[at].empty()) as usize;
+        self.used += rules.ones(self.nodes[at].empty(rules)) as usize;
         if self.used > self.nodes.len() {
             self.nodes.resize(self.used, Node::default());
         }
@@ -440,17 +552,17 @@ impl Searcher {
 
     /// Writes the child of `at` that plays `cell` into `slot`.
     #[inline(always)]
-    fn create(&mut self, at: usize, slot: usize, cell: u8) {
+    fn create<R: Rules>(&mut self, rules: R, at: usize, slot: usize, cell: u8) {
         let parent = &mut self.nodes[at];
         parent.untried &= !(1 << cell);
         let (mover, other) = (parent.other | 1 << cell, parent.mover);
-        self.nodes[slot] = Node::new(mover, other);
+        self.nodes[slot] = Node::new(rules, mover, other);
     }
 
     /// The result of a uniformly random game from `leaf`, as half-points for the player
     /// who moved into it.
     #[inline(always)]
-    fn simulate(&self, leaf: usize, draws: &mut Draws) -> u8 {
+    fn simulate<R: Rules>(&self, rules: R, leaf: usize, draws: &mut Draws) -> u8 {
         let node = &self.nodes[leaf];
         if node.outcome != ONGOING {
             return node.outcome;
@@ -458,14 +570,14 @@ impl Searcher {
         // `a` moves next; `a_is_mover` says whether `a` is the player who moved into leaf.
         let (mut a, mut b) = (node.other, node.mover);
         let mut a_is_mover = false;
-        let mut empty = node.empty();
-        let mut left = ones(empty);
+        let mut empty = node.empty(rules);
+        let mut left = rules.ones(empty);
         loop {
-            let cell = kth_cell(empty, draws.below(left));
+            let cell = rules.kth_cell(empty, draws.below(left));
             a |= 1 << cell;
             empty &= !(1 << cell);
             left -= 1;
-            if is_win(a) {
+            if rules.is_win(a) {
                 return if a_is_mover { 2 } else { 0 };
             }
             if left == 0 {
@@ -609,6 +721,82 @@ mod tests {
         }
     }
 
+    fn game(text: &str) -> Game {
+        text.parse().expect("a valid game")
+    }
+
+    #[test]
+    fn a_one_move_win_is_taken_on_larger_boards() {
+        let mut searcher = Searcher::new();
+        // 3x4k3: X wins at 2 (O threatens 6); O wins at 6 (rather than blocking X at 2).
+        // 4x4k4: X wins at 3 (O threatens 7); O wins at 7 (rather than blocking X at 3).
+        let cases = [
+            ("3x4k3", "XX..OO......", 2),
+            ("3x4k3", "XX..OO.X....", 6),
+            ("4x4k4", "XXX.OOO.........", 3),
+            ("4x4k4", "XXX.OOO.X.......", 7),
+        ];
+        for (g, b, win) in cases {
+            let b = Board::parse_in(game(g), b).expect("a valid board");
+            for p in every_variant(2000) {
+                assert_eq!(searcher.choose(&p, SEED, b), win, "{g} {b} {p:?}");
+                let stats = searcher.root_stats();
+                let (_, visits, mean) = stats.into_iter().find(|s| s.0 == win).expect("the winning move was expanded");
+                assert!(visits > 0 && mean == 1.0, "{g} {b} {visits} {mean}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_must_block_is_blocked_on_larger_boards() {
+        let mut searcher = Searcher::new();
+        // 3x4k3: O blocks X at 2, X blocks O at 6; 4x4k4: O blocks X at 3, X blocks O at 7.
+        let cases = [
+            ("3x4k3", "XX....O.....", 2),
+            ("3x4k3", "X...OO....X.", 6),
+            ("4x4k4", "XXX.OO..........", 3),
+            ("4x4k4", "XX..OOO.X.......", 7),
+        ];
+        for (g, b, block) in cases {
+            let b = Board::parse_in(game(g), b).expect("a valid board");
+            if b.game().cells() <= 12 {
+                // The block is the only minimax-optimal move (checked exactly).
+                let pos = b.game().positions();
+                let id = pos.id(b).expect("a reachable position");
+                assert_eq!(pos.optimal_moves(id), 1 << block, "{g} {b}");
+            }
+            for rule in [FinalMove::Visits, FinalMove::Value] {
+                let p = params(5000, OpponentModel::Adversarial, rule);
+                assert_eq!(searcher.choose(&p, SEED, b), block, "{g} {b} {rule:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn modelling_a_random_opponent_wins_against_one_on_3x4k3() {
+        // X wins 3x4k3 with perfect play; against a uniformly random O the search, scored
+        // exactly over every game the policy reaches, wins nearly always.
+        let p = params(2000, OpponentModel::Random, FinalMove::Visits);
+        let truth = crate::solvers::ground_truth(game("3x4k3"), Seat::X, Opponent::Random);
+        let mut searcher = Searcher::new();
+        let eval = Evaluator::new().evaluate(&truth.mdp, |_, b| searcher.choose(&p, SEED, b));
+        println!("3x4k3, X against random: {eval:?}, optimal {}", truth.solution.value);
+        assert!(eval.value >= 0.9, "{eval:?}");
+    }
+
+    #[test]
+    fn the_adversarial_search_wins_3x4k3_against_minimax() {
+        // X wins 3x4k3 with perfect play, and the search finds the win in every position
+        // a minimax O leads to.
+        let p = params(10_000, OpponentModel::Adversarial, FinalMove::Visits);
+        let truth = crate::solvers::ground_truth(game("3x4k3"), Seat::X, Opponent::Minimax);
+        let mut searcher = Searcher::new();
+        let eval = Evaluator::new().evaluate(&truth.mdp, |_, b| searcher.choose(&p, SEED, b));
+        println!("3x4k3, X against minimax: {eval:?}, optimal {}", truth.solution.value);
+        assert_eq!(truth.solution.value, 1.0);
+        assert_eq!(eval.value, 1.0, "{eval:?}");
+    }
+
     #[test]
     fn tiny_searches_and_forced_moves_work() {
         let mut searcher = Searcher::new();
@@ -692,6 +880,34 @@ mod tests {
                 number = number * u128::from(n) + u128::from(k);
             }
             assert_eq!(number, (u128::from(word) * 362_880) >> 64);
+        }
+    }
+
+    #[test]
+    fn the_general_rules_search_tic_tac_toe_exactly_as_its_own_tables_do() {
+        // The same search through the game's win table and the 16-bit helpers: the fast
+        // path is only a faster form of the same rules.
+        let general = AnyGame::new(Game::TIC_TAC_TOE);
+        for p in every_variant(500) {
+            for b in [Board::EMPTY, board("O.X.X...."), board("XO..X...O")] {
+                let mut searcher = Searcher::new();
+                let mv = searcher.choose(&p, SEED, b);
+                let stats = searcher.root_stats();
+                searcher.extend_rows(p.iterations);
+                searcher.search(general, &p, SEED, b);
+                assert_eq!((searcher.final_move(p.final_move), searcher.root_stats()), (mv, stats), "{b} {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_helpers_are_right() {
+        for mask in 0..=u16::MAX {
+            let cells: Vec<u8> = crate::game::cells(mask).collect();
+            assert_eq!(ones16(mask), mask.count_ones());
+            for (k, &cell) in cells.iter().enumerate() {
+                assert_eq!(kth_cell16(mask, k as u32), cell);
+            }
         }
     }
 

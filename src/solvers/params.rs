@@ -197,7 +197,8 @@ pub struct MctsParams {
     pub opponent_model: OpponentModel,
     /// Which root child is played.
     pub final_move: FinalMove,
-    /// The board (tic-tac-toe only so far).
+    /// The board. The search reads the game off the board it is given; this names the
+    /// game the agent is evaluated in.
     pub game: Game,
 }
 
