@@ -1,5 +1,8 @@
-//! `sweep solve`: the exact optimum of one (seat, opponent) MDP, as a table or JSON, with
-//! the policy-iteration trace and every state's value on request.
+//! `sweep solve`: the exact optimum of one (game, seat, opponent) MDP, as a table or JSON,
+//! with the policy-iteration trace and every state's value on request. The optimum comes
+//! from backward induction (one pass over the acyclic MDP, ending exactly where policy
+//! iteration ends); policy and value iteration run beside it as checks on MDPs of up to
+//! 2,000,000 action slots, or on any with `--check`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -25,6 +28,11 @@ pub struct SolveArgs {
     /// The game: "<rows>x<cols>k<k>" (rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns)).
     #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
     game: Game,
+    /// Also run policy iteration and value iteration on an MDP of more than 2,000,000
+    /// action slots (they always run on smaller ones): both must reach the optimum that
+    /// backward induction finds in one pass.
+    #[arg(long)]
+    check: bool,
     /// Run policy iteration by the seed article's procedure and show its rounds.
     #[arg(long)]
     trace: bool,
@@ -75,19 +83,27 @@ fn game_value(minimax: i8) -> &'static str {
     }
 }
 
+/// Policy and value iteration run as checks on MDPs of at most this many action slots
+/// (every board up to 12 cells), and on any with `--check`.
+const CHECK_SLOTS: usize = 2_000_000;
+
 /// Runs `sweep solve`.
 pub fn solve(args: &SolveArgs) -> Result<i32> {
     let started = Instant::now();
     let mdp = AgentMdp::build(args.game, args.seat, args.opponent);
     let positions = args.game.positions();
-    let pi = if args.trace { policy_iteration::solve_traced(&mdp) } else { policy_iteration::solve(&mdp) };
-    let (vi, vi_sweeps) = value_iteration::solve(&mdp);
-    let eval = Evaluator::new().evaluate(&mdp, |s, _| mdp.cell(pi.actions[s] as usize));
+    // The optimum by backward induction: exactly where policy iteration ends, in one pass.
+    let best = policy_iteration::backward(&mdp);
+    let checked = (args.check || args.trace || mdp.slots() <= CHECK_SLOTS).then(|| {
+        let pi = if args.trace { policy_iteration::solve_traced(&mdp) } else { policy_iteration::solve(&mdp) };
+        (pi, value_iteration::solve(&mdp))
+    });
+    let eval = Evaluator::new().evaluate(&mdp, |s, _| mdp.cell(best.actions[s] as usize));
     let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
     if let Some(path) = &args.values {
-        write_values(&mdp, &pi, path)?;
+        write_values(&mdp, &best, path)?;
     }
-    let first = first_moves(&mdp, &pi);
+    let first = first_moves(&mdp, &best);
     if args.json {
         let obj = json!({
             "game": args.game.to_string(),
@@ -96,13 +112,16 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
             "seat": args.seat.name(),
             "opponent": args.opponent.name(),
             "agent_states": mdp.len(),
-            "value": pi.value,
-            "value_fraction": fraction(pi.value).map(|(p, q)| format!("{p}/{q}")),
+            "value": best.value,
+            "value_fraction": fraction(best.value).map(|(p, q)| format!("{p}/{q}")),
             "p_win": eval.p_win,
             "p_draw": eval.p_draw,
             "p_loss": eval.p_loss,
-            "policy_iteration": { "procedure": if args.trace { "seed-trace" } else { "backward" }, "rounds": pi.rounds },
-            "value_iteration": { "sweeps": vi_sweeps, "value": vi.value },
+            "policy_iteration": checked.as_ref().map(|(pi, _)| json!({
+                "procedure": if args.trace { "seed-trace" } else { "backward" },
+                "rounds": pi.rounds,
+            })),
+            "value_iteration": checked.as_ref().map(|(_, (vi, sweeps))| json!({ "sweeps": sweeps, "value": vi.value })),
             "first_moves": first.iter().map(|(b, c, v, opt)| json!({"board": b, "cell": c, "value": v, "optimal": opt})).collect::<Vec<_>>(),
             "time_ms": elapsed_ms,
         });
@@ -116,23 +135,31 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         game_value(positions.minimax(0))
     );
     println!("seat {} against {}: {} agent states", args.seat, args.opponent, mdp.len());
-    println!("optimal value V* = {}", show(pi.value));
+    println!("optimal value V* = {}", show(best.value));
     println!("P(win) = {}   P(draw) = {}   P(loss) = {}", show(eval.p_win), show(eval.p_draw), show(eval.p_loss));
     println!("first decisions (* = optimal):");
     for (board, cell, value, optimal) in &first {
         println!("  {board}  cell {cell}  value {value:+.6}{}", if *optimal { "  *" } else { "" });
     }
-    println!(
-        "policy iteration: {} rounds; value iteration: {} sweeps, V* = {:.12}",
-        pi.rounds.len(),
-        vi_sweeps,
-        vi.value
-    );
-    if args.trace {
-        println!("round  sweeps  V(start)   changed");
-        for (i, r) in pi.rounds.iter().enumerate() {
-            println!("{:>5}  {:>6}  {:.6}  {:>7}", i + 1, r.sweeps, r.value, r.changed);
+    match &checked {
+        Some((pi, (vi, vi_sweeps))) => {
+            println!(
+                "policy iteration: {} rounds; value iteration: {} sweeps, V* = {:.12}",
+                pi.rounds.len(),
+                vi_sweeps,
+                vi.value
+            );
+            if args.trace {
+                println!("round  sweeps  V(start)   changed");
+                for (i, r) in pi.rounds.iter().enumerate() {
+                    println!("{:>5}  {:>6}  {:.6}  {:>7}", i + 1, r.sweeps, r.value, r.changed);
+                }
+            }
         }
+        None => println!(
+            "solved by backward induction (one pass; {} action slots): --check also runs policy and value iteration",
+            mdp.slots()
+        ),
     }
     if let Some(path) = &args.values {
         println!("values of all {} states written to {}", mdp.len(), path.display());

@@ -90,6 +90,24 @@ pub fn solve(mdp: &AgentMdp) -> Solution {
     Solution { value: start_value(mdp, &values), values, actions, rounds }
 }
 
+/// The optimum of `mdp` by backward induction: one pass over the states in reverse
+/// topological order, each taking its greedy action (lowest cell among near-ties) under
+/// the values already final after it. It gives exactly the values and actions that
+/// [`solve`] ends with (whose last improvement leaves every state's greedy action in
+/// place, under values computed in the same order by the same expression), in one pass
+/// instead of one evaluation and one improvement per round; `rounds` holds that one pass.
+pub fn backward(mdp: &AgentMdp) -> Solution {
+    let mut values = vec![0.0; mdp.len()];
+    let mut actions = vec![0u32; mdp.len()];
+    for s in (0..mdp.len()).rev() {
+        let (slot, value) = value_iteration::greedy(mdp, &values, s);
+        actions[s] = slot as u32;
+        values[s] = value;
+    }
+    let value = start_value(mdp, &values);
+    Solution { value, values, actions, rounds: vec![Round { sweeps: 1, value, changed: 0 }] }
+}
+
 /// Solves `mdp` by the seed article's procedure (see the module doc), recording its trace.
 pub fn solve_traced(mdp: &AgentMdp) -> Solution {
     let order = mdp.dfs_order();
@@ -143,6 +161,22 @@ mod tests {
     use super::*;
     use crate::game::Game;
     use crate::mdp::{Opponent, Seat};
+
+    #[test]
+    fn backward_induction_ends_where_policy_iteration_ends_bit_for_bit() {
+        for game in ["3x3k3", "3x4k3", "4x3k4"].map(|g| g.parse::<Game>().unwrap()) {
+            for &seat in Seat::ALL {
+                for &opp in Opponent::ALL {
+                    let mdp = AgentMdp::build(game, seat, opp);
+                    let (pi, bi) = (solve(&mdp), backward(&mdp));
+                    assert_eq!(pi.actions, bi.actions, "{game} {seat} {opp}: actions");
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&pi.values), bits(&bi.values), "{game} {seat} {opp}: values");
+                    assert_eq!(pi.value.to_bits(), bi.value.to_bits());
+                }
+            }
+        }
+    }
 
     #[test]
     fn x_against_random_is_worth_191_over_192() {
