@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::game::Board;
+use crate::game::{Board, Game};
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use crate::solvers::mcts::Searcher;
 use crate::solvers::{
@@ -82,6 +82,21 @@ pub fn learner_rate(learner: Learner, budget: Duration) -> f64 {
         episodes = (episodes * 2).min(2_000_000);
     }
     done as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Training episodes per second on a bigger `game` (seed settings, X against random):
+/// one run of `episodes` episodes, less the time of a one-episode run (building the
+/// learner's table, which on 4x4k4 has 26.5 M slots, and reading out its policy). The MDP
+/// against random is built before the clock starts.
+pub fn learner_rate_on(game: Game, learner: Learner, episodes: u64) -> f64 {
+    crate::solvers::ground_truth(game, Seat::X, Opponent::Random);
+    let time = |episodes: u64| {
+        let started = Instant::now();
+        learner(&QParams { game, ..seed_q_params(episodes) }, 0);
+        started.elapsed().as_secs_f64()
+    };
+    let setup = time(1);
+    episodes as f64 / (time(episodes) - setup).max(1e-9)
 }
 
 /// The mid-game position of the benchmarks: X on 4, O on 0, X on 2, O to move.

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde_json::json;
 
-use crate::bench::{Figure, LEARNERS, evaluation_seconds, learner_rate, mcts_rate, midgame, repeat, solve_seconds};
+use crate::bench::{Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat, solve_seconds};
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
 use crate::kinds::Params;
@@ -86,6 +86,8 @@ struct Figures {
     mcts_empty: Figure,
     mcts_midgame: Figure,
     mcts_4x4: Figure,
+    /// Q-learning training episodes/s on 4x4k4.
+    q_4x4: Figure,
     solve: Figure,
     eval: Figure,
     speedup: Figure,
@@ -115,12 +117,17 @@ fn measure(args: &BenchArgs) -> Figures {
         }
     }
     let learners: Vec<Figure> = samples.into_iter().map(Figure::of).collect();
+    say("Q-learning episodes/s on 4x4k4 (building its MDP first, a few seconds)");
+    let four_by_four = Game::new(4, 4, 4).expect("4x4k4 is a game");
+    // About a slice of work per repetition at a million episodes per second.
+    let q_episodes = ((slice.as_secs_f64() * 1e6) as u64).max(100_000);
+    let q_4x4 = repeat(reps, || learner_rate_on(four_by_four, LEARNERS[0].1, q_episodes));
     say("MCTS iterations/s from the empty board");
     let mcts_empty = repeat(reps, || mcts_rate(Board::EMPTY, slice));
     say("MCTS iterations/s from the mid-game position");
     let mcts_midgame = repeat(reps, || mcts_rate(midgame(), slice));
     say("MCTS iterations/s from the empty 4x4k4 board");
-    let four = Board::empty(Game::new(4, 4, 4).expect("4x4k4 is a game"));
+    let four = Board::empty(four_by_four);
     let mcts_4x4 = repeat(reps, || mcts_rate(four, slice));
     say("exact solve");
     let solve = repeat(reps, || solve_seconds() * 1e3);
@@ -132,7 +139,7 @@ fn measure(args: &BenchArgs) -> Figures {
     let episodes = ((learners[0].median * slice.as_secs_f64() * 2.0) as u64).clamp(10_000, 2_000_000);
     let jobs = speedup_jobs(episodes);
     let speedup = Figure::of((0..3).map(|_| wall_seconds(&jobs, 1) / wall_seconds(&jobs, threads)).collect());
-    Figures { learners, mcts_empty, mcts_midgame, mcts_4x4, solve, eval, speedup, threads, reps }
+    Figures { learners, q_4x4, mcts_empty, mcts_midgame, mcts_4x4, solve, eval, speedup, threads, reps }
 }
 
 impl Figures {
@@ -146,6 +153,7 @@ impl Figures {
             "mcts_empty_iterations_per_s": self.mcts_empty,
             "mcts_midgame_iterations_per_s": self.mcts_midgame,
             "mcts_4x4k4_empty_iterations_per_s": self.mcts_4x4,
+            "qlearning_4x4k4_episodes_per_s": self.q_4x4,
             "solve_ms": self.solve,
             "evaluate_us": self.eval,
             "parallel_speedup": self.speedup,
@@ -158,7 +166,7 @@ impl Figures {
     fn print(&self) {
         let row = |name: &str, f: &Figure, unit: &str, scale: f64| {
             println!(
-                "{name:<44} {:>12.3} {unit:<12} (min {:.3}, max {:.3})",
+                "{name:<52} {:>12.3} {unit:<12} (min {:.3}, max {:.3})",
                 f.median / scale,
                 f.min / scale,
                 f.max / scale
@@ -171,6 +179,7 @@ impl Figures {
             let ratio = f.median / q.median;
             row(&format!("{name} training ({:.0}% of Q-learning)", 100.0 * ratio), f, "M episodes/s", 1e6);
         }
+        row("Q-learning on 4x4k4 (x vs random, training only)", &self.q_4x4, "M episodes/s", 1e6);
         row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
         row("MCTS, mid-game (X4 O0 X2, O to move)", &self.mcts_midgame, "M iter/s", 1e6);
         row("MCTS, 4x4k4 empty board, 10,000 iterations", &self.mcts_4x4, "M iter/s", 1e6);

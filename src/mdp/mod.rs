@@ -89,6 +89,9 @@ impl AgentMdp {
             states,
             state_of,
         };
+        // Read at random by every simulated step: on big boards, huge pages spare TLB misses.
+        crate::memory::huge_pages(&m.rows);
+        crate::memory::huge_pages(&m.codes);
         // The shared ending codes: `codes[k]` is the code of reward `k - 1`.
         m.codes.extend([end_code(-1.0), end_code(0.0), end_code(1.0)]);
         m.action_start.push(0);
@@ -102,9 +105,6 @@ impl AgentMdp {
         }
         m.start =
             start.into_iter().map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] }).collect();
-        // The capacities were guesses; give back what was not used.
-        m.rows.shrink_to_fit();
-        m.codes.shrink_to_fit();
         m
     }
 

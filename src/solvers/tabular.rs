@@ -140,13 +140,18 @@ impl Table {
             table.start.push(table.cell.len() as u32);
         }
         let size = if symmetry { table.index_by_class() } else { table.index_by_slot() };
-        table.q = vec![q_init; size];
+        // Read at random by every step: on big boards, huge pages spare TLB misses.
+        table.q = Vec::with_capacity(size);
+        crate::memory::huge_pages(&table.q);
+        table.q.resize(size, q_init);
         table
     }
 
     /// One entry per slot; returns the number of entries.
     fn index_by_slot(&mut self) -> usize {
-        self.index = (0..self.cell.len() as u32).collect();
+        self.index = Vec::with_capacity(self.cell.len());
+        crate::memory::huge_pages(&self.index);
+        self.index.extend(0..self.cell.len() as u32);
         self.cell.len()
     }
 
