@@ -89,9 +89,6 @@ impl AgentMdp {
             states,
             state_of,
         };
-        // Read at random by every simulated step: on big boards, huge pages spare TLB misses.
-        crate::memory::huge_pages(&m.rows);
-        crate::memory::huge_pages(&m.codes);
         // The shared ending codes: `codes[k]` is the code of reward `k - 1`.
         m.codes.extend([end_code(-1.0), end_code(0.0), end_code(1.0)]);
         m.action_start.push(0);
