@@ -133,7 +133,8 @@ enum Player {
     /// A move per position: always scored exactly.
     Table(Policy),
     /// A search per position: scored exactly while it reaches at most `exact_searches`
-    /// agent states, else by sampled games.
+    /// agent states, else by sampled games (whose `states` is then the positions searched
+    /// for the row, in the exact attempt and in the games).
     Search(Box<SearchAgent>),
 }
 
@@ -163,12 +164,12 @@ impl Player {
                 let truth = ground_truth(agent.game(), seat, opp);
                 let limit = usize::try_from(evaluation.exact_searches).unwrap_or(usize::MAX);
                 let optimal = truth.solution.value;
+                let before = agent.searched();
                 if let Some(eval) = evaluator.evaluate_within(&truth.mdp, limit, |_, b| agent.choose(b)) {
                     let games = extra(agent.game(), rng, &mut |b| agent.choose(b));
                     return Scored { seat, opponent: opp, eval, optimal, games, sampled: None };
                 }
                 let n = if evaluation.games > 0 { evaluation.games } else { SAMPLED_GAMES };
-                let before = agent.searched();
                 let games = sample_games(agent.game(), seat, opp, n, rng, |b| agent.choose(b));
                 let eval = games.as_evaluation(agent.searched() - before);
                 Scored { seat, opponent: opp, eval, optimal, games, sampled: Some(games.standard_error()) }
