@@ -12,7 +12,8 @@ count is printed.
 --eval-opponent NAME draws only the evaluations against NAME.
 
 Writes heatmap_<solver>_<x>_<y>_<seat>_vs_<opponent>.png files into the results
-directory, or --out, and prints their paths.
+directory, or --out, and prints their paths; where the rows span several games (boards),
+one per game, named with a _<game> suffix (regrets of different boards are not pooled).
 """
 
 import plot_common as pc  # first: it checks the packages and selects the Agg backend
@@ -139,8 +140,14 @@ def main():
     df, fixed = pc.parse_fix(args.fix, df, params)
     out = pc.out_dir(args, directory)
     name = SOLVER_NAMES[args.solver]
-    for seat, opp in ps.facets_of(df):
+    # regrets on different boards are never pooled: one heatmap per game too
+    games = sorted(df["game"].unique()) if "game" in df and df["game"].nunique() > 1 else [None]
+    for (seat, opp), game in ((f, g) for f in ps.facets_of(df) for g in games):
         part = df[(df["seat"] == seat) & (df["eval_opponent"] == opp)]
+        if game is not None:
+            part = part[part["game"] == game]
+            if part.empty:
+                continue
         # the other parameters that vary among this seat's and opponent's runs
         others = [c for c in pc.varying(part, params) if c not in (args.x, args.y)]
         # parameters that vary elsewhere but take one value here (self-play's seat o)
@@ -148,11 +155,14 @@ def main():
                                    if c not in others and c not in (args.x, args.y)])
         cells = cell_table(part, args.x, args.y, others, args.aggregate)
         how = args.aggregate if others else "mean"
-        title = (f"{name}: {how} final regret over {args.x} × {args.y}\n"
+        on = f" on {game}" if game is not None else ""
+        title = (f"{name}{on}: {how} final regret over {args.x} × {args.y}\n"
                  f"{ps.facet_title(seat, opp)}")
         lost = pc.failed_jobs(failed, fixed, seat=seat, eval_opponent=opp)
         fig = draw(cells, args.x, args.y, title, describe(part, args, fixed, others, only, lost))
         file = f"heatmap_{args.solver}_{args.x}_{args.y}_{seat}_vs_{opp}"
+        if game is not None:
+            file += f"_{game}"
         for k, v in fixed.items():
             file += "_" + f"{k}={v}"
         ps.save(fig, out / f"{pc.slug(file)}.png")

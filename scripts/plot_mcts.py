@@ -4,7 +4,7 @@
 evaluation opponent).
 
 Reads the mcts rows of results.csv. Colour shows uct_c (a colour scale with a colourbar
-when it takes more than 6 values) and line style the opponent model; any other MCTS parameter that varies (final_move) also gets its own lines. The band
+when it takes more than 6 values) and line style the opponent model; any other MCTS parameter that varies (final_move, game: regrets of different boards are never pooled) also gets its own lines. The band
 is the 95% Student-t interval of the mean over replicates (none where a point has a
 single replicate). Failed jobs are skipped, and the count is printed.
 
@@ -16,7 +16,7 @@ import plot_common as pc
 import plot_style as ps
 
 EXAMPLE = "python3 scripts/plot_mcts.py results/mcts"
-LINE_PARAMS = ["uct_c", "opponent_model", "final_move"]
+LINE_PARAMS = ["uct_c", "opponent_model", "final_move", "game"]
 SCALE_FROM = 6
 
 
