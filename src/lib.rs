@@ -3,8 +3,9 @@
 //!
 //! The core ([`game`], [`mdp`], [`solvers`]) is pure: no files, no printing, no clock, no
 //! global random generator. Around it, [`spec`] turns a TOML spec into jobs, [`run`]
-//! executes them in parallel within a [`memory`] budget, [`report`] writes the result files, [`bench`] measures this
-//! machine's speed, and [`cli`] is the command line.
+//! executes them in parallel within a [`memory`] budget, [`report`] writes the result
+//! files, [`bench`](mod@bench) measures this machine's speed, and [`cli`] is the command
+//! line.
 
 pub mod bench;
 pub mod cli;

@@ -1,4 +1,4 @@
-//! Memory as a resource: what a job takes, estimated from its game's [`Figures`] before
+//! Memory as a resource: what a job takes, estimated from its game's [`Figures`](crate::game::Figures) before
 //! anything is built, and sizes as people write them (`--max-memory 4G`).
 //!
 //! A job's memory has two parts. Its own ([`Need::job`]: the learner's table, the policies

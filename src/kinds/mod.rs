@@ -5,7 +5,7 @@
 //! go through the registry below and never match on a kind themselves.
 //!
 //! Adding a kind is one new file implementing [`Solver`] and [`Declared`], plus one line
-//! in [`registry!`]'s invocation; leaving out a method is a compile error (the traits
+//! in `registry!`'s invocation; leaving out a method is a compile error (the traits
 //! have no default methods).
 //!
 //! The algorithms live in `solvers/`; this layer is the glue between them and the spec

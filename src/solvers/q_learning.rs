@@ -15,7 +15,7 @@
 //! - Hyperparameters: `alpha`, `alpha_decay`, `alpha_min`, `gamma`, `epsilon`,
 //!   `epsilon_decay`, `epsilon_min`, `q_init`, `symmetry`, `episodes`. The table, the
 //!   symmetry index, the greedy scan, the schedules, the ε-greedy step and the
-//!   checkpoints are the shared core's ([`tabular`](super::tabular)); this file holds the
+//!   checkpoints are the shared core's ([`tabular`]); this file holds the
 //!   update rule and the episode loop.
 //! - Stopping rule: a fixed number of `episodes` (games).
 //! - What the table means: Q* of the agent MDP under the learner's own `gamma`, which

@@ -16,12 +16,12 @@
 //!   the states are all positions (by position id), every game starts from the empty board.
 //! - Hyperparameters: those of [`q_learning`](super::q_learning) (`seat` and the opponent
 //!   aside). The table, the symmetry index, the greedy scan, the schedules, the ε-greedy
-//!   step and the checkpoints are the shared core's ([`tabular`](super::tabular)); this
+//!   step and the checkpoints are the shared core's ([`tabular`]); this
 //!   file holds the negamax update rule and the episode loop.
 //! - Stopping rule: a fixed number of `episodes` (games).
 //! - What the table means: no single MDP's values (the opponent is the learner itself),
 //!   so self-play jobs leave `q_error` empty. The table over all positions and its
-//!   successors ([`build`]) are shared by the other learners' self-play forms.
+//!   successors (`build`) are shared by the other learners' self-play forms.
 //!
 //! References: Tesauro 1995 (self-play); Littman 1994 (minimax-Q / negamax values).
 
