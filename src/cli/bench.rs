@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde_json::json;
 
-use crate::bench::{Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat, solve_seconds};
+use crate::bench::{
+    Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat, solve_seconds,
+};
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
 use crate::kinds::Params;
