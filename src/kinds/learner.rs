@@ -116,8 +116,24 @@ pub fn seconds(q: &QParams, relative_cost: f64, seats: &[Seat], evaluation: &Eva
     let games_per_episode = if q.opponent == TrainOpponent::SelfPlay { 2.0 } else { 1.0 };
     let evals = (seats.len() * evaluation.opponents.len()) as f64;
     let longer = q.game.cells() as f64 / Game::TIC_TAC_TOE.cells() as f64;
-    q.episodes as f64 * games_per_episode * relative_cost * longer / cal.q_per_s
-        + f64::from(evaluation.checkpoints) * evals * (cal.eval_s * states_over_tic_tac_toe(q.game, seats) + 2e-5)
+    let evaluations =
+        f64::from(evaluation.checkpoints) * evals * (cal.eval_s * states_over_tic_tac_toe(q.game, seats) + 2e-5);
+    if q.game == Game::TIC_TAC_TOE {
+        return q.episodes as f64 * games_per_episode * relative_cost / cal.q_per_s + evaluations;
+    }
+    // A table beyond the caches makes every step wait for memory: about ten times slower
+    // per move (measured on 4x4k4, docs/performance.md §8). The exact values `q_error`
+    // compares with cost a pass over every slot (about 40 ns each).
+    let side = if q.opponent == TrainOpponent::SelfPlay {
+        q.game.figures().all()
+    } else {
+        crate::memory::side(q.game, q.seat)
+    };
+    let out_of_cache = if crate::memory::table(side) > 32 << 20 { 10.0 } else { 1.0 };
+    let action_values = if q.opponent == TrainOpponent::SelfPlay { 0.0 } else { side.moves as f64 * 4e-8 };
+    q.episodes as f64 * games_per_episode * relative_cost * longer * out_of_cache / cal.q_per_s
+        + evaluations
+        + action_values
 }
 
 /// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for

@@ -60,8 +60,20 @@ impl Solver for MctsParams {
         if self.game == Game::TIC_TAC_TOE {
             return tic_tac_toe;
         }
+        // The reach grows like the agent states, but an exact evaluation stops at
+        // `exact_searches` positions per seat; past them the row plays sampled games (about
+        // one search per agent move, half the cells).
         let longer = self.game.cells() as f64 / Game::TIC_TAC_TOE.cells() as f64;
-        tic_tac_toe * states_over_tic_tac_toe(self.game, seats) * longer
+        let reach = positions as f64 * states_over_tic_tac_toe(self.game, seats);
+        let cap = seats.len() as f64 * evaluation.exact_searches as f64;
+        let searches = if reach <= cap {
+            reach
+        } else {
+            let games = if evaluation.games > 0 { evaluation.games } else { crate::spec::SAMPLED_GAMES };
+            let rows = (seats.len() * evaluation.opponents.len()) as f64;
+            cap + rows * games as f64 * self.game.cells() as f64 / 2.0
+        };
+        searches * f64::from(self.iterations) * longer / cal.mcts_per_s
     }
 
     /// One search tree, the policy of the searched positions and the evaluator. The tree
