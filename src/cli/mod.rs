@@ -60,7 +60,7 @@ enum Command {
     },
     /// Solve a (seat, opponent) MDP exactly by policy and value iteration.
     #[command(
-        after_help = "Examples:\n  sweep solve                       # X against a random opponent\n  sweep solve --seat o --opponent minimax --json\n  sweep solve --trace               # the policy-iteration rounds\n  sweep solve --values values.csv   # every state's value and optimal moves"
+        after_help = "Examples:\n  sweep solve                       # X against a random opponent\n  sweep solve --seat o --opponent minimax --json\n  sweep solve --game 4x4k4          # 4x4, four in a row: 9,722,011 positions\n  sweep solve --trace               # the policy-iteration rounds\n  sweep solve --values values.csv   # every state's value and optimal moves"
     )]
     Solve(solve::SolveArgs),
     /// Re-run one job from a results directory and compare with the recorded row.
@@ -91,7 +91,7 @@ enum Command {
     Importance(importance::ImportanceArgs),
     /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
     #[command(
-        after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
+        after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --game 3x4k3         # 3x4, three in a row\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
     )]
     Play(play::PlayArgs),
     /// Measure this machine's speed for each kernel (one core each) and the parallel speedup.
