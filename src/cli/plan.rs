@@ -137,12 +137,10 @@ fn grid_note(sweep: &Sweep) -> String {
 
 /// The memory of every job of `sweep`, by the estimates.
 pub fn needs(sweep: &Sweep) -> Needs {
-    let mut needs = Needs { jobs: Vec::new(), shared: Default::default() };
+    let mut needs = Needs::default();
     for s in &sweep.solvers {
         for p in &s.points {
-            let need = p.memory(&sweep.evaluation);
-            needs.jobs.extend(std::iter::repeat_n(need.job, s.replicates as usize));
-            needs.shared.extend(need.shared);
+            needs.add(p.memory(&sweep.evaluation), s.replicates as usize);
         }
     }
     needs

@@ -42,7 +42,7 @@ macro_rules! exact_kind {
             /// Building the MDP and solving it, then one exact evaluation per (seat,
             /// opponent).
             fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-                let bigger = super::learner::states_over_tic_tac_toe(self.0.game, seats);
+                let bigger = super::states_over_tic_tac_toe(self.0.game, seats);
                 (cal.solve_s * 2.0 + (seats.len() * evaluation.opponents.len()) as f64 * cal.eval_s) * bigger
             }
 

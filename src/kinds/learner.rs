@@ -11,7 +11,7 @@ use super::param::{
     ALPHA, ALPHA_DECAY, ALPHA_MIN, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, EXPLORATION, GAME, GAMMA, Q_INIT,
     SEAT, STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN, TRAIN_OPPONENT,
 };
-use super::{Agent, Param, Val, Values};
+use super::{Agent, Param, Val, Values, states_over_tic_tac_toe};
 use crate::bench::Calibration;
 use crate::game::Game;
 use crate::mdp::Seat;
@@ -134,13 +134,6 @@ pub fn seconds(q: &QParams, relative_cost: f64, seats: &[Seat], evaluation: &Eva
     q.episodes as f64 * games_per_episode * relative_cost * longer * out_of_cache / cal.q_per_s
         + evaluations
         + action_values
-}
-
-/// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for
-/// tic-tac-toe): what an exact evaluation's cost grows with.
-pub fn states_over_tic_tac_toe(game: Game, seats: &[Seat]) -> f64 {
-    let states = |g: Game| seats.iter().map(|&s| crate::memory::side(g, s).states).sum::<u64>() as f64;
-    states(game) / states(Game::TIC_TAC_TOE).max(1.0)
 }
 
 /// The memory of a learner's job with `tables` tables (Double Q-learning has two) and

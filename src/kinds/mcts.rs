@@ -1,8 +1,8 @@
 //! `mcts`: Monte Carlo tree search with UCT (`solvers/mcts.rs`). It does not train: its
 //! agent searches in every position an evaluation reaches, one seeded search per position.
 
-use super::learner::states_over_tic_tac_toe;
 use super::param::{FINAL_MOVE, GAME, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
+use super::states_over_tic_tac_toe;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::game::{Board, Game};

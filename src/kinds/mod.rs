@@ -31,6 +31,7 @@ pub use param::{Param, Ty, Val, Values};
 pub use sarsa::Sarsa;
 
 use crate::bench::Calibration;
+use crate::game::Game;
 use crate::mdp::{Policy, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
@@ -210,6 +211,13 @@ pub fn any_param(name: &str) -> Option<&'static Param> {
 /// The kinds that take a parameter called `name`.
 pub fn takers(name: &str) -> Vec<Kind> {
     Kind::ALL.iter().copied().filter(|k| k.param(name).is_some()).collect()
+}
+
+/// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for
+/// tic-tac-toe): what an exact evaluation's cost grows with.
+pub(crate) fn states_over_tic_tac_toe(game: Game, seats: &[Seat]) -> f64 {
+    let states = |g: Game| seats.iter().map(|&s| crate::memory::side(g, s).states).sum::<u64>() as f64;
+    states(game) / states(Game::TIC_TAC_TOE).max(1.0)
 }
 
 /// The value that makes a learner play itself.

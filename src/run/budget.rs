@@ -27,7 +27,7 @@ pub struct Budget {
 }
 
 /// The memory a run's jobs need, by the estimates.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Needs {
     /// Each job's own bytes, in job order.
     pub jobs: Vec<u64>,
@@ -36,13 +36,17 @@ pub struct Needs {
 }
 
 impl Needs {
+    /// Adds `times` jobs of `need`.
+    pub fn add(&mut self, need: crate::memory::Need, times: usize) {
+        self.jobs.extend(std::iter::repeat_n(need.job, times));
+        self.shared.extend(need.shared);
+    }
+
     /// The needs of `jobs` evaluated by `evaluation`.
     pub fn of<'a>(jobs: impl IntoIterator<Item = &'a Job>, evaluation: &EvaluationSpec) -> Needs {
-        let mut needs = Needs { jobs: Vec::new(), shared: BTreeSet::new() };
+        let mut needs = Needs::default();
         for job in jobs {
-            let need = job.params.memory(evaluation);
-            needs.jobs.push(need.job);
-            needs.shared.extend(need.shared);
+            needs.add(job.params.memory(evaluation), 1);
         }
         needs
     }
