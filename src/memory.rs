@@ -96,9 +96,11 @@ pub fn solution(s: Side) -> u64 {
 }
 
 /// A tabular learner's [`crate::solvers::tabular::Table`] over `s`: per state its first
-/// slot and position (4 + 4); per slot its cell, entry and value (1 + 4 + 8).
-pub fn table(s: Side) -> u64 {
-    s.states * 8 + 4 + s.moves * 13
+/// slot and position (4 + 4); per slot its cell and value (1 + 8), and with `symmetry` its
+/// entry in the index (4; the class-keyed values are then counted as one per slot, as
+/// before).
+pub fn table(s: Side, symmetry: bool) -> u64 {
+    s.states * 8 + 4 + s.moves * if symmetry { 13 } else { 9 }
 }
 
 /// The self-play successors: per slot the next position and the reward (4 + 8).
@@ -227,7 +229,7 @@ mod tests {
                 close(&format!("{game} {seat} mdp"), mdp(game, seat), built.heap_bytes());
                 let params = QParams { game, seat, episodes: 1, ..QParams::DEFAULT };
                 let trained = q_learning::train_table(&params, 1, &[], |_, _| {});
-                close(&format!("{game} {seat} table"), table(side(game, seat)), trained.table.heap_bytes());
+                close(&format!("{game} {seat} table"), table(side(game, seat), false), trained.table.heap_bytes());
                 let mut buffers = Evaluator::new();
                 buffers.evaluate(&built, |_, b| b.legal_cells().next().expect("a move"));
                 close(&format!("{game} {seat} evaluator"), evaluator(side(game, seat)), buffers.heap_bytes());

@@ -129,7 +129,7 @@ pub fn seconds(q: &QParams, relative_cost: f64, seats: &[Seat], evaluation: &Eva
     } else {
         crate::memory::side(q.game, q.seat)
     };
-    let out_of_cache = if crate::memory::table(side) > 32 << 20 { 10.0 } else { 1.0 };
+    let out_of_cache = if crate::memory::table(side, q.symmetry) > 32 << 20 { 10.0 } else { 1.0 };
     let action_values = if q.opponent == TrainOpponent::SelfPlay { 0.0 } else { side.moves as f64 * 4e-8 };
     q.episodes as f64 * games_per_episode * relative_cost * longer * out_of_cache / cal.q_per_s
         + evaluations
@@ -149,12 +149,12 @@ pub fn memory(q: &QParams, tables: u64, per_move: u64, seats: &[Seat], evaluatio
     let job = match q.opponent {
         TrainOpponent::SelfPlay => {
             let all = game.figures().all();
-            tables * memory::table(all) + per_move * all.moves + memory::successors(all) + fixed
+            tables * memory::table(all, q.symmetry) + per_move * all.moves + memory::successors(all) + fixed
         }
         TrainOpponent::Fixed(opponent) => {
             shared.insert(Shared::Mdp(game, q.seat, opponent));
             let side = memory::side(game, q.seat);
-            tables * memory::table(side) + per_move * side.moves + 2 * memory::action_values(side) + fixed
+            tables * memory::table(side, q.symmetry) + per_move * side.moves + 2 * memory::action_values(side) + fixed
         }
     };
     Need { job, shared }

@@ -24,8 +24,12 @@
 //! - What the table means: both tables estimate Q* (off-policy) under the learner's own
 //!   `gamma`; the learned table reported (curves, policy, `q_error`) is their mean.
 //!
-//! Costs beyond Q-learning: its one scan per step reads both tables (the updated table's
-//! greedy move for the target and the mean's for the next decision), plus the coin. No allocation inside an episode.
+//! Costs beyond Q-learning: its one scan per step reads both tables and follows two maxima
+//! (the updated table's greedy move, whose value in the other table is the target, and the
+//! mean's greedy move for the next decision), plus the coin. The tables are kept entry
+//! beside entry, so both values of a slot come from one cache line, and the coin picks
+//! which of the two interleaved views is "own" once per step rather than per value. No
+//! allocation inside an episode.
 //! References: van Hasselt 2010; Sutton & Barto 2018, §6.7.
 
 use rand::RngCore;
@@ -37,21 +41,73 @@ use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, run_schedule
 use crate::mdp::AgentMdp;
 use crate::seed::{self, Stream};
 
-/// The two tables.
+/// The two tables, `A` and `B`, entry beside entry: one scan reads both with one index.
 struct Pair {
-    a: Table,
-    b: Table,
+    /// The states, slots and symmetry index (its values taken out into `q`).
+    table: Table,
+    /// `[A, B]` per table entry.
+    q: Vec<[f64; 2]>,
 }
 
 impl Pair {
-    fn new(table: Table) -> Pair {
-        Pair { a: table.clone(), b: table }
+    fn new(mut table: Table) -> Pair {
+        let q = table.take_entries().into_iter().map(|v| [v, v]).collect();
+        Pair { table, q }
+    }
+
+    /// The sum of the tables at `slot`, `A + B`.
+    #[inline(always)]
+    fn sum(&self, slot: usize) -> f64 {
+        let [a, b] = self.q[self.table.entry(slot)];
+        a + b
+    }
+
+    /// The greedy slot of state `s` by the mean of the tables (lowest cell among ties).
+    #[inline(always)]
+    fn greedy(&self, s: usize) -> usize {
+        let slots = self.table.slots(s);
+        let mut best = (slots.start, self.sum(slots.start));
+        for slot in slots.start + 1..slots.end {
+            let v = self.sum(slot);
+            if v > best.1 {
+                best = (slot, v);
+            }
+        }
+        best.0
+    }
+
+    /// In one scan of state `s`: the value in the other table of the greedy slot of table
+    /// `own` (0 for `A`, 1 for `B`), and the greedy slot of the mean of the tables. Both
+    /// tables' values of a slot sit side by side, so the other table's value comes with
+    /// the load that finds the greedy slot.
+    #[inline(always)]
+    fn target_and_greedy(&self, own: usize, s: usize) -> (f64, usize) {
+        // The own table's values start at `own`, the other's at `1 - own`: two views of
+        // the interleaved values, so that no value is picked per slot.
+        let flat = self.q.as_flattened();
+        let (mine_q, other_q) = (&flat[own..], &flat[1 - own..]);
+        let slots = self.table.slots(s);
+        let e = 2 * self.table.entry(slots.start);
+        let (v, o) = (mine_q[e], other_q[e]);
+        let (mut mine, mut pair) = ((v, o), (slots.start, v + o));
+        for slot in slots.start + 1..slots.end {
+            let e = 2 * self.table.entry(slot);
+            let (v, o) = (mine_q[e], other_q[e]);
+            let w = v + o;
+            if v > mine.0 {
+                mine = (v, o);
+            }
+            if w > pair.1 {
+                pair = (slot, w);
+            }
+        }
+        (mine.1, pair.0)
     }
 
     /// The behaviour's move in state `s`, given the greedy slot of the mean table.
     #[inline(always)]
     fn choose(&self, s: usize, greedy: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
-        self.a.choose_by(s, greedy, exploration, rng, |slot| (self.a.value(slot) + self.b.value(slot)) * 0.5)
+        self.table.choose_by(s, || greedy, exploration, rng, |slot| self.sum(slot) * 0.5)
     }
 
     /// Updates `slot` by the coin: toward `discount * other(s', argmax own(s',·))` when
@@ -60,20 +116,24 @@ impl Pair {
     /// does not change it).
     #[inline(always)]
     fn update(&mut self, coin: bool, slot: usize, alpha: f64, next: Result<usize, f64>, discount: f64) -> usize {
-        let (own, other) = if coin { (&mut self.b, &self.a) } else { (&mut self.a, &self.b) };
+        let own = usize::from(coin);
         let (target, greedy) = match next {
             Err(reward) => (reward, 0),
             Ok(s) => {
-                let (own_greedy, pair_greedy) = own.greedy_and_pair(other, s);
-                (discount * other.value(own_greedy), pair_greedy)
+                let (other, pair_greedy) = self.target_and_greedy(own, s);
+                (discount * other, pair_greedy)
             }
         };
-        own.update(slot, alpha, target);
+        let entry = &mut self.q[self.table.entry(slot)][own];
+        *entry += alpha * (target - *entry);
         greedy
     }
 
+    /// The table of the means `(A + B) / 2`.
     fn mean(&self) -> Table {
-        self.a.mean_with(&self.b)
+        let mut mean = self.table.clone();
+        mean.set_entries(self.q.iter().map(|[a, b]| (a + b) * 0.5).collect());
+        mean
     }
 }
 
@@ -122,7 +182,7 @@ fn episode(
     gamma: f64,
 ) {
     let mut coins = rng.next_u64();
-    let mut greedy = pair.a.greedy_of_pair(&pair.b, s);
+    let mut greedy = pair.greedy(s);
     loop {
         let slot = pair.choose(s, greedy, exploration, rng);
         let next = outcome(mdp, slot, rng);
@@ -146,7 +206,7 @@ fn self_play_episode(
 ) {
     let mut coins = rng.next_u64();
     let mut id = 0usize;
-    let mut greedy = pair.a.greedy_of_pair(&pair.b, id);
+    let mut greedy = pair.greedy(id);
     loop {
         let slot = pair.choose(id, greedy, exploration, rng);
         let next = successors.child[slot];

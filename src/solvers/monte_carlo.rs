@@ -26,8 +26,14 @@
 //!   sample average remembers longest). `q_error` compares with Q^π of the final
 //!   behaviour policy, or with Q* when that policy is greedy.
 //!
-//! The game's moves are kept in a buffer reused by every episode, so an episode allocates
-//! nothing once the first game has been played. References: Sutton & Barto 2018, §5.3–5.4.
+//! The game's moves are kept as table entries in a buffer reused by every episode, so an
+//! episode allocates nothing once the first game has been played. A move's return is the
+//! final reward times a power of the factor from a table made once (exact, as the reward is
+//! -1, 0 or 1), and the updates run first move first: the next game's first decision reads
+//! the entry of this game's first move, and waits for one product and one update rather
+//! than for a chain of them. During play the greedy scan runs only for moves that are not
+//! exploring ones (the scan's result is not needed otherwise). References: Sutton & Barto
+//! 2018, §5.3–5.4.
 
 use super::params::{MonteCarloParams, StepRule, TrainOpponent};
 use super::q_learning::{first_state, outcome, table, training_mdp};
@@ -39,6 +45,9 @@ use crate::seed::{self, Stream};
 struct Returns {
     /// The slots played, in order.
     moves: Vec<u32>,
+    /// `powers[k]` is `factor^k`, the return `k` moves before the last one's per unit of
+    /// final reward, for every `k` a game allows.
+    powers: Vec<f64>,
     /// Returns received per table entry (`step = "average"` only).
     counts: Vec<u32>,
     /// Whether the step is the sample average.
@@ -46,28 +55,38 @@ struct Returns {
 }
 
 impl Returns {
-    fn new(table: &Table, step: StepRule) -> Returns {
+    /// Returns whose each earlier move's return is `factor` times the next one's.
+    fn new(table: &Table, step: StepRule, factor: f64) -> Returns {
         let average = step == StepRule::Average;
         let counts = if average { vec![0; table.entries().len()] } else { Vec::new() };
-        Returns { moves: Vec::with_capacity(9), counts, average }
+        let mut powers = vec![1.0];
+        for k in 1..table.game().cells() {
+            powers.push(powers[k - 1] * factor);
+        }
+        Returns { moves: Vec::with_capacity(powers.len()), powers, counts, average }
     }
 
-    /// Updates every move of the game, last first, whose last return is `last`; each
-    /// earlier return is `factor` times the next one.
-    #[inline]
-    fn update(&mut self, table: &mut Table, alpha: f64, last: f64, factor: f64) {
-        let mut g = last;
-        for &slot in self.moves.iter().rev() {
-            let slot = slot as usize;
+    /// Updates every move of the game, first first, whose last return is `reward` (the
+    /// final reward, -1, 0 or 1): the return of the move `k` moves before the last is
+    /// `reward * factor^k`, equal bit for bit to multiplying `reward` by `factor` `k`
+    /// times, as multiplying by -1, 0 or 1 is exact. No return waits for another, so the
+    /// next game's first decision, which reads the entry updated first, waits for one
+    /// product only.
+    #[inline(always)]
+    fn update(&mut self, table: &mut Table, alpha: f64, reward: f64) {
+        debug_assert!(reward == -1.0 || reward == 0.0 || reward == 1.0);
+        let last = self.moves.len() - 1;
+        for (k, &entry) in self.moves.iter().enumerate() {
+            let entry = entry as usize;
+            let g = reward * self.powers[last - k];
             let step = if self.average {
-                let n = &mut self.counts[table.entry(slot)];
+                let n = &mut self.counts[entry];
                 *n += 1;
                 1.0 / f64::from(*n)
             } else {
                 alpha
             };
-            table.update(slot, step, g);
-            g *= factor;
+            table.update_entry(entry, step, g);
         }
         self.moves.clear();
     }
@@ -86,19 +105,19 @@ pub fn train(
     let gamma = learner.gamma;
     if learner.opponent == TrainOpponent::SelfPlay {
         let (mut table, successors) = build(learner.game, learner.q_init, learner.symmetry);
-        let mut returns = Returns::new(&table, params.step);
+        let mut returns = Returns::new(&table, params.step, -gamma);
         let exploration = run_schedule(learner, checkpoints, |step| match step {
             Step::Play { exploration, alpha } => {
                 let mut id = 0usize;
                 let reward = loop {
-                    let slot = table.choose(id, table.greedy(id).0, exploration, &mut rng);
-                    returns.moves.push(slot as u32);
+                    let slot = table.choose_lazily(id, exploration, &mut rng);
+                    returns.moves.push(table.entry(slot) as u32);
                     match successors.child[slot] {
                         END => break successors.reward[slot],
                         next => id = next as usize,
                     }
                 };
-                returns.update(&mut table, alpha, reward, -gamma);
+                returns.update(&mut table, alpha, reward);
             }
             Step::Checkpoint(c) => checkpoint(c, &table),
         });
@@ -106,19 +125,19 @@ pub fn train(
     }
     let mdp = training_mdp(learner, "monte carlo control");
     let mut table = table(mdp, learner.q_init, learner.symmetry);
-    let mut returns = Returns::new(&table, params.step);
+    let mut returns = Returns::new(&table, params.step, gamma);
     let exploration = run_schedule(learner, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {
             let mut s = first_state(mdp, &mut rng);
             let reward = loop {
-                let slot = table.choose(s, table.greedy(s).0, exploration, &mut rng);
-                returns.moves.push(slot as u32);
+                let slot = table.choose_lazily(s, exploration, &mut rng);
+                returns.moves.push(table.entry(slot) as u32);
                 match outcome(mdp, slot, &mut rng) {
                     Err(reward) => break reward,
                     Ok(next) => s = next,
                 }
             };
-            returns.update(&mut table, alpha, reward, gamma);
+            returns.update(&mut table, alpha, reward);
         }
         Step::Checkpoint(c) => checkpoint(c, &table),
     });

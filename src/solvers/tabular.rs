@@ -11,7 +11,7 @@
 //!   that [`symmetry::canonical`] returns for the state), so a state and its 7 images
 //!   share one row. A position that is its own image under some transform (the empty
 //!   board, for one) still keeps one entry per legal move. Without `symmetry` every slot
-//!   has its own entry.
+//!   has its own entry, numbered as the slot, and there is no index to read.
 //! - The greedy scan: the slot with the largest value in a state, the lowest cell among
 //!   ties (the first slot, as slots follow increasing cells).
 //! - The schedules ([`run_schedule`]): `episodes` episodes; epsilon starts at `epsilon`
@@ -119,8 +119,11 @@ pub struct Table {
     position: Vec<u32>,
     /// The cell each slot plays.
     cell: Vec<u8>,
-    /// The entry of `q` that each slot reads and updates.
+    /// The entry of `q` that each slot reads and updates (empty when `identity`).
     index: Vec<u32>,
+    /// Whether each slot has its own entry, the slot's number (no symmetry): no index to
+    /// read, so a scan reads one array fewer.
+    identity: bool,
     q: Vec<f64>,
 }
 
@@ -132,8 +135,15 @@ impl Table {
     where
         C: IntoIterator<Item = u8>,
     {
-        let mut table =
-            Table { game, start: vec![0], position: Vec::new(), cell: Vec::new(), index: Vec::new(), q: Vec::new() };
+        let mut table = Table {
+            game,
+            start: vec![0],
+            position: Vec::new(),
+            cell: Vec::new(),
+            index: Vec::new(),
+            identity: false,
+            q: Vec::new(),
+        };
         for (position, cells) in states {
             table.position.push(position as u32);
             table.cell.extend(cells);
@@ -147,11 +157,9 @@ impl Table {
         table
     }
 
-    /// One entry per slot; returns the number of entries.
+    /// One entry per slot, its own number (no index table); returns the number of entries.
     fn index_by_slot(&mut self) -> usize {
-        self.index = Vec::with_capacity(self.cell.len());
-        crate::memory::huge_pages(&self.index);
-        self.index.extend(0..self.cell.len() as u32);
+        self.identity = true;
         self.cell.len()
     }
 
@@ -182,6 +190,11 @@ impl Table {
             + size_of_val(&self.q[..])
     }
 
+    /// The game whose positions the states are.
+    pub fn game(&self) -> Game {
+        self.game
+    }
+
     /// The number of states.
     pub fn states(&self) -> usize {
         self.position.len()
@@ -202,9 +215,9 @@ impl Table {
     #[inline(always)]
     pub fn greedy(&self, s: usize) -> (usize, f64) {
         let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
-        let mut best = (first, self.q[self.index[first] as usize]);
+        let mut best = (first, self.q[self.entry(first)]);
         for slot in first + 1..end {
-            let v = self.q[self.index[slot] as usize];
+            let v = self.q[self.entry(slot)];
             if v > best.1 {
                 best = (slot, v);
             }
@@ -215,7 +228,14 @@ impl Table {
     /// The slot to play in state `s` under `exploration`, given its greedy slot.
     #[inline(always)]
     pub fn choose(&self, s: usize, greedy: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
-        self.choose_by(s, greedy, exploration, rng, |slot| self.value(slot))
+        self.choose_by(s, || greedy, exploration, rng, |slot| self.value(slot))
+    }
+
+    /// [`Table::choose`] for a learner that needs the greedy slot only to play it: the
+    /// greedy scan runs only when the move is not an exploring one.
+    #[inline(always)]
+    pub fn choose_lazily(&self, s: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
+        self.choose_by(s, || self.greedy(s).0, exploration, rng, |slot| self.value(slot))
     }
 
     /// [`Table::choose`] with the values that softmax weighs given by `value` (a slot's
@@ -224,7 +244,7 @@ impl Table {
     pub fn choose_by(
         &self,
         s: usize,
-        greedy: usize,
+        greedy: impl FnOnce() -> usize,
         exploration: Exploration,
         rng: &mut impl RngCore,
         value: impl Fn(usize) -> f64,
@@ -236,11 +256,11 @@ impl Table {
                 if draw >> 32 < threshold {
                     first + below(draw as u32, end - first)
                 } else {
-                    greedy
+                    greedy()
                 }
             }
             Exploration::Softmax { temperature } if temperature > 0.0 => {
-                let best = value(greedy);
+                let best = value(greedy());
                 let weight = |slot| ((value(slot) - best) / temperature).exp();
                 let total: f64 = (first..end).map(weight).sum();
                 let mut left = (draw >> 11) as f64 * UNIT_53 * total;
@@ -252,56 +272,21 @@ impl Table {
                 }
                 end - 1
             }
-            Exploration::Softmax { .. } => greedy,
+            Exploration::Softmax { .. } => greedy(),
         }
     }
 
-    /// The greedy slot of state `s` by the mean of this table and `other` (which has the
-    /// same states and slots), lowest cell among ties.
-    #[inline(always)]
-    pub fn greedy_of_pair(&self, other: &Table, s: usize) -> usize {
-        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
-        let pair = |slot: usize| {
-            let e = self.index[slot] as usize;
-            self.q[e] + other.q[e]
-        };
-        let mut best = (first, pair(first));
-        for slot in first + 1..end {
-            let v = pair(slot);
-            if v > best.1 {
-                best = (slot, v);
-            }
-        }
-        best.0
+    /// Takes the entries out, leaving the table without values until
+    /// [`Table::set_entries`] (for a learner that keeps its values its own way).
+    pub fn take_entries(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.q)
     }
 
-    /// In one scan of state `s`: the greedy slot of this table and the greedy slot of the
-    /// mean of this table and `other` (as [`Table::greedy_of_pair`]).
-    #[inline(always)]
-    pub fn greedy_and_pair(&self, other: &Table, s: usize) -> (usize, usize) {
-        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
-        let e = self.index[first] as usize;
-        let (mut own, mut pair) = ((first, self.q[e]), (first, self.q[e] + other.q[e]));
-        for slot in first + 1..end {
-            let e = self.index[slot] as usize;
-            let (v, w) = (self.q[e], self.q[e] + other.q[e]);
-            if v > own.1 {
-                own = (slot, v);
-            }
-            if w > pair.1 {
-                pair = (slot, w);
-            }
-        }
-        (own.0, pair.0)
-    }
-
-    /// The table whose entries are the means of this table's and `other`'s.
-    pub fn mean_with(&self, other: &Table) -> Table {
-        let mut mean = self.clone();
-        for (m, o) in mean.q.iter_mut().zip(&other.q) {
-            *m = (*m + o) * 0.5;
-        }
-        mean
+    /// Gives the table its entries, one per entry (see [`Table::entry`]).
+    pub fn set_entries(&mut self, q: Vec<f64>) {
+        let count = if self.identity { self.cell.len() } else { self.game.positions().classes() * self.game.cells() };
+        assert_eq!(q.len(), count, "one value per entry");
+        self.q = q;
     }
 
     /// The greedy slot of state `s` and the expectation of this table's values under the
@@ -311,10 +296,10 @@ impl Table {
         let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
         match exploration {
             Exploration::EpsilonGreedy { threshold } => {
-                let mut best = (first, self.q[self.index[first] as usize]);
+                let mut best = (first, self.q[self.entry(first)]);
                 let mut sum = best.1;
                 for slot in first + 1..end {
-                    let v = self.q[self.index[slot] as usize];
+                    let v = self.q[self.entry(slot)];
                     sum += v;
                     if v > best.1 {
                         best = (slot, v);
@@ -355,19 +340,27 @@ impl Table {
     /// The table entry a slot reads and updates (entries are numbered `0..entries().len()`).
     #[inline(always)]
     pub fn entry(&self, slot: usize) -> usize {
-        self.index[slot] as usize
+        if self.identity { slot } else { self.index[slot] as usize }
     }
 
     /// `Q(slot) += alpha * (target - Q(slot))`.
     #[inline(always)]
     pub fn update(&mut self, slot: usize, alpha: f64, target: f64) {
-        let entry = &mut self.q[self.index[slot] as usize];
+        let e = self.entry(slot);
+        let entry = &mut self.q[e];
+        *entry += alpha * (target - *entry);
+    }
+
+    /// `Q(entry) += alpha * (target - Q(entry))`.
+    #[inline(always)]
+    pub fn update_entry(&mut self, entry: usize, alpha: f64, target: f64) {
+        let entry = &mut self.q[entry];
         *entry += alpha * (target - *entry);
     }
 
     /// The value of a slot.
     pub fn value(&self, slot: usize) -> f64 {
-        self.q[self.index[slot] as usize]
+        self.q[self.entry(slot)]
     }
 
     /// Every table entry, in table order.
@@ -465,7 +458,7 @@ mod tests {
     /// The entry that (position, cell) reads in a table over every position.
     fn entry(table: &Table, id: usize, cell: u8) -> u32 {
         let slot = table.slots(id).find(|&slot| table.cell(slot) == cell).expect("a legal cell");
-        table.index[slot]
+        table.entry(slot) as u32
     }
 
     #[test]
@@ -504,7 +497,7 @@ mod tests {
             .sum();
         let used: std::collections::HashSet<u32> = shared.index.iter().copied().collect();
         assert_eq!(used.len(), canonical_moves);
-        assert_eq!(plain.index, (0..plain.cell.len() as u32).collect::<Vec<_>>());
+        assert!(plain.index.is_empty() && (0..plain.cell.len()).all(|slot| plain.entry(slot) == slot));
         assert_eq!(plain.entries().len(), plain.cell.len());
     }
 
