@@ -232,6 +232,8 @@ fn digest_configs() -> Vec<QParams> {
         self_play,
         QParams { symmetry: true, alpha_decay: 0.999, alpha_min: 0.05, q_init: -0.2, ..self_play },
         QParams { exploration: softmax, temperature: 0.5, gamma: 1.0, ..self_play },
+        QParams { exploration: softmax, temperature: 0.3, symmetry: true, ..fixed(Seat::X, Opponent::Random) },
+        QParams { symmetry: true, q_init: 0.3, epsilon_min: 0.2, ..fixed(Seat::X, Opponent::MinimaxUniform) },
     ]
 }
 
@@ -239,7 +241,7 @@ fn digest_configs() -> Vec<QParams> {
 fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
     // The digests of `digest_configs` with seed 7, per learner. A change here means that
     // a learner no longer reproduces earlier results bit for bit.
-    let pinned: [(&str, [u64; 8]); 5] = [
+    let pinned: [(&str, [u64; 10]); 5] = [
         (
             "sarsa",
             [
@@ -251,6 +253,8 @@ fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
                 0xdeda_5937_87b7_abe7,
                 0xc5f4_913f_e90e_972f,
                 0xe299_ac48_4411_08b9,
+                0x0201_7d9d_61d7_05cf,
+                0xbbb6_6dd8_2014_7503,
             ],
         ),
         (
@@ -264,6 +268,8 @@ fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
                 0xd728_4a37_ef91_1a74,
                 0x2266_0915_fb16_3bf2,
                 0xd005_df68_c1fe_781e,
+                0xe519_dcfc_370e_2dc3,
+                0xde7d_f375_b29e_b70d,
             ],
         ),
         (
@@ -277,6 +283,8 @@ fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
                 0xc60d_3722_aebe_e4e0,
                 0x828c_230e_d7b3_6605,
                 0x58a8_35ac_f24d_2598,
+                0x112c_fd13_45c5_8b11,
+                0xc7c1_31e4_31f0_e6ec,
             ],
         ),
         (
@@ -290,6 +298,8 @@ fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
                 0x7b3b_2190_022f_35b2,
                 0x0974_7d99_f770_5127,
                 0xf844_449d_8452_f83c,
+                0xc9a5_35c4_6416_a991,
+                0x8136_eeaa_3375_8e45,
             ],
         ),
         (
@@ -303,6 +313,8 @@ fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
                 0x2798_bab1_731f_3270,
                 0x5f2b_b201_93c9_75ec,
                 0xb10c_5b1c_8fe9_5bc6,
+                0xf357_f57a_ef96_9c63,
+                0x1b5b_712b_0704_f133,
             ],
         ),
     ];

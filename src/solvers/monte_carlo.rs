@@ -32,13 +32,19 @@
 //! -1, 0 or 1), and the updates run first move first: the next game's first decision reads
 //! the entry of this game's first move, and waits for one product and one update rather
 //! than for a chain of them. During play the greedy scan runs only for moves that are not
-//! exploring ones (the scan's result is not needed otherwise). References: Sutton & Barto
-//! 2018, §5.3–5.4.
+//! exploring ones (the scan's result is not needed otherwise). When every game starts in
+//! the same state (X against a fixed opponent, and self-play), the next game's first
+//! greedy move is found without a scan of that state after the update: the best of the
+//! state's other moves is found while the game is played, as only the first move's entry
+//! changes there, and one comparison with the updated entry finishes it. References:
+//! Sutton & Barto 2018, §5.3–5.4.
+
+use rand::RngCore;
 
 use super::params::{MonteCarloParams, StepRule, TrainOpponent};
 use super::q_learning::{first_state, outcome, table, training_mdp};
 use super::self_play::{END, build};
-use super::tabular::{Checkpoint, Step, Table, Trained, run_schedule};
+use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, run_schedule};
 use crate::seed::{self, Stream};
 
 /// The update of a finished game.
@@ -92,6 +98,65 @@ impl Returns {
     }
 }
 
+/// The greedy move of the state that starts every game, known when the game before ends.
+///
+/// During a game only the first move's entry changes at that state (each later move is
+/// made in a position with more marks, and a state's moves have distinct entries, with
+/// symmetry too), so the best of its other moves can be found while the game is played.
+/// Once the game's update is done, the greedy move is one comparison of two values: the
+/// next game's first decision waits for that, not for a scan of the updated state.
+struct FirstGreedy {
+    /// The state every game starts in.
+    state: usize,
+    /// Its greedy slot (lowest cell among ties).
+    greedy: usize,
+    /// The slot of this game's first move.
+    played: usize,
+    /// The first slot with the largest value among the state's other slots, and that value
+    /// (`usize::MAX` and minus infinity when there is none).
+    other: (usize, f64),
+}
+
+impl FirstGreedy {
+    fn new(table: &Table, state: usize) -> FirstGreedy {
+        let greedy = table.greedy(state).0;
+        FirstGreedy { state, greedy, played: greedy, other: (usize::MAX, f64::NEG_INFINITY) }
+    }
+
+    /// The game's first move, by the behaviour policy `exploration` (one draw, as
+    /// [`Table::choose_lazily`] takes), after which the best of the state's other slots is
+    /// found.
+    #[inline(always)]
+    fn choose(&mut self, table: &Table, exploration: Exploration, rng: &mut impl RngCore) -> usize {
+        let greedy = self.greedy;
+        let slot = table.choose_by(self.state, || greedy, exploration, rng, |slot| table.value(slot));
+        self.played(table, slot);
+        slot
+    }
+
+    /// The game's first move is `slot`: finds the best of the state's other slots.
+    #[inline(always)]
+    fn played(&mut self, table: &Table, slot: usize) {
+        let mut other = (usize::MAX, f64::NEG_INFINITY);
+        for s in table.slots(self.state) {
+            let v = if s == slot { f64::NEG_INFINITY } else { table.value(s) };
+            if v > other.1 {
+                other = (s, v);
+            }
+        }
+        (self.played, self.other) = (slot, other);
+    }
+
+    /// The game's updates are done: the greedy slot for the next game, the first slot with
+    /// the largest value as [`Table::greedy`] gives it.
+    #[inline(always)]
+    fn updated(&mut self, table: &Table) {
+        let v = table.value(self.played);
+        let (slot, best) = self.other;
+        self.greedy = if v > best || (v == best && self.played < slot) { self.played } else { slot };
+    }
+}
+
 /// Trains Monte Carlo control against `params.learner.opponent` (a fixed one or itself);
 /// calls `checkpoint` after each listed episode.
 pub fn train(
@@ -106,18 +171,20 @@ pub fn train(
     if learner.opponent == TrainOpponent::SelfPlay {
         let (mut table, successors) = build(learner.game, learner.q_init, learner.symmetry);
         let mut returns = Returns::new(&table, params.step, -gamma);
+        // Every game starts from the empty board, position 0.
+        let mut first = FirstGreedy::new(&table, 0);
         let exploration = run_schedule(learner, checkpoints, |step| match step {
             Step::Play { exploration, alpha } => {
-                let mut id = 0usize;
+                let mut slot = first.choose(&table, exploration, &mut rng);
                 let reward = loop {
-                    let slot = table.choose_lazily(id, exploration, &mut rng);
                     returns.moves.push(table.entry(slot) as u32);
                     match successors.child[slot] {
                         END => break successors.reward[slot],
-                        next => id = next as usize,
+                        next => slot = table.choose_lazily(next as usize, exploration, &mut rng),
                     }
                 };
                 returns.update(&mut table, alpha, reward);
+                first.updated(&table);
             }
             Step::Checkpoint(c) => checkpoint(c, &table),
         });
@@ -126,20 +193,60 @@ pub fn train(
     let mdp = training_mdp(learner, "monte carlo control");
     let mut table = table(mdp, learner.q_init, learner.symmetry);
     let mut returns = Returns::new(&table, params.step, gamma);
+    // As X every game starts from the empty board; as O from one of the opponent's openings.
+    let mut first = match mdp.start() {
+        [only] => Some(FirstGreedy::new(&table, only.next as usize)),
+        _ => None,
+    };
     let exploration = run_schedule(learner, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {
-            let mut s = first_state(mdp, &mut rng);
+            let mut slot = match &mut first {
+                Some(first) => first.choose(&table, exploration, &mut rng),
+                None => table.choose_lazily(first_state(mdp, &mut rng), exploration, &mut rng),
+            };
             let reward = loop {
-                let slot = table.choose_lazily(s, exploration, &mut rng);
                 returns.moves.push(table.entry(slot) as u32);
                 match outcome(mdp, slot, &mut rng) {
                     Err(reward) => break reward,
-                    Ok(next) => s = next,
+                    Ok(next) => slot = table.choose_lazily(next, exploration, &mut rng),
                 }
             };
             returns.update(&mut table, alpha, reward);
+            if let Some(first) = &mut first {
+                first.updated(&table);
+            }
         }
         Step::Checkpoint(c) => checkpoint(c, &table),
     });
     Trained { table, exploration }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tabular::below;
+    use super::*;
+    use crate::solvers::QParams;
+
+    #[test]
+    fn the_first_states_greedy_move_is_the_scans_after_every_update() {
+        // Values from a set of five, so that ties are frequent; with and without symmetry.
+        for symmetry in [false, true] {
+            let params = QParams { symmetry, ..QParams::default() };
+            let mdp = training_mdp(&params, "test");
+            let mut table = table(mdp, 0.0, symmetry);
+            let state = mdp.start()[0].next as usize;
+            let mut first = FirstGreedy::new(&table, state);
+            let mut rng = seed::rng(3, seed::Stream::Train);
+            let slots = table.slots(state);
+            for _ in 0..2000 {
+                assert_eq!(first.greedy, table.greedy(state).0);
+                let slot = slots.start + below(rng.next_u32(), slots.len());
+                first.played(&table, slot);
+                let value = f64::from(rng.next_u32() % 5) / 4.0 - 0.5;
+                table.update(slot, 1.0, value);
+                first.updated(&table);
+            }
+            assert_eq!(first.greedy, table.greedy(state).0);
+        }
+    }
 }
