@@ -25,11 +25,14 @@
 //!   `gamma`; the learned table reported (curves, policy, `q_error`) is their mean.
 //!
 //! Costs beyond Q-learning: its one scan per step reads both tables and follows two maxima
-//! (the updated table's greedy move, whose value in the other table is the target, and the
-//! mean's greedy move for the next decision), plus the coin. The tables are kept entry
-//! beside entry, so both values of a slot come from one cache line, and the coin picks
-//! which of the two interleaved views is "own" once per step rather than per value. No
-//! allocation inside an episode.
+//! (the updated table's greedy entry, whose value in the other table is the target, read
+//! once after the scan, and the mean's greedy slot for the next decision), plus the coin.
+//! The tables are kept entry beside entry, so both values of a slot come from one cache
+//! line. The loops are compiled once for each layout of the table (every slot its own
+//! entry, or entries through the symmetry index) and the layout is chosen once per run, so
+//! that without symmetry a state's scan runs over one slice, with no test of the layout
+//! and no bounds check per slot (`docs/performance.md` §11). No allocation inside an
+//! episode.
 //! References: van Hasselt 2010; Sutton & Barto 2018, §6.7.
 
 use rand::RngCore;
@@ -49,82 +52,117 @@ struct Pair {
     q: Vec<[f64; 2]>,
 }
 
+/// The greedy slot of the mean (`A + B`, lowest cell among ties) among a state's entries
+/// `[A, B]` in slot order (at least one), as an offset into the state's slots.
+#[inline(always)]
+fn greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>) -> usize {
+    let [a, b] = *entries.next().expect("a state has a legal move");
+    let (mut best, mut best_at) = (a + b, 0);
+    for (k, &[a, b]) in entries.enumerate() {
+        let w = a + b;
+        if w > best {
+            (best, best_at) = (w, k + 1);
+        }
+    }
+    best_at
+}
+
+/// In one pass over a state's entries, as in [`greedy_of`]: the value in the other table
+/// at the greedy entry of table `own` (0 for `A`, 1 for `B`; lowest cell among ties), and
+/// the greedy offset of the mean. The own table's maximum is followed by its entry, whose other value is
+/// read once after the pass: no value is carried per slot beside the maximum.
+#[inline(always)]
+fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, own: usize) -> (f64, usize) {
+    let other = own ^ 1;
+    let first = entries.next().expect("a state has a legal move");
+    let (mut mine, mut mine_entry) = (first[own], first);
+    let (mut best, mut best_at) = (first[own] + first[other], 0);
+    for (k, entry) in entries.enumerate() {
+        let (v, o) = (entry[own], entry[other]);
+        let w = v + o;
+        if v > mine {
+            (mine, mine_entry) = (v, entry);
+        }
+        if w > best {
+            (best, best_at) = (w, k + 1);
+        }
+    }
+    (mine_entry[other], best_at)
+}
+
+/// The scans and the update of a [`Pair`] for one layout of its table, fixed for a whole
+/// training run so that the loops test it once: `DIRECT` when every slot has its own entry
+/// (no symmetry), so that a state's entries are one run of `q`; else through the index.
 impl Pair {
     fn new(mut table: Table) -> Pair {
         let q = table.take_entries().into_iter().map(|v| [v, v]).collect();
         Pair { table, q }
     }
 
+    /// The entry of `slot`.
+    #[inline(always)]
+    fn entry<const DIRECT: bool>(&self, slot: usize) -> usize {
+        if DIRECT { slot } else { self.table.indexed_entry(slot) }
+    }
+
     /// The sum of the tables at `slot`, `A + B`.
     #[inline(always)]
-    fn sum(&self, slot: usize) -> f64 {
-        let [a, b] = self.q[self.table.entry(slot)];
+    fn sum<const DIRECT: bool>(&self, slot: usize) -> f64 {
+        let [a, b] = self.q[self.entry::<DIRECT>(slot)];
         a + b
     }
 
     /// The greedy slot of state `s` by the mean of the tables (lowest cell among ties).
     #[inline(always)]
-    fn greedy(&self, s: usize) -> usize {
+    fn greedy<const DIRECT: bool>(&self, s: usize) -> usize {
         let slots = self.table.slots(s);
-        let mut best = (slots.start, self.sum(slots.start));
-        for slot in slots.start + 1..slots.end {
-            let v = self.sum(slot);
-            if v > best.1 {
-                best = (slot, v);
-            }
-        }
-        best.0
-    }
-
-    /// In one scan of state `s`: the value in the other table of the greedy slot of table
-    /// `own` (0 for `A`, 1 for `B`), and the greedy slot of the mean of the tables. Both
-    /// tables' values of a slot sit side by side, so the other table's value comes with
-    /// the load that finds the greedy slot.
-    #[inline(always)]
-    fn target_and_greedy(&self, own: usize, s: usize) -> (f64, usize) {
-        // The own table's values start at `own`, the other's at `1 - own`: two views of
-        // the interleaved values, so that no value is picked per slot.
-        let flat = self.q.as_flattened();
-        let (mine_q, other_q) = (&flat[own..], &flat[1 - own..]);
-        let slots = self.table.slots(s);
-        let e = 2 * self.table.entry(slots.start);
-        let (v, o) = (mine_q[e], other_q[e]);
-        let (mut mine, mut pair) = ((v, o), (slots.start, v + o));
-        for slot in slots.start + 1..slots.end {
-            let e = 2 * self.table.entry(slot);
-            let (v, o) = (mine_q[e], other_q[e]);
-            let w = v + o;
-            if v > mine.0 {
-                mine = (v, o);
-            }
-            if w > pair.1 {
-                pair = (slot, w);
-            }
-        }
-        (mine.1, pair.0)
+        let offset = if DIRECT {
+            greedy_of(self.q[slots.clone()].iter())
+        } else {
+            greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]))
+        };
+        slots.start + offset
     }
 
     /// The behaviour's move in state `s`, given the greedy slot of the mean table.
     #[inline(always)]
-    fn choose(&self, s: usize, greedy: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
-        self.table.choose_by(s, || greedy, exploration, rng, |slot| self.sum(slot) * 0.5)
+    fn choose<const DIRECT: bool>(
+        &self,
+        s: usize,
+        greedy: usize,
+        exploration: Exploration,
+        rng: &mut impl RngCore,
+    ) -> usize {
+        self.table.choose_by(s, || greedy, exploration, rng, |slot| self.sum::<DIRECT>(slot) * 0.5)
     }
 
-    /// Updates `slot` by the coin: toward `discount * other(s', argmax own(s',·))` when
-    /// `next` is a state `s'`, toward `reward` when the game ended. Returns the greedy slot
-    /// of the mean table in `s'` (found in the same scan; the update, in an earlier state,
-    /// does not change it).
+    /// Updates `slot` in table `own` (0 for `A`, 1 for `B`, the coin): toward
+    /// `discount * other(s', argmax own(s',·))` when `next` is a state `s'`, toward
+    /// `reward` when the game ended. Returns the greedy slot of the mean table in `s'`
+    /// (found in the same scan; the update, in an earlier state, does not change it).
     #[inline(always)]
-    fn update(&mut self, coin: bool, slot: usize, alpha: f64, next: Result<usize, f64>, discount: f64) -> usize {
-        let own = usize::from(coin);
+    fn update<const DIRECT: bool>(
+        &mut self,
+        own: usize,
+        slot: usize,
+        alpha: f64,
+        next: Result<usize, f64>,
+        discount: f64,
+    ) -> usize {
         let (target, greedy) = match next {
             Err(reward) => (reward, 0),
             Ok(s) => {
-                let (other, pair_greedy) = self.target_and_greedy(own, s);
-                (discount * other, pair_greedy)
+                let slots = self.table.slots(s);
+                let (other, offset) = if DIRECT {
+                    target_and_greedy_of(self.q[slots.clone()].iter(), own)
+                } else {
+                    target_and_greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]), own)
+                };
+                (discount * other, slots.start + offset)
             }
         };
-        let entry = &mut self.q[self.table.entry(slot)][own];
+        let e = self.entry::<DIRECT>(slot);
+        let entry = &mut self.q[e][own];
         *entry += alpha * (target - *entry);
         greedy
     }
@@ -139,31 +177,59 @@ impl Pair {
 
 /// Trains Double Q-learning against `params.opponent` (a fixed one or itself); calls
 /// `checkpoint` with the mean table after each listed episode.
-pub fn train(
+pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
+    let symmetry = params.symmetry;
+    if params.opponent == TrainOpponent::SelfPlay {
+        let (table, successors) = build(params.game, params.q_init, symmetry);
+        let pair = Pair::new(table);
+        return if pair.table.slots_are_entries() {
+            train_self_play::<true>(params, seed, checkpoints, checkpoint, pair, &successors)
+        } else {
+            train_self_play::<false>(params, seed, checkpoints, checkpoint, pair, &successors)
+        };
+    }
+    let mdp = training_mdp(params, "double q-learning");
+    let pair = Pair::new(table(mdp, params.q_init, symmetry));
+    if pair.table.slots_are_entries() {
+        train_fixed::<true>(params, seed, checkpoints, checkpoint, pair, mdp)
+    } else {
+        train_fixed::<false>(params, seed, checkpoints, checkpoint, pair, mdp)
+    }
+}
+
+/// [`train`] against a fixed opponent, for one layout of the table (see [`Pair`]).
+fn train_fixed<const DIRECT: bool>(
     params: &QParams,
     seed: u64,
     checkpoints: &[u64],
     mut checkpoint: impl FnMut(Checkpoint, &Table),
+    mut pair: Pair,
+    mdp: &AgentMdp,
 ) -> Trained {
     let mut rng = seed::rng(seed, Stream::Train);
-    let gamma = params.gamma;
-    if params.opponent == TrainOpponent::SelfPlay {
-        let (table, successors) = build(params.game, params.q_init, params.symmetry);
-        let mut pair = Pair::new(table);
-        let exploration = run_schedule(params, checkpoints, |step| match step {
-            Step::Play { exploration, alpha } => {
-                self_play_episode(&mut pair, &successors, &mut rng, exploration, alpha, gamma)
-            }
-            Step::Checkpoint(c) => checkpoint(c, &pair.mean()),
-        });
-        return Trained { table: pair.mean(), exploration };
-    }
-    let mdp = training_mdp(params, "double q-learning");
-    let mut pair = Pair::new(table(mdp, params.q_init, params.symmetry));
     let exploration = run_schedule(params, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {
             let s = first_state(mdp, &mut rng);
-            episode(&mut pair, mdp, &mut rng, s, exploration, alpha, gamma)
+            episode::<DIRECT>(&mut pair, mdp, &mut rng, s, exploration, alpha, params.gamma)
+        }
+        Step::Checkpoint(c) => checkpoint(c, &pair.mean()),
+    });
+    Trained { table: pair.mean(), exploration }
+}
+
+/// [`train`] in self-play, for one layout of the table (see [`Pair`]).
+fn train_self_play<const DIRECT: bool>(
+    params: &QParams,
+    seed: u64,
+    checkpoints: &[u64],
+    mut checkpoint: impl FnMut(Checkpoint, &Table),
+    mut pair: Pair,
+    successors: &Successors,
+) -> Trained {
+    let mut rng = seed::rng(seed, Stream::Train);
+    let exploration = run_schedule(params, checkpoints, |step| match step {
+        Step::Play { exploration, alpha } => {
+            self_play_episode::<DIRECT>(&mut pair, successors, &mut rng, exploration, alpha, params.gamma)
         }
         Step::Checkpoint(c) => checkpoint(c, &pair.mean()),
     });
@@ -172,7 +238,7 @@ pub fn train(
 
 /// One game against the fixed opponent from agent state `s`.
 #[inline]
-fn episode(
+fn episode<const DIRECT: bool>(
     pair: &mut Pair,
     mdp: &AgentMdp,
     rng: &mut impl RngCore,
@@ -182,11 +248,11 @@ fn episode(
     gamma: f64,
 ) {
     let mut coins = rng.next_u64();
-    let mut greedy = pair.greedy(s);
+    let mut greedy = pair.greedy::<DIRECT>(s);
     loop {
-        let slot = pair.choose(s, greedy, exploration, rng);
+        let slot = pair.choose::<DIRECT>(s, greedy, exploration, rng);
         let next = outcome(mdp, slot, rng);
-        greedy = pair.update(coins & 1 == 1, slot, alpha, next, gamma);
+        greedy = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, gamma);
         coins >>= 1;
         match next {
             Err(_) => return,
@@ -196,7 +262,7 @@ fn episode(
 }
 
 /// One self-play game from the empty board (position 0).
-fn self_play_episode(
+fn self_play_episode<const DIRECT: bool>(
     pair: &mut Pair,
     successors: &Successors,
     rng: &mut impl RngCore,
@@ -206,12 +272,12 @@ fn self_play_episode(
 ) {
     let mut coins = rng.next_u64();
     let mut id = 0usize;
-    let mut greedy = pair.greedy(id);
+    let mut greedy = pair.greedy::<DIRECT>(id);
     loop {
-        let slot = pair.choose(id, greedy, exploration, rng);
+        let slot = pair.choose::<DIRECT>(id, greedy, exploration, rng);
         let next = successors.child[slot];
         let next = if next == END { Err(successors.reward[slot]) } else { Ok(next as usize) };
-        greedy = pair.update(coins & 1 == 1, slot, alpha, next, -gamma);
+        greedy = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, -gamma);
         coins >>= 1;
         match next {
             Err(_) => return,

@@ -343,6 +343,19 @@ impl Table {
         if self.identity { slot } else { self.index[slot] as usize }
     }
 
+    /// Whether every slot has its own entry, numbered as the slot (a table without
+    /// `symmetry`): a learner can then read a state's entries as one run of slots.
+    pub fn slots_are_entries(&self) -> bool {
+        self.identity
+    }
+
+    /// The entry of `slot` through the symmetry index, for a table that has one (see
+    /// [`Table::slots_are_entries`]); [`Table::entry`] without the test of the layout.
+    #[inline(always)]
+    pub fn indexed_entry(&self, slot: usize) -> usize {
+        self.index[slot] as usize
+    }
+
     /// `Q(slot) += alpha * (target - Q(slot))`.
     #[inline(always)]
     pub fn update(&mut self, slot: usize, alpha: f64, target: f64) {
