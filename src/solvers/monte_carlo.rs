@@ -137,14 +137,20 @@ impl FirstGreedy {
     /// The game's first move is `slot`: finds the best of the state's other slots.
     #[inline(always)]
     fn played(&mut self, table: &Table, slot: usize) {
-        let mut other = (usize::MAX, f64::NEG_INFINITY);
-        for s in table.slots(self.state) {
-            let v = if s == slot { f64::NEG_INFINITY } else { table.value(s) };
-            if v > other.1 {
-                other = (s, v);
+        // The slots below the played one, then those above it: two plain scans, with no
+        // test of the played slot per value.
+        let best_in = |slots: std::ops::Range<usize>, mut best: (usize, f64)| {
+            for s in slots {
+                let v = table.value(s);
+                if v > best.1 {
+                    best = (s, v);
+                }
             }
-        }
-        (self.played, self.other) = (slot, other);
+            best
+        };
+        let slots = table.slots(self.state);
+        let below = best_in(slots.start..slot, (usize::MAX, f64::NEG_INFINITY));
+        (self.played, self.other) = (slot, best_in(slot + 1..slots.end, below));
     }
 
     /// The game's updates are done: the greedy slot for the next game, the first slot with
