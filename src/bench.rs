@@ -84,6 +84,37 @@ pub fn learner_rate(learner: Learner, budget: Duration) -> f64 {
     done as f64 / started.elapsed().as_secs_f64()
 }
 
+/// A tabular learner's share of Q-learning's training episodes per second, from pairs of
+/// runs of `episodes` episodes each (seed settings, X against random, one seed per pair):
+/// Q-learning's run and the learner's back to back, their order swapped every pair, for
+/// about `budget` and at least 5 pairs; the figure is of the pairs' ratios. The speed of
+/// this machine drifts by a third over seconds (a shared host), and a pair, tens of
+/// milliseconds long, falls in one spell of it.
+pub fn share_of_qlearning(learner: Learner, episodes: u64, budget: Duration) -> Figure {
+    let seconds = |train: Learner, seed: u64| {
+        let started = Instant::now();
+        train(&seed_q_params(episodes), seed);
+        started.elapsed().as_secs_f64()
+    };
+    let q_learning = LEARNERS[0].1;
+    let started = Instant::now();
+    let mut ratios = Vec::new();
+    for seed in 0.. {
+        if started.elapsed() >= budget && ratios.len() >= 5 {
+            break;
+        }
+        let (q, own) = if seed % 2 == 0 {
+            let q = seconds(q_learning, seed);
+            (q, seconds(learner, seed))
+        } else {
+            let own = seconds(learner, seed);
+            (seconds(q_learning, seed), own)
+        };
+        ratios.push(q / own);
+    }
+    Figure::of(ratios)
+}
+
 /// Training episodes per second on a bigger `game` (seed settings, X against random):
 /// one run of `episodes` episodes, less the time of a one-episode run (building the
 /// learner's table, which on 4x4k4 has 26.5 M slots, and reading out its policy). The MDP

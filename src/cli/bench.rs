@@ -7,8 +7,12 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::bench::{
-    Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat, solve_seconds,
+    Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat,
+    share_of_qlearning, solve_seconds,
 };
+
+/// The episodes of each run in the pairs that give a learner's share of Q-learning.
+const SHARE_EPISODES: u64 = 500_000;
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
 use crate::kinds::Params;
@@ -84,7 +88,10 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
 
 /// Every figure of `sweep bench`.
 struct Figures {
+    /// Each tabular learner's episodes/s, in the order of [`LEARNERS`].
     learners: Vec<Figure>,
+    /// Each one's share of Q-learning's episodes/s (see [`share_of_qlearning`]).
+    shares: Vec<Figure>,
     mcts_empty: Figure,
     mcts_midgame: Figure,
     mcts_4x4: Figure,
@@ -119,6 +126,11 @@ fn measure(args: &BenchArgs) -> Figures {
         }
     }
     let learners: Vec<Figure> = samples.into_iter().map(Figure::of).collect();
+    say("each learner's share of Q-learning's episodes/s, in pairs of runs");
+    let alone = Figure { median: 1.0, min: 1.0, max: 1.0 };
+    let shares: Vec<Figure> = std::iter::once(alone)
+        .chain(LEARNERS[1..].iter().map(|(_, learner)| share_of_qlearning(*learner, SHARE_EPISODES, 2 * slice)))
+        .collect();
     say("Q-learning episodes/s on 4x4k4 (building its MDP first, a few seconds)");
     let four_by_four = Game::new(4, 4, 4).expect("4x4k4 is a game");
     // About a slice of work per repetition at a million episodes per second.
@@ -141,17 +153,20 @@ fn measure(args: &BenchArgs) -> Figures {
     let episodes = ((learners[0].median * slice.as_secs_f64() * 2.0) as u64).clamp(10_000, 2_000_000);
     let jobs = speedup_jobs(episodes);
     let speedup = Figure::of((0..3).map(|_| wall_seconds(&jobs, 1) / wall_seconds(&jobs, threads)).collect());
-    Figures { learners, q_4x4, mcts_empty, mcts_midgame, mcts_4x4, solve, eval, speedup, threads, reps }
+    Figures { learners, shares, q_4x4, mcts_empty, mcts_midgame, mcts_4x4, solve, eval, speedup, threads, reps }
 }
 
 impl Figures {
     /// One JSON object with a key per figure.
     fn to_json(&self) -> serde_json::Value {
-        let learners: serde_json::Map<_, _> =
-            LEARNERS.iter().zip(&self.learners).map(|((name, _), f)| (name.to_string(), json!(f))).collect();
+        let by_name = |figures: &[Figure]| -> serde_json::Map<_, _> {
+            LEARNERS.iter().zip(figures).map(|((name, _), f)| (name.to_string(), json!(f))).collect()
+        };
+        let (learners, shares) = (by_name(&self.learners), by_name(&self.shares));
         json!({
             "qlearning_episodes_per_s": self.learners[0],
             "learner_episodes_per_s": learners,
+            "learner_share_of_qlearning": shares,
             "mcts_empty_iterations_per_s": self.mcts_empty,
             "mcts_midgame_iterations_per_s": self.mcts_midgame,
             "mcts_4x4k4_empty_iterations_per_s": self.mcts_4x4,
@@ -176,10 +191,11 @@ impl Figures {
         };
         let q = self.learners[0];
         println!("one core each, median of {} after a warm-up:", self.reps);
+        println!("(a learner's share of Q-learning: the median over pairs of {SHARE_EPISODES}-episode runs of both)");
         row("Q-learning training (x vs random, seed settings)", &q, "M episodes/s", 1e6);
-        for ((name, _), f) in LEARNERS.iter().zip(&self.learners).skip(1) {
-            let ratio = f.median / q.median;
-            row(&format!("{name} training ({:.0}% of Q-learning)", 100.0 * ratio), f, "M episodes/s", 1e6);
+        for (((name, _), f), share) in LEARNERS.iter().zip(&self.learners).zip(&self.shares).skip(1) {
+            let percent = 100.0 * share.median;
+            row(&format!("{name} training ({percent:.0}% of Q-learning)"), f, "M episodes/s", 1e6);
         }
         row("Q-learning on 4x4k4 (x vs random, training only)", &self.q_4x4, "M episodes/s", 1e6);
         row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
