@@ -35,12 +35,14 @@
 //! episode.
 //! References: van Hasselt 2010; Sutton & Barto 2018, §6.7.
 
+use std::ops::Range;
+
 use rand::RngCore;
 
 use super::params::{QParams, TrainOpponent};
 use super::q_learning::{first_state, outcome, table, training_mdp};
 use super::self_play::{END, Successors, build};
-use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, run_schedule};
+use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, choose_among, run_schedule};
 use crate::mdp::AgentMdp;
 use crate::seed::{self, Stream};
 
@@ -90,6 +92,29 @@ fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, own
     (mine_entry[other], best_at)
 }
 
+/// [`target_and_greedy_of`] over a state's run of entries (a table without symmetry): both
+/// maxima are followed by their entries, and the mean's offset is the distance of its
+/// entry from the run's start, so that the loop keeps no count.
+#[inline(always)]
+fn target_and_greedy_in(run: &[[f64; 2]], own: usize) -> (f64, usize) {
+    let other = own ^ 1;
+    let (first, rest) = run.split_first().expect("a state has a legal move");
+    let (mut mine, mut mine_entry) = (first[own], first);
+    let (mut best, mut best_entry) = (first[own] + first[other], first);
+    for entry in rest {
+        let (v, o) = (entry[own], entry[other]);
+        let w = v + o;
+        if v > mine {
+            (mine, mine_entry) = (v, entry);
+        }
+        if w > best {
+            (best, best_entry) = (w, entry);
+        }
+    }
+    let offset = (best_entry as *const [f64; 2] as usize - first as *const [f64; 2] as usize) / size_of::<[f64; 2]>();
+    (mine_entry[other], offset)
+}
+
 /// The scans and the update of a [`Pair`] for one layout of its table, fixed for a whole
 /// training run so that the loops test it once: `DIRECT` when every slot has its own entry
 /// (no symmetry), so that a state's entries are one run of `q`; else through the index.
@@ -124,22 +149,24 @@ impl Pair {
         slots.start + offset
     }
 
-    /// The behaviour's move in state `s`, given the greedy slot of the mean table.
+    /// The behaviour's move in a state whose slots are `slots`, given the greedy slot of
+    /// the mean table.
     #[inline(always)]
     fn choose<const DIRECT: bool>(
         &self,
-        s: usize,
+        slots: Range<usize>,
         greedy: usize,
         exploration: Exploration,
         rng: &mut impl RngCore,
     ) -> usize {
-        self.table.choose_by(s, || greedy, exploration, rng, |slot| self.sum::<DIRECT>(slot) * 0.5)
+        choose_among(slots, || greedy, exploration, rng, |slot| self.sum::<DIRECT>(slot) * 0.5)
     }
 
     /// Updates `slot` in table `own` (0 for `A`, 1 for `B`, the coin): toward
     /// `discount * other(s', argmax own(s',·))` when `next` is a state `s'`, toward
     /// `reward` when the game ended. Returns the greedy slot of the mean table in `s'`
-    /// (found in the same scan; the update, in an earlier state, does not change it).
+    /// (found in the same scan; the update, in an earlier state, does not change it) and
+    /// the slots of `s'` (none when the game ended).
     #[inline(always)]
     fn update<const DIRECT: bool>(
         &mut self,
@@ -148,23 +175,23 @@ impl Pair {
         alpha: f64,
         next: Result<usize, f64>,
         discount: f64,
-    ) -> usize {
-        let (target, greedy) = match next {
-            Err(reward) => (reward, 0),
+    ) -> (usize, Range<usize>) {
+        let (target, greedy, slots) = match next {
+            Err(reward) => (reward, 0, 0..0),
             Ok(s) => {
                 let slots = self.table.slots(s);
                 let (other, offset) = if DIRECT {
-                    target_and_greedy_of(self.q[slots.clone()].iter(), own)
+                    target_and_greedy_in(&self.q[slots.clone()], own)
                 } else {
                     target_and_greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]), own)
                 };
-                (discount * other, slots.start + offset)
+                (discount * other, slots.start + offset, slots)
             }
         };
         let e = self.entry::<DIRECT>(slot);
         let entry = &mut self.q[e][own];
         *entry += alpha * (target - *entry);
-        greedy
+        (greedy, slots)
     }
 
     /// The table of the means `(A + B) / 2`.
@@ -242,21 +269,20 @@ fn episode<const DIRECT: bool>(
     pair: &mut Pair,
     mdp: &AgentMdp,
     rng: &mut impl RngCore,
-    mut s: usize,
+    s: usize,
     exploration: Exploration,
     alpha: f64,
     gamma: f64,
 ) {
     let mut coins = rng.next_u64();
-    let mut greedy = pair.greedy::<DIRECT>(s);
+    let (mut greedy, mut slots) = (pair.greedy::<DIRECT>(s), pair.table.slots(s));
     loop {
-        let slot = pair.choose::<DIRECT>(s, greedy, exploration, rng);
+        let slot = pair.choose::<DIRECT>(slots, greedy, exploration, rng);
         let next = outcome(mdp, slot, rng);
-        greedy = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, gamma);
+        (greedy, slots) = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, gamma);
         coins >>= 1;
-        match next {
-            Err(_) => return,
-            Ok(n) => s = n,
+        if next.is_err() {
+            return;
         }
     }
 }
@@ -271,17 +297,16 @@ fn self_play_episode<const DIRECT: bool>(
     gamma: f64,
 ) {
     let mut coins = rng.next_u64();
-    let mut id = 0usize;
-    let mut greedy = pair.greedy::<DIRECT>(id);
+    // Every game starts from the empty board, position 0.
+    let (mut greedy, mut slots) = (pair.greedy::<DIRECT>(0), pair.table.slots(0));
     loop {
-        let slot = pair.choose::<DIRECT>(id, greedy, exploration, rng);
+        let slot = pair.choose::<DIRECT>(slots, greedy, exploration, rng);
         let next = successors.child[slot];
         let next = if next == END { Err(successors.reward[slot]) } else { Ok(next as usize) };
-        greedy = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, -gamma);
+        (greedy, slots) = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, -gamma);
         coins >>= 1;
-        match next {
-            Err(_) => return,
-            Ok(n) => id = n,
+        if next.is_err() {
+            return;
         }
     }
 }

@@ -249,31 +249,7 @@ impl Table {
         rng: &mut impl RngCore,
         value: impl Fn(usize) -> f64,
     ) -> usize {
-        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
-        let draw = rng.next_u64();
-        match exploration {
-            Exploration::EpsilonGreedy { threshold } => {
-                if draw >> 32 < threshold {
-                    first + below(draw as u32, end - first)
-                } else {
-                    greedy()
-                }
-            }
-            Exploration::Softmax { temperature } if temperature > 0.0 => {
-                let best = value(greedy());
-                let weight = |slot| ((value(slot) - best) / temperature).exp();
-                let total: f64 = (first..end).map(weight).sum();
-                let mut left = (draw >> 11) as f64 * UNIT_53 * total;
-                for slot in first..end - 1 {
-                    left -= weight(slot);
-                    if left < 0.0 {
-                        return slot;
-                    }
-                }
-                end - 1
-            }
-            Exploration::Softmax { .. } => greedy(),
-        }
+        choose_among(self.slots(s), greedy, exploration, rng, value)
     }
 
     /// Takes the entries out, leaving the table without values until
@@ -390,6 +366,42 @@ impl Table {
             }
         }
         policy
+    }
+}
+
+/// [`Table::choose_by`] among a state's `slots`, for a learner that has them at hand.
+#[inline(always)]
+pub fn choose_among(
+    slots: std::ops::Range<usize>,
+    greedy: impl FnOnce() -> usize,
+    exploration: Exploration,
+    rng: &mut impl RngCore,
+    value: impl Fn(usize) -> f64,
+) -> usize {
+    let (first, end) = (slots.start, slots.end);
+    let draw = rng.next_u64();
+    match exploration {
+        Exploration::EpsilonGreedy { threshold } => {
+            if draw >> 32 < threshold {
+                first + below(draw as u32, end - first)
+            } else {
+                greedy()
+            }
+        }
+        Exploration::Softmax { temperature } if temperature > 0.0 => {
+            let best = value(greedy());
+            let weight = |slot| ((value(slot) - best) / temperature).exp();
+            let total: f64 = (first..end).map(weight).sum();
+            let mut left = (draw >> 11) as f64 * UNIT_53 * total;
+            for slot in first..end - 1 {
+                left -= weight(slot);
+                if left < 0.0 {
+                    return slot;
+                }
+            }
+            end - 1
+        }
+        Exploration::Softmax { .. } => greedy(),
     }
 }
 
