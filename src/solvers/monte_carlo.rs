@@ -138,19 +138,25 @@ impl FirstGreedy {
     #[inline(always)]
     fn played(&mut self, table: &Table, slot: usize) {
         // The slots below the played one, then those above it: two plain scans, with no
-        // test of the played slot per value.
-        let best_in = |slots: std::ops::Range<usize>, mut best: (usize, f64)| {
-            for s in slots {
-                let v = table.value(s);
-                if v > best.1 {
-                    best = (s, v);
-                }
-            }
-            best
-        };
+        // test of the played slot per value; without symmetry, over runs of the entries.
         let slots = table.slots(self.state);
-        let below = best_in(slots.start..slot, (usize::MAX, f64::NEG_INFINITY));
-        (self.played, self.other) = (slot, best_in(slot + 1..slots.end, below));
+        let none = (usize::MAX, f64::NEG_INFINITY);
+        let other = if table.slots_are_entries() {
+            let q = table.entries();
+            best_in(&q[slot + 1..slots.end], slot + 1, best_in(&q[slots.start..slot], slots.start, none))
+        } else {
+            let best_of = |slots: std::ops::Range<usize>, mut best: (usize, f64)| {
+                for s in slots {
+                    let v = table.value(s);
+                    if v > best.1 {
+                        best = (s, v);
+                    }
+                }
+                best
+            };
+            best_of(slot + 1..slots.end, best_of(slots.start..slot, none))
+        };
+        (self.played, self.other) = (slot, other);
     }
 
     /// The game's updates are done: the greedy slot for the next game, the first slot with
@@ -164,6 +170,18 @@ impl FirstGreedy {
         // (`std::hint::select_unpredictable`) made the learner 12% slower (docs/performance.md §10).
         self.greedy = if v > best || (v == best && self.played < slot) { self.played } else { slot };
     }
+}
+
+/// The first slot with the largest value among `values`, the values of the slots from
+/// `first` on, or `best` when none is larger than its value.
+#[inline(always)]
+fn best_in(values: &[f64], first: usize, mut best: (usize, f64)) -> (usize, f64) {
+    for (k, &v) in values.iter().enumerate() {
+        if v > best.1 {
+            best = (first + k, v);
+        }
+    }
+    best
 }
 
 /// Trains Monte Carlo control against `params.learner.opponent` (a fixed one or itself);
