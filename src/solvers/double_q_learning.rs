@@ -92,6 +92,28 @@ fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, own
     (mine_entry[other], best_at)
 }
 
+/// [`greedy_of`] over a state's run of entries (a table without symmetry), the way
+/// [`target_and_greedy_in`] follows its maxima.
+#[inline(always)]
+fn greedy_in(run: &[[f64; 2]]) -> usize {
+    let (first, rest) = run.split_first().expect("a state has a legal move");
+    let (mut best, mut best_entry) = (first[0] + first[1], first);
+    for entry in rest {
+        let w = entry[0] + entry[1];
+        if w > best {
+            best_entry = entry;
+        }
+        best = if best > w { best } else { w };
+    }
+    offset(first, best_entry)
+}
+
+/// The number of entries from `first` to `entry` in one run.
+#[inline(always)]
+fn offset(first: &[f64; 2], entry: &[f64; 2]) -> usize {
+    (entry as *const [f64; 2] as usize - first as *const [f64; 2] as usize) / size_of::<[f64; 2]>()
+}
+
 /// [`target_and_greedy_of`] over a state's run of entries (a table without symmetry): both
 /// maxima are followed by their entries, and the mean's offset is the distance of its
 /// entry from the run's start, so that the loop keeps no count.
@@ -105,14 +127,17 @@ fn target_and_greedy_in(run: &[[f64; 2]], own: usize) -> (f64, usize) {
         let (v, o) = (entry[own], entry[other]);
         let w = v + o;
         if v > mine {
-            (mine, mine_entry) = (v, entry);
+            mine_entry = entry;
         }
         if w > best {
-            (best, best_entry) = (w, entry);
+            best_entry = entry;
         }
+        // The maxima, kept in place. On a tie they may take the other sign of zero, which
+        // no comparison tells apart; the entries, not these values, are the results.
+        mine = if mine > v { mine } else { v };
+        best = if best > w { best } else { w };
     }
-    let offset = (best_entry as *const [f64; 2] as usize - first as *const [f64; 2] as usize) / size_of::<[f64; 2]>();
-    (mine_entry[other], offset)
+    (mine_entry[other], offset(first, best_entry))
 }
 
 /// The scans and the update of a [`Pair`] for one layout of its table, fixed for a whole
@@ -142,7 +167,7 @@ impl Pair {
     fn greedy<const DIRECT: bool>(&self, s: usize) -> usize {
         let slots = self.table.slots(s);
         let offset = if DIRECT {
-            greedy_of(self.q[slots.clone()].iter())
+            greedy_in(&self.q[slots.clone()])
         } else {
             greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]))
         };
