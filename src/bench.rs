@@ -87,7 +87,7 @@ pub fn learner_rate(learner: Learner, budget: Duration) -> f64 {
 /// A tabular learner's share of Q-learning's training episodes per second, from pairs of
 /// runs of `episodes` episodes each (seed settings, X against random, one seed per pair):
 /// Q-learning's run and the learner's back to back, their order swapped every pair, for
-/// about `budget` and at least 5 pairs; the figure is of the pairs' ratios. The speed of
+/// about `budget` and at least 7 pairs; the figure is of the pairs' ratios. The speed of
 /// this machine drifts by a third over seconds (a shared host), and a pair, tens of
 /// milliseconds long, falls in one spell of it.
 pub fn share_of_qlearning(learner: Learner, episodes: u64, budget: Duration) -> Figure {
@@ -100,7 +100,7 @@ pub fn share_of_qlearning(learner: Learner, episodes: u64, budget: Duration) -> 
     let started = Instant::now();
     let mut ratios = Vec::new();
     for seed in 0.. {
-        if started.elapsed() >= budget && ratios.len() >= 5 {
+        if started.elapsed() >= budget && ratios.len() >= 7 {
             break;
         }
         let (q, own) = if seed % 2 == 0 {

@@ -24,7 +24,8 @@
 //!   is the temperature in use.
 //! - The exploration step ([`Exploration`]): ε-greedy takes one 64-bit draw per decision;
 //!   its high half, compared with `epsilon · 2^32`, decides whether to explore, and its
-//!   low half picks the legal move when exploring. Indices use the multiply-shift map
+//!   low half picks the legal move when exploring ([`choose_among`] takes the state's slots
+//!   from a learner that has them at hand). Indices use the multiply-shift map
 //!   `(u32 · n) >> 32` ([`below`]), whose bias is below `n / 2^32` (2e-9). Softmax also
 //!   takes one 64-bit draw per decision: its top 53 bits, as a uniform number in [0, 1),
 //!   pick the move whose cumulative weight `exp((Q - max Q) / temperature)` first exceeds
