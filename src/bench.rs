@@ -88,8 +88,8 @@ pub fn learner_rate(learner: Learner, budget: Duration) -> f64 {
 /// runs of `episodes` episodes each (seed settings, X against random, one seed per pair):
 /// Q-learning's run and the learner's back to back, their order swapped every pair, for
 /// about `budget` and at least 7 pairs; the figure is of the pairs' ratios. The speed of
-/// this machine drifts by a third over seconds (a shared host), and a pair, tens of
-/// milliseconds long, falls in one spell of it.
+/// a shared host drifts by a third in spells of seconds, and a pair of 2,000,000-episode
+/// runs (about 0.3 s here) mostly falls within one spell.
 pub fn share_of_qlearning(learner: Learner, episodes: u64, budget: Duration) -> Figure {
     let seconds = |train: Learner, seed: u64| {
         let started = Instant::now();

@@ -10,10 +10,6 @@ use crate::bench::{
     Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat,
     share_of_qlearning, solve_seconds,
 };
-
-/// The episodes of each run in the pairs that give a learner's share of Q-learning: the
-/// largest run that the episodes/s figures time, which holds most of their episodes.
-const SHARE_EPISODES: u64 = 2_000_000;
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
 use crate::kinds::Params;
@@ -21,6 +17,10 @@ use crate::mdp::{Evaluator, Opponent};
 use crate::run::job;
 use crate::solvers::QParams;
 use crate::spec::{EvaluationSpec, Job};
+
+/// The episodes of each run in the pairs that give a learner's share of Q-learning: the
+/// largest run that the episodes/s figures time, which holds most of their episodes.
+const SHARE_EPISODES: u64 = 2_000_000;
 
 /// Flags of `sweep bench`.
 #[derive(clap::Args, Debug)]

@@ -71,8 +71,9 @@ fn greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>) -> usize {
 
 /// In one pass over a state's entries, as in [`greedy_of`]: the value in the other table
 /// at the greedy entry of table `own` (0 for `A`, 1 for `B`; lowest cell among ties), and
-/// the greedy offset of the mean. The own table's maximum is followed by its entry, whose other value is
-/// read once after the pass: no value is carried per slot beside the maximum.
+/// the greedy offset of the mean. The own table's maximum is followed by its entry, whose
+/// other value is read once after the pass: no value is carried per slot beside the
+/// maximum.
 #[inline(always)]
 fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, own: usize) -> (f64, usize) {
     let other = own ^ 1;

@@ -143,18 +143,11 @@ impl FirstGreedy {
         let none = (usize::MAX, f64::NEG_INFINITY);
         let other = if table.slots_are_entries() {
             let q = table.entries();
-            best_in(&q[slot + 1..slots.end], slot + 1, best_in(&q[slots.start..slot], slots.start, none))
+            let below = best_in(q[slots.start..slot].iter().copied(), slots.start, none);
+            best_in(q[slot + 1..slots.end].iter().copied(), slot + 1, below)
         } else {
-            let best_of = |slots: std::ops::Range<usize>, mut best: (usize, f64)| {
-                for s in slots {
-                    let v = table.value(s);
-                    if v > best.1 {
-                        best = (s, v);
-                    }
-                }
-                best
-            };
-            best_of(slot + 1..slots.end, best_of(slots.start..slot, none))
+            let values = |run: std::ops::Range<usize>| run.map(|s| table.value(s));
+            best_in(values(slot + 1..slots.end), slot + 1, best_in(values(slots.start..slot), slots.start, none))
         };
         (self.played, self.other) = (slot, other);
     }
@@ -175,8 +168,8 @@ impl FirstGreedy {
 /// The first slot with the largest value among `values`, the values of the slots from
 /// `first` on, or `best` when none is larger than its value.
 #[inline(always)]
-fn best_in(values: &[f64], first: usize, mut best: (usize, f64)) -> (usize, f64) {
-    for (k, &v) in values.iter().enumerate() {
+fn best_in(values: impl Iterator<Item = f64>, first: usize, mut best: (usize, f64)) -> (usize, f64) {
+    for (k, v) in values.enumerate() {
         if v > best.1 {
             best = (first + k, v);
         }
