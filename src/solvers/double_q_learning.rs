@@ -93,52 +93,49 @@ fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, own
     (mine_entry[other], best_at)
 }
 
-/// [`greedy_of`] over a state's run of entries (a table without symmetry), the way
-/// [`target_and_greedy_in`] follows its maxima.
+/// [`greedy_of`] over a state's run of entries (a table without symmetry) whose first slot
+/// is `start`, as a slot: the loop keeps the greedy slot itself, as Q-learning's scan does,
+/// so that the next move is known as soon as the last comparison is.
 #[inline(always)]
-fn greedy_in(run: &[[f64; 2]]) -> usize {
+fn greedy_in(run: &[[f64; 2]], start: usize) -> usize {
     let (first, rest) = run.split_first().expect("a state has a legal move");
-    let (mut best, mut best_entry) = (first[0] + first[1], first);
-    for entry in rest {
+    let (mut best, mut best_at) = (first[0] + first[1], start);
+    for (slot, entry) in (start + 1..).zip(rest) {
         let w = entry[0] + entry[1];
         if w > best {
-            best_entry = entry;
+            best_at = slot;
         }
         best = if best > w { best } else { w };
     }
-    offset(first, best_entry)
+    best_at
 }
 
-/// The number of entries from `first` to `entry` in one run.
+/// [`target_and_greedy_of`] over a state's run of entries (a table without symmetry) whose
+/// first slot is `start`: the own table's maximum is followed by its entry (its other value
+/// is read once, for the update, off the path to the next move), the mean's by its slot,
+/// as in [`greedy_in`].
 #[inline(always)]
-fn offset(first: &[f64; 2], entry: &[f64; 2]) -> usize {
-    (entry as *const [f64; 2] as usize - first as *const [f64; 2] as usize) / size_of::<[f64; 2]>()
-}
-
-/// [`target_and_greedy_of`] over a state's run of entries (a table without symmetry): both
-/// maxima are followed by their entries, and the mean's offset is the distance of its
-/// entry from the run's start, so that the loop keeps no count.
-#[inline(always)]
-fn target_and_greedy_in(run: &[[f64; 2]], own: usize) -> (f64, usize) {
+fn target_and_greedy_in(run: &[[f64; 2]], start: usize, own: usize) -> (f64, usize) {
     let other = own ^ 1;
     let (first, rest) = run.split_first().expect("a state has a legal move");
     let (mut mine, mut mine_entry) = (first[own], first);
-    let (mut best, mut best_entry) = (first[own] + first[other], first);
-    for entry in rest {
+    let (mut best, mut best_at) = (first[own] + first[other], start);
+    for (slot, entry) in (start + 1..).zip(rest) {
         let (v, o) = (entry[own], entry[other]);
         let w = v + o;
         if v > mine {
             mine_entry = entry;
         }
         if w > best {
-            best_entry = entry;
+            best_at = slot;
         }
         // The maxima, kept in place. On a tie they may take the other sign of zero, which
-        // no comparison tells apart; the entries, not these values, are the results.
+        // no comparison tells apart; the entry and the slot, not these values, are the
+        // results.
         mine = if mine > v { mine } else { v };
         best = if best > w { best } else { w };
     }
-    (mine_entry[other], offset(first, best_entry))
+    (mine_entry[other], best_at)
 }
 
 /// The scans and the update of a [`Pair`] for one layout of its table, fixed for a whole
@@ -167,12 +164,11 @@ impl Pair {
     #[inline(always)]
     fn greedy<const DIRECT: bool>(&self, s: usize) -> usize {
         let slots = self.table.slots(s);
-        let offset = if DIRECT {
-            greedy_in(&self.q[slots.clone()])
+        if DIRECT {
+            greedy_in(&self.q[slots.clone()], slots.start)
         } else {
-            greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]))
-        };
-        slots.start + offset
+            slots.start + greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]))
+        }
     }
 
     /// The behaviour's move in a state whose slots are `slots`, given the greedy slot of
@@ -206,12 +202,14 @@ impl Pair {
             Err(reward) => (reward, 0, 0..0),
             Ok(s) => {
                 let slots = self.table.slots(s);
-                let (other, offset) = if DIRECT {
-                    target_and_greedy_in(&self.q[slots.clone()], own)
+                let (other, greedy) = if DIRECT {
+                    target_and_greedy_in(&self.q[slots.clone()], slots.start, own)
                 } else {
-                    target_and_greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]), own)
+                    let entries = slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]);
+                    let (other, offset) = target_and_greedy_of(entries, own);
+                    (other, slots.start + offset)
                 };
-                (discount * other, slots.start + offset, slots)
+                (discount * other, greedy, slots)
             }
         };
         let e = self.entry::<DIRECT>(slot);
