@@ -31,8 +31,9 @@
 //! line. The loops are compiled once for each layout of the table (every slot its own
 //! entry, or entries through the symmetry index) and the layout is chosen once per run, so
 //! that without symmetry a state's scan runs over one slice, with no test of the layout
-//! and no bounds check per slot (`docs/performance.md` §11). No allocation inside an
-//! episode.
+//! and no bounds check per slot (`docs/performance.md` §11). Both layouts, and both
+//! opponents (fixed, or the table itself in self-play), play one game loop. No allocation
+//! inside an episode.
 //! References: van Hasselt 2010; Sutton & Barto 2018, §6.7.
 
 use std::ops::Range;
@@ -41,9 +42,8 @@ use rand::RngCore;
 
 use super::params::{QParams, TrainOpponent};
 use super::q_learning::{first_state, outcome, table, training_mdp};
-use super::self_play::{END, Successors, build};
+use super::self_play::{END, build};
 use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, choose_among, run_schedule};
-use crate::mdp::AgentMdp;
 use crate::seed::{self, Stream};
 
 /// The two tables, `A` and `B`, entry beside entry: one scan reads both with one index.
@@ -55,52 +55,14 @@ struct Pair {
 }
 
 /// The greedy slot of the mean (`A + B`, lowest cell among ties) among a state's entries
-/// `[A, B]` in slot order (at least one), as an offset into the state's slots.
+/// `[A, B]` in slot order (at least one), whose first slot is `start`. The loop keeps the
+/// greedy slot itself, as Q-learning's scan does, so that the next move is known as soon
+/// as the last comparison is.
 #[inline(always)]
-fn greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>) -> usize {
-    let [a, b] = *entries.next().expect("a state has a legal move");
-    let (mut best, mut best_at) = (a + b, 0);
-    for (k, &[a, b]) in entries.enumerate() {
-        let w = a + b;
-        if w > best {
-            (best, best_at) = (w, k + 1);
-        }
-    }
-    best_at
-}
-
-/// In one pass over a state's entries, as in [`greedy_of`]: the value in the other table
-/// at the greedy entry of table `own` (0 for `A`, 1 for `B`; lowest cell among ties), and
-/// the greedy offset of the mean. The own table's maximum is followed by its entry, whose
-/// other value is read once after the pass: no value is carried per slot beside the
-/// maximum.
-#[inline(always)]
-fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, own: usize) -> (f64, usize) {
-    let other = own ^ 1;
+fn greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, start: usize) -> usize {
     let first = entries.next().expect("a state has a legal move");
-    let (mut mine, mut mine_entry) = (first[own], first);
-    let (mut best, mut best_at) = (first[own] + first[other], 0);
-    for (k, entry) in entries.enumerate() {
-        let (v, o) = (entry[own], entry[other]);
-        let w = v + o;
-        if v > mine {
-            (mine, mine_entry) = (v, entry);
-        }
-        if w > best {
-            (best, best_at) = (w, k + 1);
-        }
-    }
-    (mine_entry[other], best_at)
-}
-
-/// [`greedy_of`] over a state's run of entries (a table without symmetry) whose first slot
-/// is `start`, as a slot: the loop keeps the greedy slot itself, as Q-learning's scan does,
-/// so that the next move is known as soon as the last comparison is.
-#[inline(always)]
-fn greedy_in(run: &[[f64; 2]], start: usize) -> usize {
-    let (first, rest) = run.split_first().expect("a state has a legal move");
     let (mut best, mut best_at) = (first[0] + first[1], start);
-    for (slot, entry) in (start + 1..).zip(rest) {
+    for (slot, entry) in (start + 1..).zip(entries) {
         let w = entry[0] + entry[1];
         if w > best {
             best_at = slot;
@@ -110,17 +72,18 @@ fn greedy_in(run: &[[f64; 2]], start: usize) -> usize {
     best_at
 }
 
-/// [`target_and_greedy_of`] over a state's run of entries (a table without symmetry) whose
-/// first slot is `start`: the own table's maximum is followed by its entry (its other value
-/// is read once, for the update, off the path to the next move), the mean's by its slot,
-/// as in [`greedy_in`].
+/// In one pass over a state's entries, as in [`greedy_of`]: the value in the other table
+/// at the greedy entry of table `own` (0 for `A`, 1 for `B`; lowest cell among ties), and
+/// the greedy slot of the mean. The own table's maximum is followed by its entry, whose
+/// other value is read once after the pass (for the update, off the path to the next
+/// move).
 #[inline(always)]
-fn target_and_greedy_in(run: &[[f64; 2]], start: usize, own: usize) -> (f64, usize) {
+fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, start: usize, own: usize) -> (f64, usize) {
     let other = own ^ 1;
-    let (first, rest) = run.split_first().expect("a state has a legal move");
+    let first = entries.next().expect("a state has a legal move");
     let (mut mine, mut mine_entry) = (first[own], first);
     let (mut best, mut best_at) = (first[own] + first[other], start);
-    for (slot, entry) in (start + 1..).zip(rest) {
+    for (slot, entry) in (start + 1..).zip(entries) {
         let (v, o) = (entry[own], entry[other]);
         let w = v + o;
         if v > mine {
@@ -165,9 +128,9 @@ impl Pair {
     fn greedy<const DIRECT: bool>(&self, s: usize) -> usize {
         let slots = self.table.slots(s);
         if DIRECT {
-            greedy_in(&self.q[slots.clone()], slots.start)
+            greedy_of(self.q[slots.clone()].iter(), slots.start)
         } else {
-            slots.start + greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]))
+            greedy_of(slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]), slots.start)
         }
     }
 
@@ -203,11 +166,10 @@ impl Pair {
             Ok(s) => {
                 let slots = self.table.slots(s);
                 let (other, greedy) = if DIRECT {
-                    target_and_greedy_in(&self.q[slots.clone()], slots.start, own)
+                    target_and_greedy_of(self.q[slots.clone()].iter(), slots.start, own)
                 } else {
                     let entries = slots.clone().map(|slot| &self.q[self.table.indexed_entry(slot)]);
-                    let (other, offset) = target_and_greedy_of(entries, own);
-                    (other, slots.start + offset)
+                    target_and_greedy_of(entries, slots.start, own)
                 };
                 (discount * other, greedy, slots)
             }
@@ -229,105 +191,79 @@ impl Pair {
 /// Trains Double Q-learning against `params.opponent` (a fixed one or itself); calls
 /// `checkpoint` with the mean table after each listed episode.
 pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
-    let symmetry = params.symmetry;
+    let (gamma, symmetry) = (params.gamma, params.symmetry);
     if params.opponent == TrainOpponent::SelfPlay {
         let (table, successors) = build(params.game, params.q_init, symmetry);
+        // Every game starts from the empty board, position 0; the opponent is the table
+        // itself, seen from the side to move.
+        let next = |slot: usize, _: &mut seed::Rng| match successors.child[slot] {
+            END => Err(successors.reward[slot]),
+            child => Ok(child as usize),
+        };
         let pair = Pair::new(table);
         return if pair.table.slots_are_entries() {
-            train_self_play::<true>(params, seed, checkpoints, checkpoint, pair, &successors)
+            train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
+                game::<true>(p, rng, 0, e, a, -gamma, next)
+            })
         } else {
-            train_self_play::<false>(params, seed, checkpoints, checkpoint, pair, &successors)
+            train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
+                game::<false>(p, rng, 0, e, a, -gamma, next)
+            })
         };
     }
     let mdp = training_mdp(params, "double q-learning");
+    let next = |slot: usize, rng: &mut seed::Rng| outcome(mdp, slot, rng);
     let pair = Pair::new(table(mdp, params.q_init, symmetry));
     if pair.table.slots_are_entries() {
-        train_fixed::<true>(params, seed, checkpoints, checkpoint, pair, mdp)
+        train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
+            let s = first_state(mdp, rng);
+            game::<true>(p, rng, s, e, a, gamma, next)
+        })
     } else {
-        train_fixed::<false>(params, seed, checkpoints, checkpoint, pair, mdp)
+        train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
+            let s = first_state(mdp, rng);
+            game::<false>(p, rng, s, e, a, gamma, next)
+        })
     }
 }
 
-/// [`train`] against a fixed opponent, for one layout of the table (see [`Pair`]).
-fn train_fixed<const DIRECT: bool>(
+/// The schedule and the checkpoints of [`train`] around `play` (one game on the pair, with
+/// the episode's exploration and step size).
+fn train_with(
     params: &QParams,
     seed: u64,
     checkpoints: &[u64],
     mut checkpoint: impl FnMut(Checkpoint, &Table),
     mut pair: Pair,
-    mdp: &AgentMdp,
+    mut play: impl FnMut(&mut Pair, &mut seed::Rng, Exploration, f64),
 ) -> Trained {
     let mut rng = seed::rng(seed, Stream::Train);
     let exploration = run_schedule(params, checkpoints, |step| match step {
-        Step::Play { exploration, alpha } => {
-            let s = first_state(mdp, &mut rng);
-            episode::<DIRECT>(&mut pair, mdp, &mut rng, s, exploration, alpha, params.gamma)
-        }
+        Step::Play { exploration, alpha } => play(&mut pair, &mut rng, exploration, alpha),
         Step::Checkpoint(c) => checkpoint(c, &pair.mean()),
     });
     Trained { table: pair.mean(), exploration }
 }
 
-/// [`train`] in self-play, for one layout of the table (see [`Pair`]).
-fn train_self_play<const DIRECT: bool>(
-    params: &QParams,
-    seed: u64,
-    checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
-    mut pair: Pair,
-    successors: &Successors,
-) -> Trained {
-    let mut rng = seed::rng(seed, Stream::Train);
-    let exploration = run_schedule(params, checkpoints, |step| match step {
-        Step::Play { exploration, alpha } => {
-            self_play_episode::<DIRECT>(&mut pair, successors, &mut rng, exploration, alpha, params.gamma)
-        }
-        Step::Checkpoint(c) => checkpoint(c, &pair.mean()),
-    });
-    Trained { table: pair.mean(), exploration }
-}
-
-/// One game against the fixed opponent from agent state `s`.
-#[inline]
-fn episode<const DIRECT: bool>(
+/// One game from state `s`, for one layout of the table (see [`Pair`]): `next` gives the
+/// outcome of a move, `Ok(the next state)` or `Err(the reward)`, and `discount` is `gamma`
+/// against a fixed opponent, `-gamma` in self-play (the next state is the other side's).
+#[inline(always)]
+fn game<const DIRECT: bool>(
     pair: &mut Pair,
-    mdp: &AgentMdp,
-    rng: &mut impl RngCore,
+    rng: &mut seed::Rng,
     s: usize,
     exploration: Exploration,
     alpha: f64,
-    gamma: f64,
+    discount: f64,
+    next: impl Fn(usize, &mut seed::Rng) -> Result<usize, f64>,
 ) {
     let mut coins = rng.next_u64();
     let (mut greedy, mut slots) = (pair.greedy::<DIRECT>(s), pair.table.slots(s));
     loop {
         let slot = pair.choose::<DIRECT>(slots, greedy, exploration, rng);
-        let next = outcome(mdp, slot, rng);
-        (greedy, slots) = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, gamma);
-        coins >>= 1;
-        if next.is_err() {
-            return;
-        }
-    }
-}
-
-/// One self-play game from the empty board (position 0).
-fn self_play_episode<const DIRECT: bool>(
-    pair: &mut Pair,
-    successors: &Successors,
-    rng: &mut impl RngCore,
-    exploration: Exploration,
-    alpha: f64,
-    gamma: f64,
-) {
-    let mut coins = rng.next_u64();
-    // Every game starts from the empty board, position 0.
-    let (mut greedy, mut slots) = (pair.greedy::<DIRECT>(0), pair.table.slots(0));
-    loop {
-        let slot = pair.choose::<DIRECT>(slots, greedy, exploration, rng);
-        let next = successors.child[slot];
-        let next = if next == END { Err(successors.reward[slot]) } else { Ok(next as usize) };
-        (greedy, slots) = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, -gamma);
+        let next = next(slot, rng);
+        (greedy, slots) = pair.update::<DIRECT>((coins & 1) as usize, slot, alpha, next, discount);
         coins >>= 1;
         if next.is_err() {
             return;
