@@ -22,3 +22,4 @@ pub mod seed;
 pub mod solvers;
 pub mod spec;
 pub mod stats;
+pub mod test_split;

@@ -23,9 +23,10 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::mdp::{Opponent, Seat};
 use crate::report::files::each_row;
 use crate::report::{Field, RESULT_COLUMNS};
-use crate::spec::{Job, Method, SearchSpec, Sweep};
+use crate::spec::{Job, Method, Metric, SearchSpec, Sweep};
 
 /// A configuration's jobs within one rung: the offset of its first job and its replicates.
 #[derive(Clone, Copy, Debug)]
@@ -177,24 +178,36 @@ struct Sums {
 /// exist): the mean over its rows against the search's opponent (in the search's seat
 /// when it names one and the job is evaluated there); +inf for a failed job.
 pub fn read_scores(path: &Path, search: &SearchSpec) -> Result<HashMap<String, f64>> {
+    read_metric(path, search.metric, search.opponent, search.seat)
+}
+
+/// The `metric` of every finished job in the results file `path`, judged against
+/// `opponent` in `seat` as [`read_scores`] does (also for a `[test]` table's ranking).
+pub fn read_metric(
+    path: &Path,
+    metric: Metric,
+    opponent: Opponent,
+    seat: Option<Seat>,
+) -> Result<HashMap<String, f64>> {
     // The metric's spelling is its column's name.
-    let metric = search.metric.name();
+    let metric = metric.name();
     if !path.exists() {
         return Ok(HashMap::new());
     }
     let index = |name: &str| crate::report::column(name);
+    let (judged, seated) = (opponent, seat);
     let (id, opponent, seat, status, value) =
         (index("job_id"), Field::EvalOpponent.column(), index("seat"), Field::Status.column(), index(metric));
     let mut sums: HashMap<String, Sums> = HashMap::new();
     each_row(path, &RESULT_COLUMNS, &["job_id", "eval_opponent", "seat", "status", metric], |row| {
-        if &row[opponent] != search.opponent.name() {
+        if &row[opponent] != judged.name() {
             return;
         }
         let entry = sums.entry(row[id].to_string()).or_default();
         let v: f64 = row[value].parse().unwrap_or(f64::INFINITY);
         entry.failed |= &row[status] != "ok";
         entry.all = (entry.all.0 + v, entry.all.1 + 1);
-        if search.seat.is_some_and(|s| s.name() == &row[seat]) {
+        if seated.is_some_and(|s| s.name() == &row[seat]) {
             entry.seat = (entry.seat.0 + v, entry.seat.1 + 1);
         }
     })?;

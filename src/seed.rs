@@ -2,6 +2,11 @@
 //!
 //! - A job's `seed` is `mix(master_seed, replicate)` ([`job_seed`]), the same at every
 //!   grid point, so configurations are compared on common random numbers.
+//! - A test replicate (a `[test]` table: configurations re-run on fresh seeds) has the
+//!   seed `mix(master_seed, TEST | replicate)` ([`test_seed`]), with [`TEST`] the top bit.
+//!   Tuning replicates are 32-bit, so the two never share the second argument, and `mix`
+//!   is a bijection of its second argument for a fixed first: no test seed ever equals a
+//!   tuning seed of the same master seed.
 //! - Training, sampled evaluation and search draw from separate streams
 //!   ([`Stream`]), each a [`Pcg64Mcg`] seeded from `mix(seed, stream tag)`.
 //! - A job's id is the first 12 hex digits of the 64-bit FNV-1a hash of its canonical key,
@@ -36,6 +41,15 @@ pub fn mix(a: u64, b: u64) -> u64 {
 /// The seed of replicate `replicate` under `master_seed` (the same at every grid point).
 pub fn job_seed(master_seed: u64, replicate: u32) -> u64 {
     mix(master_seed, u64::from(replicate))
+}
+
+/// The bit that marks a test replicate's input to [`mix`] (tuning replicates are `u32`).
+pub const TEST: u64 = 1 << 63;
+
+/// The seed of test replicate `replicate` under `master_seed`: never the seed of a tuning
+/// replicate (see the module docs), and the same at every grid point.
+pub fn test_seed(master_seed: u64, replicate: u32) -> u64 {
+    mix(master_seed, TEST | u64::from(replicate))
 }
 
 /// The independent random streams of one job.
@@ -110,5 +124,37 @@ mod tests {
         assert_eq!(a, rng(7, Stream::Train).next_u64());
         assert_ne!(a, rng(7, Stream::Evaluation).next_u64());
         assert_ne!(job_seed(1, 0), job_seed(1, 1));
+    }
+
+    #[test]
+    fn mix_is_a_bijection_of_its_second_argument() {
+        // Undo SplitMix64's steps one by one: each is invertible, so mix(a, .) is too.
+        fn unmix(z: u64) -> u64 {
+            let undo_shift = |y: u64, s: u32| {
+                let mut x = y;
+                for _ in 0..64 / s {
+                    x = y ^ (x >> s);
+                }
+                x
+            };
+            let inverse = |m: u64| {
+                let mut x = m;
+                for _ in 0..6 {
+                    x = x.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(x)));
+                }
+                x
+            };
+            let mut y = undo_shift(z, 31);
+            y = y.wrapping_mul(inverse(0x94D0_49BB_1331_11EB));
+            y = undo_shift(y, 27);
+            y = y.wrapping_mul(inverse(0xBF58_476D_1CE4_E5B9));
+            y = undo_shift(y, 30);
+            y.wrapping_sub(0x9E37_79B9_7F4A_7C15)
+        }
+        for a in [0u64, 1, 2026, u64::MAX] {
+            for b in [0u64, 7, TEST, TEST | 7, u64::MAX] {
+                assert_eq!(unmix(mix(a, b)) ^ splitmix64(a), b);
+            }
+        }
     }
 }

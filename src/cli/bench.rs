@@ -48,6 +48,7 @@ fn speedup_jobs(episodes: u64) -> Vec<Job> {
                 id: format!("bench{k}"),
                 params,
                 rung: None,
+                split: crate::spec::Split::Tune,
             }
         })
         .collect()

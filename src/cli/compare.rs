@@ -1,5 +1,7 @@
 //! `sweep compare`: within each block (solver, seat, evaluation opponent), every
-//! configuration against a baseline, paired by replicate (see [`crate::report::compare`]).
+//! configuration against a baseline, paired by replicate (see [`crate::report::compare`]);
+//! from the test rows when the file has them (`[test]`), then with each tested
+//! configuration's gap to its tuning mean, else from the tuning rows (`--split`).
 
 use std::path::PathBuf;
 
@@ -10,7 +12,9 @@ use crate::error::{bad_input, exit};
 use crate::report::Record;
 use crate::report::compare::{ALPHA, Baseline, compare_block};
 use crate::report::files::encode;
-use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks};
+use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks_in};
+use crate::report::splits;
+use crate::spec::Split;
 
 /// Flags of `sweep compare`.
 #[derive(clap::Args, Debug)]
@@ -29,6 +33,10 @@ pub struct CompareArgs {
     /// Write the table as CSV to standard output.
     #[arg(long)]
     csv: bool,
+    /// The rows compared: `test` (the configurations a [test] table chose, on fresh seeds;
+    /// the default when the file has test rows) or `tune` (the grid or search).
+    #[arg(long, value_parser = splits::arg, value_name = "tune|test")]
+    split: Option<Split>,
 }
 
 /// Parses a metric name for clap.
@@ -45,8 +53,10 @@ pub fn config_columns(by: &[String]) -> Vec<&str> {
 pub fn compare(args: &CompareArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
     let columns = config_columns(&args.by);
-    let blocks =
-        read_blocks(&dir.join("results.csv"), args.metric, &columns).map_err(|e| bad_input(format!("{e:#}")))?;
+    let results = dir.join("results.csv");
+    let shown = splits::shown(&results).map_err(|e| bad_input(format!("{e:#}")))?;
+    let split = args.split.unwrap_or(shown);
+    let blocks = read_blocks_in(&results, args.metric, &columns, split).map_err(|e| bad_input(format!("{e:#}")))?;
     if blocks.is_empty() {
         return Err(bad_input(format!("{}: no successful rows with a {} value", dir.display(), args.metric.name())));
     }
@@ -88,5 +98,31 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         args.metric.name(),
         if skipped > 0 { format!("; {skipped} blocks without the baseline left out") } else { String::new() }
     );
+    println!("{}", splits::describe(split, shown == Split::Test));
+    if split == Split::Test {
+        print_gaps(&results, args.metric, &columns)?;
+    }
     Ok(exit::OK)
+}
+
+/// One line per tested configuration: its mean over the tuning and the test seeds.
+fn print_gaps(results: &std::path::Path, metric: Metric, columns: &[&str]) -> Result<()> {
+    let gaps = splits::gaps(results, metric, columns).map_err(|e| bad_input(format!("{e:#}")))?;
+    println!("gap = test mean - tuning mean of each tested configuration ({}):", metric.name());
+    for g in gaps {
+        let on = g.block.get(3).map(|game| format!(" on {game}")).unwrap_or_default();
+        println!(
+            "  {} {} ({} vs {}{on}): tune {} over {}, test {} over {}, gap {}",
+            g.label,
+            g.name,
+            g.block[1],
+            g.block[2],
+            num(g.tune.1),
+            g.tune.0,
+            num(g.test.1),
+            g.test.0,
+            num(g.gap())
+        );
+    }
+    Ok(())
 }

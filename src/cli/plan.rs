@@ -3,7 +3,9 @@
 //! The estimate ([`estimate`]) is also what `sweep run`'s cost guard reads (see
 //! `guard.rs`), so the two always agree. For a `[search]`, the per-solver table is the full
 //! grid at the last rung's budget (each line says so), followed by the search's rungs and
-//! its own work. Besides the table, `plan` prints the spec's notes
+//! its own work. A `[test]` adds a line: its jobs and their CPU time, at most (which
+//! configurations it re-runs depends on the scores; each is costed as its solver's
+//! dearest point), included in the estimate. Besides the table, `plan` prints the spec's notes
 //! (whole-number axes rounded, sampled points drawn) and, on stderr, the schedule warnings
 //! of `schedule.rs`.
 
@@ -83,7 +85,51 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
         let (_, work, grid_work) = search_work(sweep);
         cpu_seconds *= work as f64 / grid_work.max(1) as f64;
     }
+    cpu_seconds += test_cost(sweep, cal).1;
     Estimate { solvers, cpu_seconds, wall_seconds: (cpu_seconds / threads as f64).max(longest) }
+}
+
+/// A `[test]`'s jobs and seconds of one core, at most: each solver's share of the chosen
+/// configurations (see [`crate::test_split::planned`]) costed at its dearest point.
+pub fn test_cost(sweep: &Sweep, cal: &Calibration) -> (u64, f64) {
+    let (Some(test), Some((_, jobs))) = (&sweep.test, crate::test_split::planned(sweep)) else {
+        return (0, 0.0);
+    };
+    let dearest: Vec<f64> = sweep
+        .solvers
+        .iter()
+        .map(|s| s.points.iter().map(|p| p.seconds(&sweep.evaluation, cal)).fold(0.0, f64::max))
+        .collect();
+    let per_job = match test.per {
+        spec::Per::Solver => {
+            // Each solver's own share, then scaled to the planned count (a search may
+            // bring fewer configurations to its last rung).
+            let top = u64::from(test.top);
+            let shares: Vec<u64> = sweep.solvers.iter().map(|s| (s.points.len() as u64).min(top)).collect();
+            let total: u64 = shares.iter().sum();
+            let seconds: f64 = shares.iter().zip(&dearest).map(|(&n, &t)| n as f64 * t).sum();
+            seconds / total.max(1) as f64
+        }
+        spec::Per::Sweep => dearest.iter().copied().fold(0.0, f64::max),
+    };
+    (jobs, per_job * jobs as f64)
+}
+
+/// Prints a `[test]`'s line.
+fn print_test(sweep: &Sweep, cal: &Calibration) {
+    let (Some(test), Some((configurations, _))) = (&sweep.test, crate::test_split::planned(sweep)) else { return };
+    let (jobs, seconds) = test_cost(sweep, cal);
+    let seat = test.seat.map_or("the mean over its seats".to_string(), |s| format!("seat {s}"));
+    let bound = if sweep.search.is_some() { "at most " } else { "" };
+    println!(
+        "test: the best {} per {} by {} against {} ({seat}) re-run on {} fresh seeds each: {bound}{configurations} \
+         configurations, {bound}{jobs} jobs, at most {seconds:.1} s of CPU (counted in the CPU and wall time)",
+        test.top,
+        test.per.name(),
+        test.metric.name(),
+        test.opponent.name(),
+        test.replicates
+    );
 }
 
 /// A search's planned jobs and budget units (episodes or iterations) over all rungs, and
@@ -223,6 +269,7 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     } else {
         println!("total: {jobs} jobs, {episodes} training episodes, {:.1} s of CPU", estimate.cpu_seconds);
     }
+    print_test(&sweep, &cal);
     println!(
         "estimated wall time on {threads} threads: {} (measured here: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s per core)",
         human(estimate.wall_seconds),

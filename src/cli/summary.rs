@@ -1,5 +1,6 @@
 //! `sweep summary`: one line per configuration, aggregated over replicates, best first
-//! within each solver.
+//! within each solver; from the test rows when the file has them (`[test]`), with each
+//! configuration's tuning mean and the gap, else from the tuning rows (`--split`).
 
 use std::path::PathBuf;
 
@@ -14,10 +15,12 @@ use super::table::num;
 use crate::error::{bad_input, exit};
 use crate::report::compare::{best, compare_block};
 use crate::report::files::{each_row, encode};
-use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks};
+use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks_in};
+use crate::report::splits;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
 use crate::report::{RESULT_COLUMNS, Record, column};
 use crate::seed::fnv1a;
+use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
 
 /// Flags of `sweep summary`.
@@ -35,6 +38,11 @@ pub struct SummaryArgs {
     /// bootstrap 95% interval (2,000 resamples, seeded).
     #[arg(long, value_parser = stat_arg)]
     stat: Option<Stat>,
+    /// The rows summarised: `test` (the configurations a [test] table chose, on fresh seeds;
+    /// the default when the file has test rows, with each one's tuning mean and the gap) or
+    /// `tune` (the grid or search; the default otherwise).
+    #[arg(long, value_parser = splits::arg, value_name = "tune|test")]
+    split: Option<Split>,
 }
 
 fn stat_arg(s: &str) -> Result<Stat, String> {
@@ -45,13 +53,13 @@ fn stat_arg(s: &str) -> Result<Stat, String> {
 /// configuration columns): the strata of the bootstrap. One number per row is kept.
 type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
 
-fn strata(path: &Path, by: &[&str]) -> Result<Strata> {
+fn strata(path: &Path, by: &[&str], split: Split) -> Result<Strata> {
     let (by_at, config_at): (Vec<usize>, Vec<usize>) =
         (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
     let mut out = Strata::new();
     each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let Ok(x) = rec[column("regret")].parse::<f64>() else { return };
-        if &rec[column("status")] != "ok" {
+        if &rec[column("status")] != "ok" || splits::of_row(rec) != split {
             return;
         }
         let key: Vec<String> = by_at.iter().map(|&i| rec[i].to_string()).collect();
@@ -65,10 +73,10 @@ fn strata(path: &Path, by: &[&str]) -> Result<Strata> {
 /// its (solver, seat, evaluation opponent) block, `=` for those a paired comparison cannot
 /// tell from it (Holm-adjusted Wilcoxon p >= 0.05), empty for the others; keyed by the
 /// summary's group key.
-fn best_marks(path: &Path, by: &[&str]) -> Result<BTreeMap<Vec<String>, &'static str>> {
+fn best_marks(path: &Path, by: &[&str], split: Split) -> Result<BTreeMap<Vec<String>, &'static str>> {
     let columns = default_config_columns();
     let mut marks = BTreeMap::new();
-    for block in read_blocks(path, Metric::Regret, &columns)? {
+    for block in read_blocks_in(path, Metric::Regret, &columns, split)? {
         let Some(best) = best(&block, Metric::Regret) else { continue };
         for c in compare_block(&block, best, Metric::Regret) {
             let config = &block.configs[c.config];
@@ -96,27 +104,43 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     // One row at a time: a results file of millions of rows is never held. A file of an
     // older version reads as if the columns it lacks were empty.
     let results = dir.join("results.csv");
-    let mut agg = Aggregator::new(&by);
-    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| agg.push(|i| &rec[i]))
-        .map_err(|e| bad_input(format!("{e:#}")))?;
+    let shown = splits::shown(&results).map_err(|e| bad_input(format!("{e:#}")))?;
+    let split = args.split.unwrap_or(shown);
+    let (mut agg, mut tuned) = (Aggregator::new(&by), Aggregator::new(&by));
+    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match splits::of_row(rec) {
+        s if s == split => agg.push(|i| &rec[i]),
+        Split::Tune => tuned.push(|i| &rec[i]),
+        Split::Test => {}
+    })
+    .map_err(|e| bad_input(format!("{e:#}")))?;
     if agg.rows() == 0 {
-        return Err(bad_input(format!("{}: results.csv has no rows yet", dir.display())));
+        let what = if split == Split::Test { " of the test split" } else { "" };
+        return Err(bad_input(format!("{}: results.csv has no rows{what} yet", dir.display())));
     }
+    // With the test rows: the columns the tuning varied, each configuration's tuning mean,
+    // and the gap.
+    let show = shown_columns(args, if split == Split::Test { &tuned } else { &agg }, &by);
+    let tuned: BTreeMap<Vec<String>, Group> = match split {
+        Split::Test => tuned.groups().into_iter().map(|g| (g.key.clone(), g)).collect(),
+        Split::Tune => BTreeMap::new(),
+    };
     let groups = agg.groups();
-    let show = shown_columns(args, &agg, &by);
     let mut header: Vec<String> = show.iter().map(|&k| by[k].to_string()).collect();
     header.extend(
         ["n", "failed", "mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss", "train_ms"]
             .map(String::from),
     );
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
-    let marks = if args.by.is_empty() { Some(best_marks(&results, &by).map_err(bad)?) } else { None };
-    let strata = if args.stat.is_some() { strata(&results, &by).map_err(bad)? } else { BTreeMap::new() };
+    let marks = if args.by.is_empty() { Some(best_marks(&results, &by, split).map_err(bad)?) } else { None };
+    let strata = if args.stat.is_some() { strata(&results, &by, split).map_err(bad)? } else { BTreeMap::new() };
     if let Some(stat) = args.stat {
         header.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()]);
     }
     if marks.is_some() {
         header.push("vs_best".into());
+    }
+    if split == Split::Test {
+        header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
     }
     let mut table: Vec<Record> = groups.iter().map(|g| base_row(g, &show)).collect();
     for (r, g) in table.iter_mut().zip(&groups) {
@@ -130,6 +154,12 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         if let Some(marks) = &marks {
             r.push(marks.get(&g.key).copied().unwrap_or("").to_string());
         }
+        if split == Split::Test {
+            let t = tuned.get(&g.key);
+            r.push(t.map_or(String::new(), |t| t.n.to_string()));
+            r.push(t.map_or(String::new(), |t| num(t.mean_regret)));
+            r.push(t.map_or(String::new(), |t| num(g.mean_regret - t.mean_regret)));
+        }
     }
     if args.csv {
         print!("{}", encode(std::iter::once(header).chain(table)));
@@ -138,6 +168,13 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     print_aligned(&header, &table);
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     println!("{}", footer(groups.len(), agg.rows(), failed, marks.is_some()));
+    println!("{}", splits::describe(split, shown == Split::Test));
+    if split == Split::Test {
+        println!(
+            "gap = mean_regret (test seeds) - tune_mean_regret (the seeds that chose it): with exact regret, the \
+             optimism of choosing on the same seeds plus the seeds' own spread"
+        );
+    }
     Ok(exit::OK)
 }
 

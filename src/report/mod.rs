@@ -10,6 +10,7 @@ pub mod files;
 pub mod manifest;
 pub mod paired_runs;
 pub mod rows;
+pub mod splits;
 pub mod summary;
 
 use std::sync::LazyLock;
@@ -83,6 +84,7 @@ fields! {
     Rung = ("rung", 2, true),
     Evaluation = ("evaluation", 3, false),
     ValueSe = ("value_se", 3, true),
+    Split = ("split", 4, false),
 }
 
 impl Field {

@@ -121,8 +121,14 @@ impl Block {
 }
 
 /// Every block of the results at `path`, in file order, with `config` as the configuration
-/// columns. Refuses unknown columns.
+/// columns, from the rows of the split shown by default ([`super::splits::shown`]: the
+/// test rows when the file has them). Refuses unknown columns.
 pub fn read_blocks(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Block>> {
+    read_blocks_in(path, metric, config, super::splits::shown(path)?)
+}
+
+/// [`read_blocks`] from the rows of `split` only.
+pub fn read_blocks_in(path: &Path, metric: Metric, config: &[&str], split: crate::spec::Split) -> Result<Vec<Block>> {
     for c in config {
         if !RESULT_COLUMNS.contains(c) {
             bail!("--by {c}: no such column; columns are {}", RESULT_COLUMNS.join(", "));
@@ -136,7 +142,7 @@ pub fn read_blocks(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<B
     let mut index = Index::new();
     each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let cell = |name: &str| rec.get(column(name)).unwrap_or("").to_string();
-        if cell("status") != "ok" {
+        if cell("status") != "ok" || super::splits::of_row(rec) != split {
             return;
         }
         let Some(x) = metric.read(cell) else { return };

@@ -31,6 +31,8 @@ pub struct JobKey<'a> {
     pub params: &'a Params,
     /// The rung of a search, if the job is one's.
     pub rung: Option<u32>,
+    /// Tuning or test (`[test]`).
+    pub split: crate::spec::Split,
 }
 
 /// The exact and sampled result of one evaluated policy.
@@ -64,6 +66,7 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
     r[column("seat")] = seat.name().to_string();
     r[Field::EvalOpponent.column()] = opponent.name().to_string();
     r[Field::Rung.column()] = job.rung.map(|k| k.to_string()).unwrap_or_default();
+    r[Field::Split.column()] = job.split.name().to_string();
     r
 }
 

@@ -240,13 +240,18 @@ pub fn print_run_summary(
 /// there by mean regret over its replicates (ranked in each evaluation separately, so
 /// adding an evaluation opponent never changes another's winner; regrets on different
 /// boards are never compared). A game other than tic-tac-toe is named after the solver.
-/// Reads `results` one row at a time (see [`Aggregator`]).
+/// The ranking reads the tuning rows; a configuration that a `[test]` re-ran also shows
+/// its mean over the test seeds. Reads `results` one row at a time (see [`Aggregator`]).
 pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let by = config_columns();
     let at = |name: &str| by.iter().position(|&c| c == name).unwrap_or_else(|| panic!("{name} is a column"));
     let (seat, opponent, game) = (at("seat"), at("eval_opponent"), at("game"));
-    let mut configs = Aggregator::new(&by);
-    super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| configs.push(|i| &rec[i]))?;
+    let (mut configs, mut tested) = (Aggregator::new(&by), Aggregator::new(&by));
+    super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match super::splits::of_row(rec) {
+        crate::spec::Split::Tune => configs.push(|i| &rec[i]),
+        crate::spec::Split::Test => tested.push(|i| &rec[i]),
+    })?;
+    let tested: BTreeMap<Vec<String>, Group> = tested.groups().into_iter().map(|g| (g.key.clone(), g)).collect();
     let mut lines = Vec::new();
     let mut groups = configs.groups().into_iter().peekable();
     // Groups come sorted by (solver, game, seat, evaluation opponent), then mean regret:
@@ -264,8 +269,13 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
             "" | "3x3k3" => String::new(),
             g => format!(" on {g}"),
         };
+        let test = tested
+            .get(&best.key)
+            .filter(|t| t.n > 0)
+            .map(|t| format!("; test {:.4} over {} fresh seeds", t.mean_regret, t.n))
+            .unwrap_or_default();
         lines.push(format!(
-            "  best {}{on} ({} vs {}): {}  mean regret {:.4} over {} replicates",
+            "  best {}{on} ({} vs {}): {}  mean regret {:.4} over {} replicates{test}",
             key.0,
             key.1,
             key.2,

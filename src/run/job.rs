@@ -37,8 +37,15 @@ pub struct JobOutput {
 /// Runs a job of the solver labelled `label`, failing it on purpose if `fault` says so;
 /// never panics.
 pub fn execute(job: &Job, evaluation: &EvaluationSpec, label: &str, fault: Option<&Fault>) -> JobOutput {
-    let key =
-        JobKey { id: &job.id, label, replicate: job.replicate, seed: job.seed, params: &job.params, rung: job.rung };
+    let key = JobKey {
+        id: &job.id,
+        label,
+        replicate: job.replicate,
+        seed: job.seed,
+        params: &job.params,
+        rung: job.rung,
+        split: job.split,
+    };
     let outcome =
         catch_unwind(AssertUnwindSafe(|| injected_fault(&job.id, fault).and_then(|()| run(job, evaluation, &key))));
     let message = match outcome {

@@ -257,12 +257,14 @@ fn expected_jobs(
     result_files: &[PathBuf],
     present: impl Fn(usize) -> bool,
 ) -> Result<(Vec<bool>, bool)> {
-    let Some(search) = &sweep.search else { return Ok((vec![true; jobs.len()], true)) };
-    let mut scores = HashMap::new();
-    for file in result_files {
-        scores.extend(crate::search::read_scores(file, search).map_err(|e| bad_input(format!("{e:#}")))?);
+    if sweep.search.is_none() && sweep.test.is_none() {
+        return Ok((vec![true; jobs.len()], true));
     }
-    let mut decided = crate::search::decide(sweep, jobs, |id| scores.get(id).copied());
+    let mut scores = crate::test_split::Scores::default();
+    for file in result_files {
+        scores.extend(crate::test_split::Scores::read(file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
+    }
+    let mut decided = crate::test_split::decide(sweep, jobs, &scores);
     let last_run = decided.rungs.last().is_some_and(|rung| rung.iter().any(|&j| present(j)));
     if decided.rungs.len() > 1 && !last_run {
         decided.rungs.pop();

@@ -154,8 +154,9 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         Some(s) => Some(s),
         None => shard_from_env(|k| std::env::var(k).ok())?,
     };
-    if sweep.search.is_some() && !opts.only.is_empty() {
-        return Err(bad_input("--only cannot pick jobs of a [search]: the search decides which jobs run"));
+    if (sweep.search.is_some() || sweep.test.is_some()) && !opts.only.is_empty() {
+        let table = if sweep.search.is_some() { "[search]" } else { "[test]" };
+        return Err(bad_input(format!("--only cannot pick jobs of a {table}: the results decide which jobs run")));
     }
     let only = select_only(&all_jobs, &opts.only)?;
     let jobs: Vec<&Job> = all_jobs
@@ -174,7 +175,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         // Refuse a job that cannot fit even alone before anything is written.
         Budget::new(*limit, &Needs::of(jobs.iter().copied(), &sweep.evaluation), &jobs, source)?;
     }
-    if let (Some(s), false, None) = (shard, opts.quiet, &sweep.search) {
+    if let (Some(s), false, None, None) = (shard, opts.quiet, &sweep.search, &sweep.test) {
         let from = if opts.shard.is_some() { "--shard" } else { "the Slurm array variables" };
         eprintln!("shard {} of {} (0-based, from {from}): {} of {} jobs", s.index, s.count, jobs.len(), all_jobs.len());
     }
@@ -196,9 +197,9 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         tell_resume: true,
         memory,
     };
-    match sweep.search {
-        Some(_) => rungs::execute_search(plan, &base, stop),
-        None => execute(&plan, stop),
+    match (&sweep.search, &sweep.test) {
+        (None, None) => execute(&plan, stop),
+        _ => rungs::execute_search(plan, &base, stop),
     }
 }
 

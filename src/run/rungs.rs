@@ -1,7 +1,9 @@
-//! Running a search (`[search]`): one pass of the executor per rung.
+//! Running a search (`[search]`) or a tuning/test split (`[test]`): one pass of the
+//! executor per rung, then one for the test.
 //!
 //! Before each pass, the scores in the results file decide the jobs (see
-//! [`crate::search::decide`]): every rung whose predecessors are all scored. A pass runs
+//! [`crate::test_split::decide`]): every rung whose predecessors are all scored, then the
+//! test configurations once tuning is scored (a grid is one tuning pass). A pass runs
 //! the decided jobs that are not done yet (resume keeps the rest), sorts the files and
 //! reads the scores again, until the last rung is done. Since decisions depend only on the
 //! spec and the finished jobs' rows, a search stopped at any moment resumes with the same
@@ -19,13 +21,14 @@ use anyhow::Result;
 use super::{Outcome, Plan, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
 use crate::report::manifest::Manifest;
-use crate::search::{decide, read_scores};
+use crate::test_split::{Scores, decide, tuning_passes};
 
-/// Runs the search of `plan` (whose `jobs` are ignored: the search decides them).
+/// Runs the search or test split of `plan` (whose `jobs` are ignored: the passes decide
+/// them).
 pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunReport> {
     let sweep = plan.sweep;
-    let search = sweep.search.as_ref().expect("a searched spec");
-    let rungs = search.budgets();
+    let tuning = tuning_passes(sweep);
+    let passes = tuning + usize::from(sweep.test.is_some());
     let scores_dir = match plan.shard {
         Some(_) => {
             check_base(base, &sweep.hash())?;
@@ -38,25 +41,40 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
     };
     let (mut ran, mut failed, mut kept) = (0, 0, None);
     loop {
-        let scores = read_scores(&scores_dir.join("results.csv"), search).map_err(|e| bad_input(format!("{e:#}")))?;
-        let decided = decide(sweep, plan.all_jobs, |id| scores.get(id).copied());
+        let scores = Scores::read(&scores_dir.join("results.csv"), sweep).map_err(|e| bad_input(format!("{e:#}")))?;
+        let decided = decide(sweep, plan.all_jobs, &scores);
         let rung = decided.rungs.len() - 1;
         plan.jobs =
             decided.jobs().map(|i| &plan.all_jobs[i]).filter(|j| plan.shard.is_none_or(|s| s.owns(j.index))).collect();
-        plan.last = plan.shard.is_some() || rung + 1 == rungs.len();
+        plan.last = plan.shard.is_some() || rung + 1 == passes;
         if !plan.opts.quiet {
             let configurations = decided.configurations[rung].len();
             let jobs = decided.rungs[rung].len();
             let shard =
                 plan.shard.map(|s| format!(" (shard {}/{}: {} jobs in all)", s.index, s.count, plan.jobs.len()));
-            eprintln!(
-                "{} rung {rung} of {}: {configurations} configurations at {} = {}, {jobs} jobs{}",
-                search.method.name(),
-                rungs.len(),
-                search.parameter,
-                rungs[rung],
-                shard.unwrap_or_default()
-            );
+            let shard = shard.unwrap_or_default();
+            match (&sweep.search, &sweep.test) {
+                (_, Some(test)) if rung == tuning => eprintln!(
+                    "test: the best {} per {} by {} against {}: {configurations} configurations, {} fresh seeds \
+                     each, {jobs} jobs{shard}",
+                    test.top,
+                    test.per.name(),
+                    test.metric.name(),
+                    test.opponent.name(),
+                    test.replicates
+                ),
+                (Some(search), _) => {
+                    let budgets = search.budgets();
+                    eprintln!(
+                        "{} rung {rung} of {}: {configurations} configurations at {} = {}, {jobs} jobs{shard}",
+                        search.method.name(),
+                        budgets.len(),
+                        search.parameter,
+                        budgets[rung],
+                    )
+                }
+                (None, _) => eprintln!("tuning: {configurations} configurations, {jobs} jobs{shard}"),
+            }
         }
         let report = execute(&plan, stop)?;
         plan.tell_resume = false;

@@ -14,7 +14,30 @@ use std::fmt::Write as _;
 
 use super::{Sweep, grid};
 use crate::kinds::{Kind, Params, SELF_PLAY, Val};
-use crate::seed::{job_id, job_seed};
+use crate::seed::{job_id, job_seed, test_seed};
+
+/// Whether a job tunes (chooses configurations) or tests (re-runs a chosen one on fresh
+/// seeds, see `[test]`): the `split` column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// A job of the grid or of a search's rungs.
+    Tune,
+    /// A job of the `[test]` pass.
+    Test,
+}
+
+impl Split {
+    /// The spelling in the `split` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Tune => "tune",
+            Split::Test => "test",
+        }
+    }
+}
+
+/// What ends a test job's canonical key (a tuning job's key has no `split`).
+pub const TEST_KEY: &str = ";split=test";
 
 /// One run: a grid point of a solver and a replicate.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,34 +56,46 @@ pub struct Job {
     pub id: String,
     /// The parameters.
     pub params: Params,
-    /// The rung of a search (`None` without a `[search]`).
+    /// The rung of a search (`None` without a `[search]`, and for test jobs).
     pub rung: Option<u32>,
+    /// Tuning or test: a test job's seed is [`crate::seed::test_seed`] and its key ends in
+    /// [`TEST_KEY`].
+    pub split: Split,
 }
 
 impl Sweep {
     /// Every job, in spec order. With a `[search]`, every grid point at every rung's
     /// budget: rung by rung, each rung in the usual order, its jobs marked with the rung.
+    /// With a `[test]`, then every grid point at the full budget with the test replicates
+    /// (split [`Split::Test`]), in the usual order.
     pub fn jobs(&self) -> Vec<Job> {
         let count = usize::try_from(self.job_count()).expect("job counts are bounded by MAX_JOBS");
         let most = self.solvers.iter().map(|s| s.replicates).max().unwrap_or(0);
         let seeds: Vec<u64> = (0..most).map(|r| job_seed(self.seed, r)).collect();
         let mut jobs = Vec::with_capacity(count);
-        let Some(search) = &self.search else {
-            self.list_jobs(&self.grids, None, &seeds, &mut jobs);
-            return jobs;
-        };
-        for (rung, budget) in search.budgets().into_iter().enumerate() {
-            let mut grids = self.grids.clone();
-            for grid in &mut grids {
-                grid.set_budget(search.parameter, budget);
+        match &self.search {
+            None => self.list_jobs(&self.grids, None, Split::Tune, &seeds, &mut jobs),
+            Some(search) => {
+                for (rung, budget) in search.budgets().into_iter().enumerate() {
+                    let mut grids = self.grids.clone();
+                    for grid in &mut grids {
+                        grid.set_budget(search.parameter, budget);
+                    }
+                    self.list_jobs(&grids, Some(rung as u32), Split::Tune, &seeds, &mut jobs);
+                }
             }
-            self.list_jobs(&grids, Some(rung as u32), &seeds, &mut jobs);
+        }
+        if let Some(test) = &self.test {
+            let seeds: Vec<u64> = (0..test.replicates).map(|r| test_seed(self.seed, r)).collect();
+            self.list_jobs(&self.grids, None, Split::Test, &seeds, &mut jobs);
         }
         jobs
     }
 
-    /// Appends the jobs of `grids` (the solvers' grids, in order), marked with `rung`.
-    fn list_jobs(&self, grids: &[grid::Grid], rung: Option<u32>, seeds: &[u64], jobs: &mut Vec<Job>) {
+    /// Appends the jobs of `grids` (the solvers' grids, in order), marked with `rung` and
+    /// `split`; `seeds` holds the seed of each replicate (a tuning solver runs its own
+    /// replicates of them, a test every one).
+    fn list_jobs(&self, grids: &[grid::Grid], rung: Option<u32>, split: Split, seeds: &[u64], jobs: &mut Vec<Job>) {
         for (s, (solver, grid)) in self.solvers.iter().zip(grids).enumerate() {
             let rung_points;
             let points = match rung {
@@ -70,18 +105,25 @@ impl Sweep {
                     &rung_points
                 }
             };
+            let replicates = match split {
+                Split::Tune => solver.replicates,
+                Split::Test => seeds.len() as u32,
+            };
             let mut points = points.iter().enumerate();
             for block in grid.blocks() {
                 let mut keys = Keys::new(self.seed, grid.kind, block);
                 for (p, params) in points.by_ref().take(keys.len()) {
                     let point_len = keys.key.len();
-                    for (r, &seed) in (0..solver.replicates).zip(seeds) {
+                    for (r, &seed) in (0..replicates).zip(seeds) {
                         keys.key.truncate(point_len);
                         write!(keys.key, ";replicate={r}").expect("writing to a String cannot fail");
                         debug_assert_eq!(keys.key, params.canonical_key(self.seed, r));
+                        if split == Split::Test {
+                            keys.key.push_str(TEST_KEY);
+                        }
                         let id = job_id(&keys.key);
                         let (index, params) = (jobs.len(), *params);
-                        jobs.push(Job { index, solver: s, point: p, replicate: r, seed, id, params, rung });
+                        jobs.push(Job { index, solver: s, point: p, replicate: r, seed, id, params, rung, split });
                     }
                     keys.key.truncate(point_len);
                     keys.advance();
@@ -90,12 +132,14 @@ impl Sweep {
         }
     }
 
-    /// Jobs per solver, as `(label, count)` in spec order, without listing them.
+    /// Jobs per solver, as `(label, count)` in spec order, without listing them (with a
+    /// `[test]`, every configuration's test jobs count, though only the chosen run).
     pub fn job_counts(&self) -> Vec<(String, u64)> {
         let rungs = self.search.as_ref().map_or(1, |s| s.budgets().len() as u64);
+        let test = self.test.as_ref().map_or(0, |t| u64::from(t.replicates));
         self.solvers
             .iter()
-            .map(|s| (s.label.clone(), rungs * s.points.len() as u64 * u64::from(s.replicates)))
+            .map(|s| (s.label.clone(), s.points.len() as u64 * (rungs * u64::from(s.replicates) + test)))
             .collect()
     }
 

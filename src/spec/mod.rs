@@ -49,6 +49,10 @@
 //!   budget parameter, which the solvers then may not set. [`Sweep::jobs`] lists every
 //!   grid point at every rung's budget (rung by rung, each rung in the usual order): the
 //!   jobs a search may run, of which [`crate::search`] picks those it does run.
+//! - `[test]` (see `test_split.rs`): after tuning (the grid, or the search's last rung),
+//!   the best `top` configurations (per solver entry by default) re-run at the full budget
+//!   on `replicates` fresh seeds. [`Sweep::jobs`] then ends with every configuration's
+//!   test jobs (split `test`), of which [`crate::test_split`] picks those that run.
 //! - Default labels: the kind's name if that kind occurs once, else `<kind>-<n>` for its
 //!   n-th occurrence (counting labelled solvers too). Labels must be distinct.
 //! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
@@ -76,14 +80,16 @@ mod sample;
 pub mod search;
 mod sobol;
 mod solver;
+pub mod test_split;
 mod tree;
 mod validate;
 
 use std::path::Path;
 
 pub use error::{Problem, SpecError};
-pub use jobs::Job;
+pub use jobs::{Job, Split};
 pub use search::{Method, Metric, SearchSpec};
+pub use test_split::{Per, TestSpec};
 
 use crate::kinds::{Kind, Params};
 use crate::mdp::Opponent;
@@ -116,6 +122,10 @@ pub struct Sweep {
     /// the solvers' points then hold `max_budget`, and [`Sweep::jobs`] lists every point
     /// at every rung's budget (see `search.rs` and [`crate::search`]).
     pub search: Option<SearchSpec>,
+    /// The best configurations re-run on fresh seeds after tuning (`[test]`); then
+    /// [`Sweep::jobs`] ends with every configuration's test jobs at the full budget, of
+    /// which [`crate::test_split`] picks those that run.
+    pub test: Option<TestSpec>,
     /// The spec as resolved (see [`Sweep::resolved`]).
     resolved: serde_json::Value,
     /// The solvers' axes, from which [`Sweep::jobs`] builds job keys.
@@ -217,6 +227,9 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
     if let (Some(search), Some(object)) = (&checked.search, resolved.as_object_mut()) {
         object.insert("search".into(), search.to_json());
     }
+    if let (Some(test), Some(object)) = (&checked.test, resolved.as_object_mut()) {
+        object.insert("test".into(), test.to_json());
+    }
     Ok(Sweep {
         name: checked.name,
         seed: checked.seed,
@@ -225,6 +238,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
         evaluation: checked.evaluation,
         solvers,
         search: checked.search,
+        test: checked.test,
         resolved,
         grids: checked.solvers.into_iter().map(|s| s.grid).collect(),
     })

@@ -12,6 +12,7 @@ use super::error::{Report, SpecError, closest, quoted_list};
 use super::grid::Grid;
 use super::search::{self, SearchSpec};
 use super::solver::{self, Draft};
+use super::test_split::{self, TestSpec};
 use super::tree::{self, Entry, Leaf, Node};
 use crate::mdp::Opponent;
 use crate::solvers::spacing::Spacing;
@@ -27,6 +28,8 @@ pub(crate) struct Checked {
     pub notes: Vec<String>,
     /// The `[search]` table, if any.
     pub search: Option<SearchSpec>,
+    /// The `[test]` table, if any.
+    pub test: Option<TestSpec>,
 }
 
 /// A solver that passed every check.
@@ -37,7 +40,7 @@ pub(crate) struct CheckedSolver {
     pub replicates: Option<u32>,
 }
 
-const TOP_KEYS: [&str; 6] = ["name", "seed", "replicates", "evaluation", "solver", "search"];
+const TOP_KEYS: [&str; 7] = ["name", "seed", "replicates", "evaluation", "solver", "search", "test"];
 const EVALUATION_KEYS: [&str; 5] = ["opponents", "games", "checkpoints", "checkpoint_spacing", "exact_searches"];
 const I64_MAX: u64 = i64::MAX as u64;
 
@@ -51,6 +54,7 @@ struct Top<'t> {
     solvers: Vec<Draft<'t>>,
     has_solver_key: bool,
     search: Option<&'t Entry>,
+    test: Option<&'t Entry>,
 }
 
 /// Reads and checks a whole spec.
@@ -72,6 +76,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         solvers: Vec::new(),
         has_solver_key: false,
         search: None,
+        test: None,
     };
     for entry in &root {
         read_top_entry(&mut report, &mut top, entry);
@@ -98,6 +103,9 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         let (opponents, checkpoints) = (&top.evaluation.opponents, top.evaluation.checkpoints);
         search::read(&mut report, entry, opponents, checkpoints, &top.solvers, &solver_tables(&root))
     });
+    let test = top.test.and_then(|entry| {
+        test_split::read(&mut report, entry, &top.evaluation.opponents, search.as_ref(), &top.solvers)
+    });
     report.finish()?;
     let solvers = top
         .solvers
@@ -119,6 +127,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         solvers,
         notes,
         search,
+        test,
     })
 }
 
@@ -157,6 +166,7 @@ fn read_top_entry<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) 
         }
         "evaluation" => read_evaluation(report, top, entry),
         "search" => top.search = Some(entry),
+        "test" => top.test = Some(entry),
         "solver" => {
             top.has_solver_key = true;
             read_solvers(report, top, entry);
