@@ -146,6 +146,11 @@ def load_results(arg, solver):
     df = read_csv(csv, RESULTS_COLUMNS, "results.csv of `sweep run`",
                   required=RESULTS_COLUMNS[:FIRST_RESULTS_WIDTH])
     rows = df[df["solver"] == solver]
+    tested = rows["split"] == "test"
+    if tested.any():
+        note(f"note: left out {int(tested.sum())} {solver} row(s) of the test split "
+             f"(configurations a [test] table re-ran on fresh seeds): the plot shows the tuning rows")
+        rows = rows[~tested]
     if rows.empty:
         present = ", ".join(in_order(df["solver"])) or "none"
         raise UsageError(f"{csv} has no {solver} rows (solvers present: {present}); "

@@ -18,6 +18,8 @@ A spec with a [search] (successive halving or Hyperband) runs rung by rung: one
 array and one merge per rung, each array starting after the previous rung's
 merge (afterok), since the merged results decide which configurations go on.
 The rungs are counted with '\$SWEEP plan SPEC', so sweep must run here too.
+A [test] adds one more array and merge after tuning (after the last rung, or
+after the grid's), since the merged results decide which configurations re-run.
 If a task fails, cancel what is left and submit the same command again:
 finished jobs are kept and finished rungs are only merged again.
 
@@ -206,14 +208,22 @@ if [[ -z $asks_memory ]]; then
     fi
 fi
 
-# A [search] runs one array and one merge per rung; count the rungs.
-if grep -q '^[[:space:]]*\[search\][[:space:]]*\(#.*\)\{0,1\}$' "$spec"; then
+# A [search] runs one array and one merge per rung, and a [test] one more after tuning
+# (a grid with a [test]: two); count them.
+table() { grep -q "^[[:space:]]*\[$1\][[:space:]]*\(#.*\)\{0,1\}\$" "$spec"; }
+if table search || table test; then
     command -v "$sweep" >/dev/null ||
-        die "'$sweep' is not found here: a [search] spec needs it to count its rungs (set SWEEP)"
+        die "'$sweep' is not found here: a [search] or [test] spec needs it to count its passes (set SWEEP)"
     [[ -z $tasks_given ]] ||
-        die "--tasks does not apply to a [search]: submit the same command again (finished jobs are kept)"
-    rungs=$("$sweep" plan "$spec" 2>/dev/null | sed -n 's/^search: .*, \([0-9][0-9]*\) rungs;.*/\1/p')
-    [[ $rungs =~ ^[1-9][0-9]*$ ]] || die "cannot count the rungs of '$spec': see '$sweep plan $spec'"
+        die "--tasks does not apply to a [search] or [test]: submit the same command again (finished jobs are kept)"
+    rungs=1
+    if table search; then
+        rungs=$("$sweep" plan "$spec" 2>/dev/null | sed -n 's/^search: .*, \([0-9][0-9]*\) rungs;.*/\1/p')
+        [[ $rungs =~ ^[1-9][0-9]*$ ]] || die "cannot count the rungs of '$spec': see '$sweep plan $spec'"
+    fi
+    if table test; then
+        rungs=$((rungs + 1))
+    fi
     submit_search
     exit 0
 fi
