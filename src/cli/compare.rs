@@ -98,7 +98,9 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         args.metric.name(),
         if skipped > 0 { format!("; {skipped} blocks without the baseline left out") } else { String::new() }
     );
-    println!("{}", splits::describe(split, shown == Split::Test));
+    if shown == Split::Test || args.split.is_some() {
+        println!("{}", splits::describe(split, shown == Split::Test));
+    }
     if split == Split::Test {
         print_gaps(&results, args.metric, &columns)?;
     }

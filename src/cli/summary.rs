@@ -168,7 +168,9 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     print_aligned(&header, &table);
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     println!("{}", footer(groups.len(), agg.rows(), failed, marks.is_some()));
-    println!("{}", splits::describe(split, shown == Split::Test));
+    if shown == Split::Test || args.split.is_some() {
+        println!("{}", splits::describe(split, shown == Split::Test));
+    }
     if split == Split::Test {
         println!(
             "gap = mean_regret (test seeds) - tune_mean_regret (the seeds that chose it): with exact regret, the \

@@ -42,7 +42,8 @@ pub fn arg(s: &str) -> Result<Split, String> {
     }
 }
 
-/// What a reader says about the split it shows (one line).
+/// What a reader says about the split it shows (one line; readers print it when the file
+/// has test rows or `--split` was given).
 pub fn describe(split: Split, chosen: bool) -> String {
     match (split, chosen) {
         (Split::Test, _) => "split: test rows (the chosen configurations on fresh seeds; --split tune for the \
