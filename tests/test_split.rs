@@ -371,3 +371,20 @@ fn nonsense_test_tables_are_refused_with_clear_messages() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--only cannot pick jobs of a [test]"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_test_table_added_to_a_finished_grid_with_extend_runs_only_the_test() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = spec(13, "top = 1");
+    let (grid, tested) =
+        (write_spec(tmp.path(), "grid.toml", &without_test(&text)), write_spec(tmp.path(), "ts.toml", &text));
+    let (dir, fresh) = (tmp.path().join("dir"), tmp.path().join("fresh"));
+    run_in(&grid, &dir, 2, None);
+    let o = run(&["run", tested.to_str().unwrap(), "--out", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "a different spec without --extend: {}", stderr(&o));
+    let o = run(&["run", tested.to_str().unwrap(), "--extend", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("30 jobs already done, 6 to run"), "{}", stderr(&o));
+    run_in(&tested, &fresh, 2, None);
+    assert_eq!(without_timings(&dir.join("results.csv")), without_timings(&fresh.join("results.csv")));
+}

@@ -1,7 +1,8 @@
 //! `sweep importance`: within each block (solver, seat, evaluation opponent), the share
 //! of the metric's variance over the grid explained by each parameter's main effect and by
 //! each pair's interaction (functional ANOVA, [`crate::stats::anova`]), from each
-//! configuration's mean over its replicates. Only a full grid can be decomposed this way.
+//! configuration's mean over its replicates. Only a full grid can be decomposed this way:
+//! the tuning rows (a `[test]` table's rows re-run a few configurations only).
 
 use std::path::PathBuf;
 
@@ -12,7 +13,7 @@ use super::table::{num, print_table};
 use crate::error::{bad_input, exit};
 use crate::report::Record;
 use crate::report::files::encode;
-use crate::report::paired_runs::{Block, Metric, block_columns, read_blocks};
+use crate::report::paired_runs::{Block, Metric, block_columns, read_blocks_in};
 use crate::stats::anova::Grid;
 
 /// Flags of `sweep importance`.
@@ -71,7 +72,8 @@ pub fn importance(args: &ImportanceArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
     let columns = config_columns(&args.by);
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
-    let blocks = read_blocks(&dir.join("results.csv"), args.metric, &columns).map_err(bad)?;
+    let results = dir.join("results.csv");
+    let blocks = read_blocks_in(&results, args.metric, &columns, crate::spec::Split::Tune).map_err(bad)?;
     let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
     header.extend(["term", "share"].map(String::from));
     let mut table: Vec<Record> = Vec::new();

@@ -94,7 +94,8 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let out =
         job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, crate::run::Fault::from_env().as_ref());
     let mut differ = 0;
-    println!("job {id} ({}, replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
+    let test = if job.split == spec::Split::Test { "test " } else { "" };
+    println!("job {id} ({}, {test}replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
     if recorded.len() != out.rows.len() {
         println!("recorded {} rows, reproduced {}", recorded.len(), out.rows.len());
         differ += 1;
