@@ -188,6 +188,9 @@ fn a_search_tests_the_best_of_its_last_rung_at_the_full_budget() {
         .replace("[test]", "[search]\nmethod = \"halving\"\neta = 2\nmin_budget = 100\nmax_budget = 400\n[test]")
         .replace("episodes = 400\n", "");
     let spec = write_spec(tmp.path(), "ts.toml", &text);
+    let o = run(&["plan", spec.to_str().unwrap()]);
+    let plan = stdout(&o);
+    assert!(plan.contains("of the full grid's 30 jobs") && plan.contains("at most 2 configurations"), "{plan}");
     let out = tmp.path().join("out");
     run_in(&spec, &out, 2, None);
     let rows = rows(&out);

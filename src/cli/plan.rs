@@ -163,7 +163,7 @@ fn print_search(sweep: &Sweep) {
         println!("{rung:>6} {configurations:>15} {budget:>12} {jobs:>10}");
     }
     let (jobs, work, grid_work) = search_work(sweep);
-    let grid_jobs: u64 = sweep.job_counts().iter().map(|(_, n)| n).sum::<u64>() / search.budgets().len() as u64;
+    let grid_jobs: u64 = sweep.solvers.iter().map(|s| s.points.len() as u64 * u64::from(s.replicates)).sum();
     println!(
         "search total: {jobs} jobs, {work} {} ({:.1}% of the full grid's {grid_jobs} jobs, {grid_work} {})",
         search.parameter,
