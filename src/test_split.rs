@@ -131,3 +131,62 @@ pub fn planned(sweep: &Sweep) -> Option<(u64, u64)> {
     }
     Some((configurations, configurations * u64::from(test.replicates)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two solvers (3 and 2 points), 2 tuning replicates, a `[test]` of 3 replicates.
+    fn sweep(test: &str) -> Sweep {
+        let text = format!(
+            "replicates = 2\n[evaluation]\ncheckpoints = 1\n[test]\nreplicates = 3\n{test}\n\
+             [[solver]]\nkind = \"q-learning\"\nepisodes = 10\nalpha = [0.1, 0.2, 0.3]\n\
+             [[solver]]\nkind = \"sarsa\"\nepisodes = 10\nalpha = [0.1, 0.2]\n"
+        );
+        crate::spec::parse(&text, "t.toml").unwrap()
+    }
+
+    /// Scores every tuning job by `score(configuration)`; test jobs by `test`.
+    fn scores(jobs: &[Job], score: impl Fn(usize) -> f64, test: Option<f64>) -> Scores {
+        let firsts = [0, 3];
+        let mut out = Scores::default();
+        for j in jobs {
+            let s = match j.split {
+                Split::Tune => Some(score(firsts[j.solver] + j.point)),
+                Split::Test => test,
+            };
+            if let Some(s) = s {
+                out.test.insert(j.id.clone(), s);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_best_of_each_solver_run_their_test_jobs_ties_by_spec_order() {
+        let sweep = sweep("top = 1");
+        let jobs = sweep.jobs();
+        assert_eq!(jobs.len(), 5 * 2 + 5 * 3);
+        // Nothing scored: the tuning pass only.
+        let none = decide(&sweep, &jobs, &Scores::default());
+        assert_eq!((none.rungs.len(), none.finished), (1, false));
+        // Configuration 1 fails (+inf); 0 and 2 tie (0 first); 4 beats 3.
+        let score = |c: usize| [0.5, f64::INFINITY, 0.5, 0.9, 0.1][c];
+        let decided = decide(&sweep, &jobs, &scores(&jobs, score, None));
+        assert!(!decided.finished);
+        assert_eq!(decided.configurations[1], [0, 4]);
+        let tested: Vec<&Job> = decided.rungs[1].iter().map(|&j| &jobs[j]).collect();
+        assert_eq!(tested.len(), 6);
+        for (k, job) in tested.iter().enumerate() {
+            let (solver, point) = if k < 3 { (0, 0) } else { (1, 1) };
+            assert_eq!((job.split, job.solver, job.point, job.replicate), (Split::Test, solver, point, k as u32 % 3));
+        }
+        assert!(decide(&sweep, &jobs, &scores(&jobs, score, Some(0.0))).finished);
+        // Over the sweep: the best two, whoever owns them.
+        let sweep = self::sweep("top = 2\nper = \"sweep\"");
+        let decided = decide(&sweep, &jobs, &scores(&jobs, score, None));
+        assert_eq!(decided.configurations[1], [0, 4]);
+        let decided = decide(&sweep, &jobs, &scores(&jobs, |c| c as f64, None));
+        assert_eq!(decided.configurations[1], [0, 1]);
+    }
+}

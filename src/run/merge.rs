@@ -249,8 +249,9 @@ fn check_complete(dir: &Path, jobs: &[spec::Job], expected: &[bool], scan: &Shar
 }
 
 /// Which jobs the shards must hold, and whether that is the whole sweep. Without a
-/// `[search]`, every job. With one, the jobs its rungs decide from the shards' scores, up
-/// to the last rung that the shards have run (a sharded search merges once per rung).
+/// `[search]` or `[test]`, every job. With one, the jobs its passes (rungs, then the test)
+/// decide from the shards' scores, up to the last pass that the shards have run (a
+/// sharded search or test merges once per pass).
 fn expected_jobs(
     sweep: &spec::Sweep,
     jobs: &[spec::Job],
