@@ -315,6 +315,14 @@ fn reproduce_summary_compare_and_plan_know_the_test_rows() {
     assert!(stdout(&o).contains("split: test rows"), "{}", stdout(&o));
     let o = run(&["summary", out_s, "--split", "tune", "--csv"]);
     assert_eq!(stdout(&o).lines().count(), 1 + 10, "{}", stdout(&o));
+    // Grouped by the split column: both splits, no gap (the groups are not configurations).
+    let o = run(&["summary", out_s, "--by", "solver,split", "--csv"]);
+    let text = stdout(&o);
+    assert_eq!(text.lines().count(), 1 + 4, "{text}");
+    assert!(
+        text.contains("q-learning,test,6,") && text.contains("q-learning,tune,18,") && !text.contains("gap"),
+        "{text}"
+    );
 
     // compare: the test rows, and one gap line per tested configuration.
     let o = run(&["compare", out_s]);

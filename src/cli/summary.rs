@@ -1,6 +1,7 @@
 //! `sweep summary`: one line per configuration, aggregated over replicates, best first
 //! within each solver; from the test rows when the file has them (`[test]`), with each
-//! configuration's tuning mean and the gap, else from the tuning rows (`--split`).
+//! configuration's tuning mean and the gap, else from the tuning rows (`--split`); both
+//! when `--by` names the `split` column.
 
 use std::path::PathBuf;
 
@@ -39,8 +40,9 @@ pub struct SummaryArgs {
     #[arg(long, value_parser = stat_arg)]
     stat: Option<Stat>,
     /// The rows summarised: `test` (the configurations a [test] table chose, on fresh seeds;
-    /// the default when the file has test rows, with each one's tuning mean and the gap) or
-    /// `tune` (the grid or search; the default otherwise).
+    /// the default when the file has test rows; without --by, with each one's tuning mean and
+    /// the gap) or
+    /// `tune` (the grid or search; the default otherwise). `--by ...,split` shows both.
     #[arg(long, value_parser = splits::arg, value_name = "tune|test")]
     split: Option<Split>,
 }
@@ -53,13 +55,13 @@ fn stat_arg(s: &str) -> Result<Stat, String> {
 /// configuration columns): the strata of the bootstrap. One number per row is kept.
 type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
 
-fn strata(path: &Path, by: &[&str], split: Split) -> Result<Strata> {
+fn strata(path: &Path, by: &[&str], split: Option<Split>) -> Result<Strata> {
     let (by_at, config_at): (Vec<usize>, Vec<usize>) =
         (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
     let mut out = Strata::new();
     each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let Ok(x) = rec[column("regret")].parse::<f64>() else { return };
-        if &rec[column("status")] != "ok" || splits::of_row(rec) != split {
+        if &rec[column("status")] != "ok" || split.is_some_and(|s| splits::of_row(rec) != s) {
             return;
         }
         let key: Vec<String> = by_at.iter().map(|&i| rec[i].to_string()).collect();
@@ -106,11 +108,14 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     let results = dir.join("results.csv");
     let shown = splits::shown(&results).map_err(|e| bad_input(format!("{e:#}")))?;
     let split = args.split.unwrap_or(shown);
+    // Grouped by the split column (and no --split): every row.
+    let filter = if by.contains(&"split") && args.split.is_none() { None } else { Some(split) };
     let (mut agg, mut tuned) = (Aggregator::new(&by), Aggregator::new(&by));
-    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match splits::of_row(rec) {
-        s if s == split => agg.push(|i| &rec[i]),
-        Split::Tune => tuned.push(|i| &rec[i]),
-        Split::Test => {}
+    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match (filter, splits::of_row(rec)) {
+        (None, _) => agg.push(|i| &rec[i]),
+        (Some(f), s) if s == f => agg.push(|i| &rec[i]),
+        (_, Split::Tune) => tuned.push(|i| &rec[i]),
+        (_, Split::Test) => {}
     })
     .map_err(|e| bad_input(format!("{e:#}")))?;
     if agg.rows() == 0 {
@@ -119,10 +124,12 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     }
     // With the test rows: the columns the tuning varied, each configuration's tuning mean,
     // and the gap.
-    let show = shown_columns(args, if split == Split::Test { &tuned } else { &agg }, &by);
-    let tuned: BTreeMap<Vec<String>, Group> = match split {
-        Split::Test => tuned.groups().into_iter().map(|g| (g.key.clone(), g)).collect(),
-        Split::Tune => BTreeMap::new(),
+    // The tuning mean and the gap need groups that are configurations: the default grouping.
+    let test = filter == Some(Split::Test) && args.by.is_empty();
+    let show = shown_columns(args, if test { &tuned } else { &agg }, &by);
+    let tuned: BTreeMap<Vec<String>, Group> = match test {
+        true => tuned.groups().into_iter().map(|g| (g.key.clone(), g)).collect(),
+        false => BTreeMap::new(),
     };
     let groups = agg.groups();
     let mut header: Vec<String> = show.iter().map(|&k| by[k].to_string()).collect();
@@ -132,14 +139,14 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     );
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let marks = if args.by.is_empty() { Some(best_marks(&results, &by, split).map_err(bad)?) } else { None };
-    let strata = if args.stat.is_some() { strata(&results, &by, split).map_err(bad)? } else { BTreeMap::new() };
+    let strata = if args.stat.is_some() { strata(&results, &by, filter).map_err(bad)? } else { BTreeMap::new() };
     if let Some(stat) = args.stat {
         header.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()]);
     }
     if marks.is_some() {
         header.push("vs_best".into());
     }
-    if split == Split::Test {
+    if test {
         header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
     }
     let mut table: Vec<Record> = groups.iter().map(|g| base_row(g, &show)).collect();
@@ -154,7 +161,7 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         if let Some(marks) = &marks {
             r.push(marks.get(&g.key).copied().unwrap_or("").to_string());
         }
-        if split == Split::Test {
+        if test {
             let t = tuned.get(&g.key);
             r.push(t.map_or(String::new(), |t| t.n.to_string()));
             r.push(t.map_or(String::new(), |t| num(t.mean_regret)));
@@ -168,10 +175,14 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     print_aligned(&header, &table);
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     println!("{}", footer(groups.len(), agg.rows(), failed, marks.is_some()));
-    if shown == Split::Test || args.split.is_some() {
-        println!("{}", splits::describe(split, shown == Split::Test));
+    match filter {
+        None => println!("split: tuning and test rows, grouped by the split column"),
+        Some(_) if shown == Split::Test || args.split.is_some() => {
+            println!("{}", splits::describe(split, shown == Split::Test))
+        }
+        Some(_) => {}
     }
-    if split == Split::Test {
+    if test {
         println!(
             "gap = mean_regret (test seeds) - tune_mean_regret (the seeds that chose it): with exact regret, the \
              optimism of choosing on the same seeds plus the seeds' own spread"
