@@ -139,7 +139,7 @@ pub fn search_work(sweep: &Sweep) -> (u64, u128, u128) {
     let rungs = crate::search::planned(sweep);
     let jobs = rungs.iter().map(|r| r.2).sum();
     let work = rungs.iter().map(|&(_, budget, jobs)| u128::from(budget) * u128::from(jobs)).sum();
-    let grid_jobs: u64 = sweep.solvers.iter().map(|s| s.points.len() as u64 * u64::from(s.replicates)).sum();
+    let grid_jobs: u64 = sweep.job_counts().iter().map(|(_, n)| n).sum::<u64>() / search.budgets().len() as u64;
     (jobs, work, u128::from(grid_jobs) * u128::from(search.max_budget))
 }
 

@@ -223,12 +223,16 @@ fn thread_count(opts: &RunOptions) -> Result<usize> {
 
 /// Refuses more than [`HUGE`] jobs without `--yes`.
 fn check_size(opts: &RunOptions, sweep: &Sweep) -> Result<()> {
-    if sweep.job_count() > HUGE && !opts.yes {
-        let per: Vec<String> = sweep.job_counts().iter().map(|(l, n)| format!("{l}: {n}")).collect();
+    let test = crate::test_split::planned(sweep).map_or(0, |(_, jobs)| jobs);
+    if sweep.job_count() + test > HUGE && !opts.yes {
+        let mut per: Vec<String> = sweep.job_counts().iter().map(|(l, n)| format!("{l}: {n}")).collect();
+        if test > 0 {
+            per.push(format!("[test]: {test}"));
+        }
         return Err(bad_input(format!(
             "{} has {} jobs ({}), more than {HUGE}; run `sweep plan` to see the cost, and add --yes to run it anyway",
             opts.spec.display(),
-            sweep.job_count(),
+            sweep.job_count() + test,
             per.join(", ")
         )));
     }

@@ -69,7 +69,9 @@ impl Sweep {
     /// With a `[test]`, then every grid point at the full budget with the test replicates
     /// (split [`Split::Test`]), in the usual order.
     pub fn jobs(&self) -> Vec<Job> {
-        let count = usize::try_from(self.job_count()).expect("job counts are bounded by MAX_JOBS");
+        let points: u64 = self.solvers.iter().map(|s| s.points.len() as u64).sum();
+        let test = self.test.as_ref().map_or(0, |t| points * u64::from(t.replicates));
+        let count = usize::try_from(self.job_count() + test).expect("job counts are bounded by MAX_JOBS");
         let most = self.solvers.iter().map(|s| s.replicates).max().unwrap_or(0);
         let seeds: Vec<u64> = (0..most).map(|r| job_seed(self.seed, r)).collect();
         let mut jobs = Vec::with_capacity(count);
@@ -132,18 +134,17 @@ impl Sweep {
         }
     }
 
-    /// Jobs per solver, as `(label, count)` in spec order, without listing them (with a
-    /// `[test]`, every configuration's test jobs count, though only the chosen run).
+    /// Tuning jobs per solver, as `(label, count)` in spec order, without listing them (a
+    /// `[test]`'s jobs are counted by [`crate::test_split::planned`]).
     pub fn job_counts(&self) -> Vec<(String, u64)> {
         let rungs = self.search.as_ref().map_or(1, |s| s.budgets().len() as u64);
-        let test = self.test.as_ref().map_or(0, |t| u64::from(t.replicates));
         self.solvers
             .iter()
-            .map(|s| (s.label.clone(), s.points.len() as u64 * (rungs * u64::from(s.replicates) + test)))
+            .map(|s| (s.label.clone(), rungs * s.points.len() as u64 * u64::from(s.replicates)))
             .collect()
     }
 
-    /// The number of jobs, without listing them.
+    /// The number of tuning jobs, without listing them.
     pub fn job_count(&self) -> u64 {
         self.job_counts().iter().map(|(_, n)| n).sum()
     }
