@@ -59,7 +59,7 @@ pub struct Job {
     /// The rung of a search (`None` without a `[search]`, and for test jobs).
     pub rung: Option<u32>,
     /// Tuning or test: a test job's seed is [`crate::seed::test_seed`] and its key ends in
-    /// [`TEST_KEY`].
+    /// `;split=test`.
     pub split: Split,
 }
 
