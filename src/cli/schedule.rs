@@ -26,10 +26,10 @@ const STILL: f64 = 0.95;
 const RATES: [(&str, &str, &str); 2] =
     [("epsilon", "epsilon_decay", "epsilon_min"), ("alpha", "alpha_decay", "alpha_min")];
 
-/// A parameter of a grid point as a number, if the kind takes it.
+/// A parameter of a grid point as a number, as the job runs it (a decay derived from a
+/// `_min_at` included), if the kind takes it.
 fn number(params: &Params, name: &str) -> Option<f64> {
-    let kinds = params.kind().params();
-    kinds.iter().zip(params.values()).find(|(p, _)| p.name == name).and_then(|(_, v)| match v {
+    params.running(name).and_then(|v| match v {
         Val::Real(x) => Some(x),
         Val::Count(n) => Some(n as f64),
         _ => None,
