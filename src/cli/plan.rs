@@ -5,7 +5,8 @@
 //! grid at the last rung's budget (each line says so), followed by the search's rungs and
 //! its own work. Besides the table, `plan` prints the spec's notes
 //! (whole-number axes rounded, sampled points drawn) and, on stderr, the schedule warnings
-//! of `schedule.rs`.
+//! of `schedule.rs`. A job that cannot fit the memory budget ends `plan` with the error
+//! `sweep run` would give (exit 2).
 
 use std::path::Path;
 use std::time::Duration;
@@ -17,6 +18,7 @@ use super::schedule;
 use crate::bench::Calibration;
 use crate::error::{bad_input, exit};
 use crate::memory::{self, Shared};
+use crate::names::count;
 use crate::run::budget::Needs;
 use crate::spec::{self, Sweep};
 
@@ -119,9 +121,11 @@ fn print_search(sweep: &Sweep) {
     let (jobs, work, grid_work) = search_work(sweep);
     let grid_jobs: u64 = sweep.job_counts().iter().map(|(_, n)| n).sum::<u64>() / search.budgets().len() as u64;
     println!(
-        "search total: {jobs} jobs, {work} {} ({:.1}% of the full grid's {grid_jobs} jobs, {grid_work} {})",
+        "search total: {}, {work} {} ({:.1}% of the full grid's {}, {grid_work} {})",
+        count(jobs, "job"),
         search.parameter,
         100.0 * work as f64 / grid_work.max(1) as f64,
+        count(grid_jobs, "job"),
         search.parameter
     );
 }
@@ -196,7 +200,8 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     }
     let cal = Calibration::measure(Duration::from_millis(400));
     let estimate = estimate(&sweep, threads, &cal);
-    println!("{} ({}): seed {}, {} replicates", sweep.name, spec_path.display(), sweep.seed, sweep.replicates);
+    let replicates = count(sweep.replicates, "replicate");
+    println!("{} ({}): seed {}, {replicates}", sweep.name, spec_path.display(), sweep.seed);
     println!(
         "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>12} {:>11}",
         "solver", "kind", "points", "jobs", "episodes", "mcts iters/move", "cpu time", "memory/job"
@@ -221,7 +226,8 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
         print_search(&sweep);
         println!("CPU of the search: {:.1} s", estimate.cpu_seconds);
     } else {
-        println!("total: {jobs} jobs, {episodes} training episodes, {:.1} s of CPU", estimate.cpu_seconds);
+        let (jobs, episodes) = (count(jobs, "job"), count(episodes, "training episode"));
+        println!("total: {jobs}, {episodes}, {:.1} s of CPU", estimate.cpu_seconds);
     }
     println!(
         "estimated wall time on {threads} threads: {} (measured here: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s per core)",
@@ -241,7 +247,22 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     for warning in schedule::warnings(&sweep) {
         eprintln!("warning: {warning}");
     }
+    refuse_what_run_refuses(&sweep, max_memory)?;
     Ok(exit::OK)
+}
+
+/// The error `sweep run` gives for a job that cannot fit the memory budget (`--max-memory`,
+/// or the machine's), so that `plan` exits as `run` would (2, bad input).
+fn refuse_what_run_refuses(sweep: &Sweep, max_memory: Option<u64>) -> Result<()> {
+    let budget = match max_memory {
+        Some(bytes) => Some((bytes, "--max-memory".to_string())),
+        None => memory::default_budget().map(|(bytes, source)| (bytes, source.to_string())),
+    };
+    let Some((limit, source)) = budget else { return Ok(()) };
+    let jobs = sweep.jobs();
+    let jobs: Vec<&crate::spec::Job> = jobs.iter().collect();
+    let needs = Needs::of(jobs.iter().copied(), &sweep.evaluation);
+    crate::run::budget::Budget::new(limit, &needs, &jobs, &source).map(drop)
 }
 
 /// A duration for people.

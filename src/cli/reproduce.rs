@@ -96,7 +96,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let mut differ = 0;
     println!("job {id} ({}, replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
     if recorded.len() != out.rows.len() {
-        println!("recorded {} rows, reproduced {}", recorded.len(), out.rows.len());
+        println!("recorded {}, reproduced {}", crate::names::count(recorded.len(), "row"), out.rows.len());
         differ += 1;
     }
     differ += compare(&recorded, &out.rows, &columns, args.verbose);

@@ -176,7 +176,8 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     }
     if let (Some(s), false, None) = (shard, opts.quiet, &sweep.search) {
         let from = if opts.shard.is_some() { "--shard" } else { "the Slurm array variables" };
-        eprintln!("shard {} of {} (0-based, from {from}): {} of {} jobs", s.index, s.count, jobs.len(), all_jobs.len());
+        let of = crate::names::count(all_jobs.len(), "job");
+        eprintln!("shard {} of {} (0-based, from {from}): {} of {of}", s.index, s.count, jobs.len());
     }
     if dir.join("manifest.json").exists() {
         // Refuse at once if another sweep writes here, before moving anything aside.
@@ -333,8 +334,9 @@ fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
     let kept = plan.jobs.len() - pending.len();
     if !plan.opts.quiet && plan.tell_resume && (kept > 0 || resumed.repaired > 0) {
         eprintln!(
-            "resuming in {}: {kept} jobs already done, {} to run{}",
+            "resuming in {}: {} already done, {} to run{}",
             plan.dir.display(),
+            crate::names::count(kept, "job"),
             pending.len(),
             if resumed.repaired > 0 {
                 format!(" (cut a partial last line of {} bytes)", resumed.repaired)

@@ -18,6 +18,7 @@ use anyhow::Result;
 
 use super::{Outcome, Plan, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
+use crate::names::count;
 use crate::report::manifest::Manifest;
 use crate::search::{decide, read_scores};
 
@@ -50,11 +51,13 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             let shard =
                 plan.shard.map(|s| format!(" (shard {}/{}: {} jobs in all)", s.index, s.count, plan.jobs.len()));
             eprintln!(
-                "{} rung {rung} of {}: {configurations} configurations at {} = {}, {jobs} jobs{}",
+                "{} rung {rung} of {}: {} at {} = {}, {}{}",
                 search.method.name(),
                 rungs.len(),
+                count(configurations, "configuration"),
                 search.parameter,
                 rungs[rung],
+                count(jobs, "job"),
                 shard.unwrap_or_default()
             );
         }
