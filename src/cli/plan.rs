@@ -118,6 +118,12 @@ fn print_search(sweep: &Sweep) {
     for (rung, (configurations, budget, jobs)) in crate::search::planned(sweep).into_iter().enumerate() {
         println!("{rung:>6} {configurations:>15} {budget:>12} {jobs:>10}");
     }
+    if search.method == crate::spec::Method::Hyperband {
+        for (start, rungs) in crate::search::planned_brackets(sweep) {
+            let shown: Vec<String> = rungs.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
+            println!("  bracket from rung {start}: {}", shown.join(" -> "));
+        }
+    }
     let (jobs, work, grid_work) = search_work(sweep);
     let grid_jobs: u64 = sweep.job_counts().iter().map(|(_, n)| n).sum::<u64>() / search.budgets().len() as u64;
     println!(
@@ -128,6 +134,33 @@ fn print_search(sweep: &Sweep) {
         count(grid_jobs, "job"),
         search.parameter
     );
+}
+
+/// A search that cannot help: one rung (nothing is cut), or more work than the full grid.
+fn search_warnings(sweep: &Sweep) -> Vec<String> {
+    let Some(search) = &sweep.search else { return Vec::new() };
+    let mut out = Vec::new();
+    let budgets = search.budgets();
+    if budgets.len() == 1 {
+        out.push(format!(
+            "the search has one rung ({} = {} with eta = {}): it runs the full grid at that budget and cuts \
+             nothing; lower min_budget (to at most max_budget / eta) or eta",
+            search.parameter, budgets[0], search.eta
+        ));
+    }
+    let (_, work, grid_work) = search_work(sweep);
+    if work > grid_work {
+        out.push(format!(
+            "the search costs {work} {} in all, {:.0}% of the full grid's {grid_work}: running the full grid at {} = \
+             {} would be cheaper and sees every configuration at the full budget; use method = \"halving\", fewer \
+             rungs or a larger eta",
+            search.parameter,
+            100.0 * work as f64 / grid_work.max(1) as f64,
+            search.parameter,
+            search.max_budget
+        ));
+    }
+    out
 }
 
 /// What ends a searched spec's solver lines: they show the full grid at the last rung's
@@ -163,12 +196,12 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
         .collect();
     let peak = needs.peak(threads);
     println!(
-        "memory: {} of tables shared by all jobs ({} MDPs of {}), largest job {}; {} jobs at once: {}",
+        "memory: {} of tables shared by all jobs ({} of {}), largest job {}; {} at once: {}",
         memory::show(shared),
-        needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(),
+        count(needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(), "MDP"),
         games.into_iter().collect::<Vec<_>>().join(", "),
         memory::show(needs.largest()),
-        threads.min(needs.jobs.len()),
+        count(threads.min(needs.jobs.len()), "job"),
         memory::show(peak),
     );
     let budget = match max_memory {
@@ -244,7 +277,7 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     } else if estimate.wall_seconds > HOUR {
         println!("more than an hour: `sweep run` will ask before starting (or needs --yes)");
     }
-    for warning in schedule::warnings(&sweep) {
+    for warning in schedule::warnings(&sweep).into_iter().chain(search_warnings(&sweep)) {
         eprintln!("warning: {warning}");
     }
     refuse_what_run_refuses(&sweep, max_memory)?;

@@ -139,6 +139,19 @@ struct Plan<'a> {
     tell_resume: bool,
     /// The memory budget in bytes and where it comes from (`None`: no limit known).
     memory: Option<(u64, String)>,
+    /// What a search's earlier passes did, for the end-of-run lines of its last.
+    earlier: Earlier,
+}
+
+/// A search's earlier passes: the jobs they ran and failed, the jobs the first kept from
+/// before, their wall time, and one line per rung to print before the summary.
+#[derive(Default)]
+struct Earlier {
+    ran: usize,
+    failed: usize,
+    kept: Option<usize>,
+    wall: Duration,
+    rung_lines: Vec<String>,
 }
 
 /// Runs a sweep until it completes or stops, and says how it ended; stops early when
@@ -196,6 +209,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         last: true,
         tell_resume: true,
         memory,
+        earlier: Earlier::default(),
     };
     match sweep.search {
         Some(_) => rungs::execute_search(plan, &base, stop),
@@ -314,8 +328,13 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     finish(plan, &mut manifest)?;
     if !opts.quiet && plan.last {
         let results = plan.dir.join("results.csv");
+        for line in &plan.earlier.rung_lines {
+            eprintln!("{line}");
+        }
+        let e = &plan.earlier;
+        let (ran, failed, wall) = (e.ran + ran, e.failed + failed, e.wall + started.elapsed());
         if let Err(e) =
-            summary::print_run_summary(plan.sweep, &results, &plan.dir, ran, kept, failed, started.elapsed())
+            summary::print_run_summary(plan.sweep, &results, &plan.dir, ran, e.kept.unwrap_or(kept), failed, wall)
         {
             eprintln!("warning: no summary: {e:#}");
         }

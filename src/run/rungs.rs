@@ -38,6 +38,7 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         }
     };
     let (mut ran, mut failed, mut kept) = (0, 0, None);
+    let started = std::time::Instant::now();
     loop {
         let scores = read_scores(&scores_dir.join("results.csv"), search).map_err(|e| bad_input(format!("{e:#}")))?;
         let decided = decide(sweep, plan.all_jobs, |id| scores.get(id).copied());
@@ -61,6 +62,9 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
                 shard.unwrap_or_default()
             );
         }
+        if plan.last && plan.shard.is_none() {
+            plan.earlier.rung_lines = rung_lines(search, &rungs, &decided);
+        }
         let report = execute(&plan, stop)?;
         plan.tell_resume = false;
         ran += report.ran;
@@ -69,7 +73,41 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         if plan.last || !matches!(report.outcome, Outcome::Completed) {
             return Ok(RunReport { ran, kept, failed, ..report });
         }
+        plan.earlier =
+            super::Earlier { ran, failed, kept: Some(kept), wall: started.elapsed(), rung_lines: Vec::new() };
     }
+}
+
+/// One line per rung of a search whose every rung is decided: its configurations and
+/// budget, what it cost (jobs, budget units), and how many went on; then the total.
+fn rung_lines(search: &crate::spec::SearchSpec, budgets: &[u64], decided: &crate::search::Decided) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut total = (0, 0u128);
+    for (rung, configurations) in decided.configurations.iter().enumerate() {
+        let jobs = decided.rungs[rung].len();
+        let work = u128::from(budgets[rung]) * jobs as u128;
+        total = (total.0 + jobs, total.1 + work);
+        let next = match decided.configurations.get(rung + 1) {
+            Some(next) => {
+                let went_on = next.iter().filter(|c| configurations.contains(c)).count();
+                match next.len() - went_on {
+                    0 => format!("{went_on} went on"),
+                    joined => format!("{went_on} went on, {joined} joined (a later bracket)"),
+                }
+            }
+            None => "the last".to_string(),
+        };
+        lines.push(format!(
+            "rung {rung}: {} at {} = {}, {}, {work} {}; {next}",
+            count(configurations.len(), "configuration"),
+            search.parameter,
+            budgets[rung],
+            count(jobs, "job"),
+            search.parameter
+        ));
+    }
+    lines.push(format!("search: {} in all, {} {}", count(total.0, "job"), total.1, search.parameter));
+    lines
 }
 
 /// Before the first decision: keeps only the rows of complete jobs (cutting a partial
