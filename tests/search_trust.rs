@@ -165,3 +165,96 @@ fn a_search_says_what_each_rung_cost_and_counts_every_rung() {
     let (_, rows) = read_csv(&out.join("results.csv"));
     assert_eq!(rows.len(), 28);
 }
+
+/// Mean ranks (1 = smallest; ties share their mean), counted pair by pair.
+fn ranks(x: &[f64]) -> Vec<f64> {
+    x.iter()
+        .map(|a| {
+            let below = x.iter().filter(|b| *b < a).count() as f64;
+            let equal = x.iter().filter(|b| *b == a).count() as f64;
+            below + (equal + 1.0) / 2.0
+        })
+        .collect()
+}
+
+/// Pearson's correlation of the ranks.
+fn rho(x: &[f64], y: &[f64]) -> f64 {
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = x.len() as f64;
+    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
+    let cov: f64 = rx.iter().zip(&ry).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let vx: f64 = rx.iter().map(|a| (a - mx).powi(2)).sum();
+    let vy: f64 = ry.iter().map(|b| (b - my).powi(2)).sum();
+    cov / (vx * vy).sqrt()
+}
+
+#[test]
+fn fidelity_ranks_each_checkpoint_against_the_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "name = \"f\"\nseed = 9\nreplicates = 3\n[evaluation]\ncheckpoints = 4\n[[solver]]\n\
+                kind = \"q-learning\"\nepisodes = 1200\nalpha = [0.05, 0.2, 0.5, 0.9]\nepsilon_decay = [0.99, 0.999]\n\
+                [[solver]]\nkind = \"policy-iteration\"\n";
+    let spec = write_spec(tmp.path(), "f.toml", text);
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["fidelity", out.to_str().unwrap(), "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = tmp.path().join("fidelity.csv");
+    std::fs::write(&table, stdout(&o)).unwrap();
+    let (header, rows) = read_csv(&table);
+    let col = |name: &str| header.iter().position(|c| c == name).unwrap();
+    // One block of 8 configurations, 4 checkpoints (policy iteration has no curve).
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    // Independently: mean regret per configuration (alpha, epsilon_decay) at each
+    // checkpoint and at the end, from the files.
+    let (rh, results) = read_csv(&out.join("results.csv"));
+    let rc = |name: &str| rh.iter().position(|c| c == name).unwrap();
+    let mut config_of = std::collections::HashMap::new();
+    let mut last: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    for r in results.iter().filter(|r| r[rc("solver")] == "q-learning") {
+        let key = (r[rc("alpha")].clone(), r[rc("epsilon_decay")].clone());
+        config_of.insert(r[0].clone(), key.clone());
+        last.entry(key).or_default().push(r[rc("regret")].parse().unwrap());
+    }
+    let (ch, curves) = read_csv(&out.join("curves.csv"));
+    let cc = |name: &str| ch.iter().position(|c| c == name).unwrap();
+    let mut at: BTreeMap<u64, BTreeMap<(String, String), Vec<f64>>> = BTreeMap::new();
+    for c in &curves {
+        let key = config_of[&c[cc("job_id")]].clone();
+        let episode: u64 = c[cc("episode")].parse().unwrap();
+        at.entry(episode).or_default().entry(key).or_default().push(c[cc("regret")].parse().unwrap());
+    }
+    let means = |m: &BTreeMap<(String, String), Vec<f64>>| -> Vec<f64> {
+        m.values().map(|v| v.iter().sum::<f64>() / v.len() as f64).collect()
+    };
+    let finals = means(&last);
+    for (row, (episode, scores)) in rows.iter().zip(&at) {
+        assert_eq!(row[col("episode")], episode.to_string());
+        assert_eq!(row[col("configurations")], "8");
+        let expected = rho(&means(scores), &finals);
+        let got: f64 = row[col("spearman")].parse().unwrap();
+        assert!((got - expected).abs() < 1e-12, "at {episode}: {got} vs {expected}");
+    }
+    assert_eq!(rows[3][col("spearman")], "1.0", "the last checkpoint is the end");
+    // A search, and results without curves, are refused with what to do.
+    let o = run(&["fidelity", search_dir(tmp.path()).to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("the results of a [search]"), "{}", stderr(&o));
+    std::fs::remove_file(out.join("curves.csv")).unwrap();
+    let o = run(&["fidelity", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no learning curves"), "{}", stderr(&o));
+    let help = stdout(&run(&["fidelity", "--help"]));
+    assert!(help.contains("How to read it") && help.contains("final_best_rank"), "{help}");
+}
+
+/// A small search's results directory.
+fn search_dir(dir: &Path) -> std::path::PathBuf {
+    let text = SEARCH.replace("METHOD", "halving").replace("MIN", "300").replace("SCHEDULE", "");
+    let spec = write_spec(dir, "s.toml", &text);
+    let out = dir.join("search");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
