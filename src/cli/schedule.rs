@@ -100,14 +100,14 @@ fn first_rung_warnings(sweep: &Sweep) -> Vec<String> {
             }
             if let (n @ 1.., Some(example)) = found {
                 out.push(format!(
-                    "solver[{}] ({}): at {n} of {} grid points {rate} decays per episode and is still above half its \
+                    "solver[{}] ({}): at {n} of {} {rate} decays per episode and is still above half its \
                      start after the first rung's {first} episodes (e.g. {example}): the early rungs judge \
                      configurations before their schedule has done much, unlike the full run, and may cut the \
                      best; give {at} (the fraction of the episodes at which {rate} reaches {floor}) instead of \
                      {decay}, so every rung is a scaled copy of the full run",
                     i + 1,
                     solver.label,
-                    solver.points.len()
+                    crate::names::count(solver.points.len(), "grid point")
                 ));
             }
         }
@@ -131,17 +131,17 @@ fn floor_warnings(sweep: &Sweep) -> Vec<String> {
                     slot.1.get_or_insert_with(|| format!("{rate} = {r}, {decay} = {d}, {floor} = {f}: {when}"));
                 }
             }
-            let of = solver.points.len();
+            let of = crate::names::count(solver.points.len(), "grid point");
             let whose = format!("solver[{}] ({})", i + 1, solver.label);
             if let (n @ 1.., Some(example)) = (found[0].0, &found[0].1) {
                 out.push(format!(
-                    "{whose}: {rate} reaches its floor {floor} within the first 1% of training at {n} of {of} grid \
-                     points (e.g. {example}), so {rate} and {decay} make no difference there"
+                    "{whose}: {rate} reaches its floor {floor} within the first 1% of training at {n} of {of} \
+                     (e.g. {example}), so {rate} and {decay} make no difference there"
                 ));
             }
             if let (n @ 1.., Some(example)) = (found[1].0, &found[1].1) {
                 out.push(format!(
-                    "{whose}: {decay} is so close to 1 that {rate} barely moves at {n} of {of} grid points \
+                    "{whose}: {decay} is so close to 1 that {rate} barely moves at {n} of {of} \
                      (e.g. {example}); {decay} = 1 would say the same"
                 ));
             }
