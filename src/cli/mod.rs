@@ -44,7 +44,7 @@ enum Command {
         after_help = "Examples:\n  sweep run experiments/qlearning.toml\n  sweep run experiments/mcts.toml --threads 2 --out /tmp/mcts\n  sweep run big.toml --shard 3/16        # shard 3 of 16 (0-based)\n  sweep run experiments/qlearning.toml --only 1a2b3c   # one job again"
     )]
     Run(RunArgs),
-    /// Show what a spec would run: jobs per solver, total work, estimated time. Writes nothing.
+    /// Show what a spec would run: jobs per solver, total work, estimated time; a search's rungs, Hyperband's brackets and warnings. Writes nothing.
     #[command(after_help = "Example:\n  sweep plan experiments/qlearning.toml")]
     Plan {
         /// The spec (TOML).

@@ -206,7 +206,7 @@ fn footer(configurations: usize, rows: usize, failed: usize, marked: bool) -> St
         crate::names::count(configurations, "configuration"),
         crate::names::count(rows, "row"),
         if failed > 0 {
-            format!(", {failed} failed rows (counted in `failed`, not in the means)")
+            format!(", {} (counted in `failed`, not in the means)", crate::names::count(failed, "failed row"))
         } else {
             String::new()
         },
