@@ -277,9 +277,9 @@ impl Params {
             Some(Val::Real(x)) => Some(x),
             _ => None,
         };
+        // The fraction, when the kind takes it and it is set.
         let at = format!("{rate}_min_at");
-        let fraction =
-            real(&at).filter(|_| get(&at).is_some_and(|v| params.iter().any(|p| p.name == at && p.in_key(v))));
+        let fraction = self.kind().param(&at).filter(|p| get(&at).is_some_and(|v| p.in_key(v))).and(real(&at));
         let (Some(fraction), Some(start), Some(floor), Some(Val::Count(episodes))) =
             (fraction, real(rate), real(&format!("{rate}_min")), get("episodes"))
         else {
