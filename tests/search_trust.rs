@@ -110,6 +110,11 @@ fn plan_warns_before_a_search_misleads() {
     let (code, _, err) = plan(dir, "halving", "2700", "epsilon_min_at = 0.5");
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("warning: the search has one rung (episodes = 2700 with eta = 3)"), "{err}");
+    // `run` says so too, and runs.
+    let out = dir.join("one-rung");
+    let o = run(&["run", dir.join("w.toml").to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: the search has one rung"), "{}", stderr(&o));
     let (code, out, err) = plan(dir, "hyperband", "100", "epsilon_min_at = 0.5");
     assert_eq!(code, 0, "{err}");
     // (c) Hyperband's brackets: 9 configurations shared out over 4 brackets, each cut by

@@ -136,8 +136,9 @@ fn print_search(sweep: &Sweep) {
     );
 }
 
-/// A search that cannot help: one rung (nothing is cut), or more work than the full grid.
-fn search_warnings(sweep: &Sweep) -> Vec<String> {
+/// A search that cannot help: one rung (nothing is cut), or more work than the full grid
+/// (printed by `plan` and before `run`).
+pub(super) fn search_warnings(sweep: &Sweep) -> Vec<String> {
     let Some(search) = &sweep.search else { return Vec::new() };
     let mut out = Vec::new();
     let budgets = search.budgets();
