@@ -165,6 +165,26 @@ pub fn planned(sweep: &Sweep) -> Vec<(usize, u64, u64)> {
     out
 }
 
+/// Hyperband's brackets as planned: per bracket, its first rung and, rung by rung from
+/// there, `(configurations, budget)`.
+pub fn planned_brackets(sweep: &Sweep) -> Vec<(usize, Vec<(usize, u64)>)> {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let budgets = search.budgets();
+    let eta = search.eta as usize;
+    brackets(search, configurations(sweep).len())
+        .into_iter()
+        .map(|b| {
+            let mut n = b.configurations.len();
+            let mut rungs = Vec::new();
+            for &budget in &budgets[b.start..] {
+                rungs.push((n, budget));
+                n = (n / eta).max(1);
+            }
+            (b.start, rungs)
+        })
+        .collect()
+}
+
 /// Sums of the metric over a job's rows: all of them against the search's opponent, and
 /// those of its seat.
 #[derive(Default)]

@@ -196,3 +196,51 @@ fn unreadable_or_malformed_results_for_reproduce_and_summary() {
         check_args(&args, &missing, &["missing"]);
     }
 }
+
+/// One rule for a damaged results file: every command that reads it says which row is
+/// wrong and exits 2 (bad input), writing nothing.
+#[test]
+fn a_malformed_results_row_is_bad_input_for_every_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("smoke");
+    run_smoke(&out, &[]);
+    let path = out.join("results.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    lines[3] = lines[3].replacen(',', ";", 5);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let dir = out.to_str().unwrap();
+    let runs = ["run", "experiments/smoke.toml", "--quiet", "--out", dir];
+    for args in [&runs[..], &["summary", dir], &["compare", dir], &["reproduce", dir, "--job", &lines[1][..12]]] {
+        check_args(args, &out, &["results.csv: malformed row 4", "damaged"]);
+    }
+}
+
+#[test]
+fn plan_refuses_what_run_refuses_for_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("never");
+    let plan = run(&["plan", "experiments/smoke.toml", "--max-memory", "1M"]);
+    let err = stderr(&plan);
+    assert_eq!(plan.status.code(), Some(2), "{err}");
+    let run_o = run(&["run", "experiments/smoke.toml", "--max-memory", "1M", "--out", out.to_str().unwrap()]);
+    assert_eq!(run_o.status.code(), Some(2));
+    assert!(err.contains("more than the memory budget of 1.0 MiB (--max-memory)"), "{err}");
+    assert_eq!(err.lines().last(), stderr(&run_o).lines().last(), "the same message");
+    assert!(!out.exists());
+    let fits = run(&["plan", "experiments/smoke.toml", "--max-memory", "4G"]);
+    assert_eq!(fits.status.code(), Some(0), "{}", stderr(&fits));
+}
+
+#[test]
+fn an_unknown_search_method_names_the_methods_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "[search]\nmethod = \"bayes\"\nmin_budget = 100\nmax_budget = 900\n[[solver]]\nkind = \"q-learning\"\n";
+    let spec = write_spec(tmp.path(), "bayes.toml", text);
+    let o = run(&["plan", spec.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("bayes.toml:2: search.method = \"bayes\""), "{err}");
+    assert!(err.contains("\"halving\", \"hyperband\""), "{err}");
+    assert!(!err.contains("has no method"), "a given method is not missing: {err}");
+}

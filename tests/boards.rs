@@ -132,7 +132,7 @@ fn every_learner_on_a_bigger_board_scores_at_or_below_the_optimum() {
     assert!(o.status.success(), "{}", stderr(&o));
     let (header, rows) = read_csv(&out.join("results.csv"));
     let col = |name: &str| header.iter().position(|c| c == name).unwrap();
-    assert!(header.join(",").contains(",rung,game,evaluation,value_se"), "version 3 appends its columns: {header:?}");
+    assert!(header.join(",").contains(",rung,game,evaluation,value_se,"), "version 3 appends its columns: {header:?}");
     assert!(!rows.is_empty());
     for r in &rows {
         assert_eq!(r[col("status")], "ok", "{r:?}");
@@ -200,9 +200,11 @@ fn a_job_that_cannot_fit_the_memory_budget_is_refused_before_anything_is_written
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("more than the memory budget of 2.0 MiB (--max-memory)"), "{}", stderr(&o));
     assert!(!out.exists(), "nothing is written");
+    // plan shows its table, then exits as run does, with run's message.
     let o = run(&["plan", spec.to_str().unwrap(), "--max-memory", "2M", "--threads", "2"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stdout(&o).contains("the largest job does not fit"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("more than the memory budget of 2.0 MiB (--max-memory)"), "{}", stderr(&o));
     let o = run(&["plan", spec.to_str().unwrap(), "--peak-memory", "--threads", "1"]);
     let mib: u64 = stdout(&o).trim().parse().unwrap();
     assert!((2..100).contains(&mib), "3x4k3 needs a few MiB: {mib}");

@@ -110,9 +110,9 @@ fn tampered_shards_name_missing_duplicated_and_unknown_jobs() {
     let o = run(&["merge", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
-    assert!(e.contains("1 jobs missing") && e.contains(&gone), "{e}");
-    assert!(e.contains("1 jobs in two shards") && e.contains(&format!("{copied} (shards 0 and 1)")), "{e}");
-    assert!(e.contains("1 rows of jobs not in the spec"), "{e}");
+    assert!(e.contains("1 job missing") && e.contains(&gone), "{e}");
+    assert!(e.contains("1 job in two shards") && e.contains(&format!("{copied} (shards 0 and 1)")), "{e}");
+    assert!(e.contains("1 row of jobs not in the spec"), "{e}");
     assert!(!out.join("results.csv").exists() && !out.join("curves.csv").exists());
     // Restored, the merge goes through.
     std::fs::write(&r1, l1.concat()).unwrap();

@@ -47,7 +47,8 @@ import csv, math, sys
 from collections import defaultdict
 
 grid_path, search_path, grid_s, search_s, threads = sys.argv[1:]
-CONFIG = ["alpha", "epsilon", "gamma", "alpha_decay", "epsilon_decay", "q_init", "symmetry"]
+CONFIG = ["alpha", "epsilon", "gamma", "alpha_decay", "epsilon_decay", "q_init", "symmetry",
+          "epsilon_min_at", "alpha_min_at", "temperature_min_at"]
 # Two-sided 95% critical values of Student's t, by degrees of freedom.
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
        9: 2.262, 10: 2.228, 12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
@@ -63,7 +64,7 @@ def config(r):
     return tuple((c, r[c]) for c in CONFIG)
 
 def shown(c):
-    return ", ".join(f"{k}={v}" for k, v in c)
+    return ", ".join(f"{k}={v}" for k, v in c if v)
 
 grid, search = read(grid_path), read(search_path)
 by_config = defaultdict(dict)

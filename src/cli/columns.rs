@@ -45,7 +45,7 @@ fn describe_param(name: &str) -> Value {
         "role": "parameter",
         "since": p.since,
         "type": ty,
-        "default": match p.default { Val::Name(n) => Value::from(n), v => v.to_json() },
+        "default": match p.default { _ if p.optional => Value::Null, Val::Name(n) => Value::from(n), v => v.to_json() },
         "allowed": accepted.join(" | "),
         "kinds": kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
         "meaning": p.meaning,
@@ -92,7 +92,11 @@ pub fn columns(as_json: bool) -> Result<i32> {
                     kinds.join(", "),
                     c["meaning"].as_str().unwrap_or_default(),
                     c["allowed"].as_str().unwrap_or_default(),
-                    c["default"]
+                    if c["default"].is_null() {
+                        "not set: the cell is empty".to_string()
+                    } else {
+                        c["default"].to_string()
+                    }
                 );
             }
             _ => println!("  {name}"),

@@ -51,7 +51,7 @@ pub fn decide(wall_seconds: f64, yes: bool, terminal: bool) -> Decision {
 /// A spec that does not load is left to `run::run`, which reports it.
 pub fn before_run(opts: &RunOptions) -> Result<bool> {
     let Ok(sweep) = spec::load(&opts.spec) else { return Ok(true) };
-    for warning in schedule::warnings(&sweep) {
+    for warning in schedule::warnings(&sweep).into_iter().chain(super::plan::search_warnings(&sweep)) {
         eprintln!("warning: {warning}");
     }
     let threads = match opts.threads {

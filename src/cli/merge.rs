@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::error::exit;
+use crate::names::count;
 
 /// Runs `sweep merge`.
 pub fn merge(dir: &Path) -> Result<i32> {
@@ -17,11 +18,11 @@ pub fn merge(dir: &Path) -> Result<i32> {
         );
     }
     println!(
-        "merged {} shards: {} jobs, {} rows, {} failed jobs, into {} ({:.2} s)",
-        r.shards,
-        r.jobs,
-        r.rows,
-        r.failed,
+        "merged {}: {}, {}, {}, into {} ({:.2} s)",
+        count(r.shards, "shard"),
+        count(r.jobs, "job"),
+        count(r.rows, "row"),
+        count(r.failed, "failed job"),
         dir.display(),
         started.elapsed().as_secs_f64()
     );

@@ -6,6 +6,7 @@
 mod bench;
 mod columns;
 mod compare;
+mod fidelity;
 mod guard;
 mod importance;
 mod merge;
@@ -43,7 +44,7 @@ enum Command {
         after_help = "Examples:\n  sweep run experiments/qlearning.toml\n  sweep run experiments/mcts.toml --threads 2 --out /tmp/mcts\n  sweep run big.toml --shard 3/16        # shard 3 of 16 (0-based)\n  sweep run experiments/qlearning.toml --only 1a2b3c   # one job again"
     )]
     Run(RunArgs),
-    /// Show what a spec would run: jobs per solver, total work, estimated time. Writes nothing.
+    /// Show what a spec would run: jobs per solver, total work, estimated time; a search's rungs, Hyperband's brackets and warnings. Writes nothing.
     #[command(after_help = "Example:\n  sweep plan experiments/qlearning.toml")]
     Plan {
         /// The spec (TOML).
@@ -89,6 +90,9 @@ enum Command {
         after_help = "Examples:\n  sweep importance results/qlearning\n  sweep importance results/mcts --metric value --csv"
     )]
     Importance(importance::ImportanceArgs),
+    /// Can a short budget pick the winner? Rank correlation of each checkpoint's ranking with the final one.
+    #[command(after_help = fidelity::HELP)]
+    Fidelity(fidelity::FidelityArgs),
     /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
     #[command(
         after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --game 3x4k3         # 3x4, three in a row\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
@@ -187,7 +191,7 @@ impl RunArgs {
     }
 }
 
-const SUBCOMMANDS: [&str; 13] = [
+const SUBCOMMANDS: [&str; 14] = [
     "run",
     "plan",
     "solve",
@@ -201,6 +205,7 @@ const SUBCOMMANDS: [&str; 13] = [
     "play",
     "bench",
     "columns",
+    "fidelity",
 ];
 
 /// `sweep SPEC ...` means `sweep run SPEC ...`.
@@ -264,6 +269,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Summary(args) => summary::summary(&args),
         Command::Compare(args) => compare::compare(&args),
         Command::Importance(args) => importance::importance(&args),
+        Command::Fidelity(args) => fidelity::fidelity(&args),
         Command::Play(args) => play::play(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Columns { json } => columns::columns(json),

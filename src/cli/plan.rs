@@ -7,7 +7,8 @@
 //! configurations it re-runs depends on the scores; each is costed as its solver's
 //! dearest point), included in the estimate. Besides the table, `plan` prints the spec's notes
 //! (whole-number axes rounded, sampled points drawn) and, on stderr, the schedule warnings
-//! of `schedule.rs`.
+//! of `schedule.rs`. A job that cannot fit the memory budget ends `plan` with the error
+//! `sweep run` would give (exit 2).
 
 use std::path::Path;
 use std::time::Duration;
@@ -19,6 +20,7 @@ use super::schedule;
 use crate::bench::Calibration;
 use crate::error::{bad_input, exit};
 use crate::memory::{self, Shared};
+use crate::names::count;
 use crate::run::budget::Needs;
 use crate::spec::{self, Sweep};
 
@@ -162,14 +164,50 @@ fn print_search(sweep: &Sweep) {
     for (rung, (configurations, budget, jobs)) in crate::search::planned(sweep).into_iter().enumerate() {
         println!("{rung:>6} {configurations:>15} {budget:>12} {jobs:>10}");
     }
+    if search.method == crate::spec::Method::Hyperband {
+        for (start, rungs) in crate::search::planned_brackets(sweep) {
+            let shown: Vec<String> = rungs.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
+            println!("  bracket from rung {start}: {}", shown.join(" -> "));
+        }
+    }
     let (jobs, work, grid_work) = search_work(sweep);
     let grid_jobs: u64 = sweep.solvers.iter().map(|s| s.points.len() as u64 * u64::from(s.replicates)).sum();
     println!(
-        "search total: {jobs} jobs, {work} {} ({:.1}% of the full grid's {grid_jobs} jobs, {grid_work} {})",
+        "search total: {}, {work} {} ({:.1}% of the full grid's {}, {grid_work} {})",
+        count(jobs, "job"),
         search.parameter,
         100.0 * work as f64 / grid_work.max(1) as f64,
+        count(grid_jobs, "job"),
         search.parameter
     );
+}
+
+/// A search that cannot help: one rung (nothing is cut), or more work than the full grid
+/// (printed by `plan` and before `run`).
+pub(super) fn search_warnings(sweep: &Sweep) -> Vec<String> {
+    let Some(search) = &sweep.search else { return Vec::new() };
+    let mut out = Vec::new();
+    let budgets = search.budgets();
+    if budgets.len() == 1 {
+        out.push(format!(
+            "the search has one rung ({} = {} with eta = {}): it runs the full grid at that budget and cuts \
+             nothing; lower min_budget (to at most max_budget / eta) or eta",
+            search.parameter, budgets[0], search.eta
+        ));
+    }
+    let (_, work, grid_work) = search_work(sweep);
+    if work > grid_work {
+        out.push(format!(
+            "the search costs {work} {} in all, {:.0}% of the full grid's {grid_work}: running the full grid at {} = \
+             {} would be cheaper and sees every configuration at the full budget; use method = \"halving\", fewer \
+             rungs or a larger eta",
+            search.parameter,
+            100.0 * work as f64 / grid_work.max(1) as f64,
+            search.parameter,
+            search.max_budget
+        ));
+    }
+    out
 }
 
 /// What ends a searched spec's solver lines: they show the full grid at the last rung's
@@ -205,12 +243,12 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
         .collect();
     let peak = needs.peak(threads);
     println!(
-        "memory: {} of tables shared by all jobs ({} MDPs of {}), largest job {}; {} jobs at once: {}",
+        "memory: {} of tables shared by all jobs ({} of {}), largest job {}; {} at once: {}",
         memory::show(shared),
-        needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(),
+        count(needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(), "MDP"),
         games.into_iter().collect::<Vec<_>>().join(", "),
         memory::show(needs.largest()),
-        threads.min(needs.jobs.len()),
+        count(threads.min(needs.jobs.len()), "job"),
         memory::show(peak),
     );
     let budget = match max_memory {
@@ -242,7 +280,8 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     }
     let cal = Calibration::measure(Duration::from_millis(400));
     let estimate = estimate(&sweep, threads, &cal);
-    println!("{} ({}): seed {}, {} replicates", sweep.name, spec_path.display(), sweep.seed, sweep.replicates);
+    let replicates = count(sweep.replicates, "replicate");
+    println!("{} ({}): seed {}, {replicates}", sweep.name, spec_path.display(), sweep.seed);
     println!(
         "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>12} {:>11}",
         "solver", "kind", "points", "jobs", "episodes", "mcts iters/move", "cpu time", "memory/job"
@@ -267,7 +306,8 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
         print_search(&sweep);
         println!("CPU of the search: {:.1} s", estimate.cpu_seconds);
     } else {
-        println!("total: {jobs} jobs, {episodes} training episodes, {:.1} s of CPU", estimate.cpu_seconds);
+        let (jobs, episodes) = (count(jobs, "job"), count(episodes, "training episode"));
+        println!("total: {jobs}, {episodes}, {:.1} s of CPU", estimate.cpu_seconds);
     }
     print_test(&sweep, &cal);
     println!(
@@ -285,10 +325,25 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     } else if estimate.wall_seconds > HOUR {
         println!("more than an hour: `sweep run` will ask before starting (or needs --yes)");
     }
-    for warning in schedule::warnings(&sweep) {
+    for warning in schedule::warnings(&sweep).into_iter().chain(search_warnings(&sweep)) {
         eprintln!("warning: {warning}");
     }
+    refuse_what_run_refuses(&sweep, max_memory)?;
     Ok(exit::OK)
+}
+
+/// The error `sweep run` gives for a job that cannot fit the memory budget (`--max-memory`,
+/// or the machine's), so that `plan` exits as `run` would (2, bad input).
+fn refuse_what_run_refuses(sweep: &Sweep, max_memory: Option<u64>) -> Result<()> {
+    let budget = match max_memory {
+        Some(bytes) => Some((bytes, "--max-memory".to_string())),
+        None => memory::default_budget().map(|(bytes, source)| (bytes, source.to_string())),
+    };
+    let Some((limit, source)) = budget else { return Ok(()) };
+    let jobs = sweep.jobs();
+    let jobs: Vec<&crate::spec::Job> = jobs.iter().collect();
+    let needs = Needs::of(jobs.iter().copied(), &sweep.evaluation);
+    crate::run::budget::Budget::new(limit, &needs, &jobs, &source).map(drop)
 }
 
 /// A duration for people.

@@ -97,7 +97,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let test = if job.split == spec::Split::Test { "test " } else { "" };
     println!("job {id} ({}, {test}replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
     if recorded.len() != out.rows.len() {
-        println!("recorded {} rows, reproduced {}", recorded.len(), out.rows.len());
+        println!("recorded {}, reproduced {}", crate::names::count(recorded.len(), "row"), out.rows.len());
         differ += 1;
     }
     differ += compare(&recorded, &out.rows, &columns, args.verbose);

@@ -11,6 +11,12 @@
 //! - **barely moves**: `decay < 1` but after all the episodes the rate is still at least
 //!   95% of its start: the decay does nothing (1 would say so).
 //!
+//! - **a first rung that misses the schedule** (a `[search]` over episodes): a rate that
+//!   decays per episode (`_decay`, no `_min_at`) and the behaviour policy uses is still
+//!   above half its start after the first rung's episodes, so the early rungs judge every
+//!   configuration before its schedule has done much, unlike the full run (short-horizon
+//!   bias); `_min_at` makes every rung a scaled copy of the full run.
+//!
 //! One warning per solver, rate and kind of problem, with how many grid points it concerns
 //! and one of them as an example.
 
@@ -26,10 +32,13 @@ const STILL: f64 = 0.95;
 const RATES: [(&str, &str, &str); 2] =
     [("epsilon", "epsilon_decay", "epsilon_min"), ("alpha", "alpha_decay", "alpha_min")];
 
-/// A parameter of a grid point as a number, if the kind takes it.
+/// The share of its start above which a rate has barely decayed by the first rung.
+const FIRST_RUNG: f64 = 0.5;
+
+/// A parameter of a grid point as a number, as the job runs it (a decay derived from a
+/// `_min_at` included), if the kind takes it.
 fn number(params: &Params, name: &str) -> Option<f64> {
-    let kinds = params.kind().params();
-    kinds.iter().zip(params.values()).find(|(p, _)| p.name == name).and_then(|(_, v)| match v {
+    params.running(name).and_then(|v| match v {
         Val::Real(x) => Some(x),
         Val::Count(n) => Some(n as f64),
         _ => None,
@@ -53,6 +62,61 @@ fn check(start: f64, decay: f64, floor: f64, episodes: f64) -> Option<(bool, Str
 
 /// The warnings for `sweep`.
 pub fn warnings(sweep: &Sweep) -> Vec<String> {
+    let mut out = floor_warnings(sweep);
+    out.extend(first_rung_warnings(sweep));
+    out
+}
+
+/// Whether the behaviour policy of `p` uses `rate` (epsilon under epsilon-greedy, the
+/// temperature under softmax, alpha always).
+fn uses(p: &Params, rate: &str) -> bool {
+    let softmax = p.running("exploration") == Some(Val::Name("softmax"));
+    match rate {
+        "epsilon" => !softmax,
+        "temperature" => softmax,
+        _ => true,
+    }
+}
+
+/// A search over episodes whose first rung ends before a per-episode schedule has taken a
+/// rate below half its start.
+fn first_rung_warnings(sweep: &Sweep) -> Vec<String> {
+    let Some(search) = sweep.search.as_ref().filter(|s| s.parameter == "episodes") else { return Vec::new() };
+    let first = search.budgets()[0];
+    let mut out = Vec::new();
+    for (i, solver) in sweep.solvers.iter().enumerate() {
+        for rate in ["epsilon", "alpha", "temperature"] {
+            let (decay, floor, at) = (format!("{rate}_decay"), format!("{rate}_min"), format!("{rate}_min_at"));
+            let mut found = (0, None);
+            for p in solver.points.iter().filter(|p| uses(p, rate)) {
+                let set = p.kind().param(&at).zip(p.running(&at)).is_some_and(|(param, v)| param.in_key(v));
+                let values = (number(p, rate), number(p, &decay), number(p, &floor));
+                let (false, Some(r), Some(d), Some(f)) = (set, values.0, values.1, values.2) else { continue };
+                let kept = (r * d.powf(first as f64)).max(f) / r;
+                if d < 1.0 && f < FIRST_RUNG * r && kept > FIRST_RUNG {
+                    found.0 += 1;
+                    found.1.get_or_insert(format!("{decay} = {d} keeps {rate} at {kept:.2} of its start"));
+                }
+            }
+            if let (n @ 1.., Some(example)) = found {
+                out.push(format!(
+                    "solver[{}] ({}): at {n} of {} {rate} decays per episode and is still above half its \
+                     start after the first rung's {first} episodes (e.g. {example}): the early rungs judge \
+                     configurations before their schedule has done much, unlike the full run, and may cut the \
+                     best; give {at} (the fraction of the episodes at which {rate} reaches {floor}) instead of \
+                     {decay}, so every rung is a scaled copy of the full run",
+                    i + 1,
+                    solver.label,
+                    crate::names::count(solver.points.len(), "grid point")
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The floor-reached-early and barely-moves warnings.
+fn floor_warnings(sweep: &Sweep) -> Vec<String> {
     let mut out = Vec::new();
     for (i, solver) in sweep.solvers.iter().enumerate() {
         for (rate, decay, floor) in RATES {
@@ -67,17 +131,17 @@ pub fn warnings(sweep: &Sweep) -> Vec<String> {
                     slot.1.get_or_insert_with(|| format!("{rate} = {r}, {decay} = {d}, {floor} = {f}: {when}"));
                 }
             }
-            let of = solver.points.len();
+            let of = crate::names::count(solver.points.len(), "grid point");
             let whose = format!("solver[{}] ({})", i + 1, solver.label);
             if let (n @ 1.., Some(example)) = (found[0].0, &found[0].1) {
                 out.push(format!(
-                    "{whose}: {rate} reaches its floor {floor} within the first 1% of training at {n} of {of} grid \
-                     points (e.g. {example}), so {rate} and {decay} make no difference there"
+                    "{whose}: {rate} reaches its floor {floor} within the first 1% of training at {n} of {of} \
+                     (e.g. {example}), so {rate} and {decay} make no difference there"
                 ));
             }
             if let (n @ 1.., Some(example)) = (found[1].0, &found[1].1) {
                 out.push(format!(
-                    "{whose}: {decay} is so close to 1 that {rate} barely moves at {n} of {of} grid points \
+                    "{whose}: {decay} is so close to 1 that {rate} barely moves at {n} of {of} \
                      (e.g. {example}); {decay} = 1 would say the same"
                 ));
             }

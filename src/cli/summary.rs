@@ -252,9 +252,11 @@ fn print_aligned(header: &[String], table: &[Record]) {
 /// The line under the table.
 fn footer(configurations: usize, rows: usize, failed: usize, marked: bool) -> String {
     format!(
-        "{configurations} configurations from {rows} rows{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
+        "{} from {}{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
+        crate::names::count(configurations, "configuration"),
+        crate::names::count(rows, "row"),
         if failed > 0 {
-            format!(", {failed} failed rows (counted in `failed`, not in the means)")
+            format!(", {} (counted in `failed`, not in the means)", crate::names::count(failed, "failed row"))
         } else {
             String::new()
         },

@@ -8,8 +8,9 @@
 //! with [`agent`].
 
 use super::param::{
-    ALPHA, ALPHA_DECAY, ALPHA_MIN, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, EXPLORATION, GAME, GAMMA, Q_INIT,
-    SEAT, STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN, TRAIN_OPPONENT,
+    ALPHA, ALPHA_DECAY, ALPHA_MIN, ALPHA_MIN_AT, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, EPSILON_MIN_AT,
+    EXPLORATION, GAME, GAMMA, Q_INIT, SEAT, STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN,
+    TEMPERATURE_MIN_AT, TRAIN_OPPONENT,
 };
 use super::{Agent, Param, Val, Values, states_over_tic_tac_toe};
 use crate::bench::Calibration;
@@ -17,6 +18,7 @@ use crate::game::Game;
 use crate::mdp::Seat;
 use crate::memory::Need;
 use crate::solvers::action_values::{behaviour_action_values, optimal_action_values, q_error};
+use crate::solvers::params::decay_to_floor;
 use crate::solvers::tabular::Trained;
 use crate::solvers::{QParams, TrainOpponent, ground_truth};
 use crate::spec::EvaluationSpec;
@@ -43,6 +45,9 @@ macro_rules! learner_params {
             &TEMPERATURE_MIN,
             $($extra,)*
             &GAME,
+            &EPSILON_MIN_AT,
+            &ALPHA_MIN_AT,
+            &TEMPERATURE_MIN_AT,
         ]
     };
 }
@@ -53,57 +58,81 @@ pub const PARAMS: &[&Param] = learner_params!();
 /// Monte Carlo control's: [`PARAMS`], then `step`.
 pub const MONTE_CARLO_PARAMS: &[&Param] = learner_params!(&STEP);
 
-/// The learner's parameters from a grid point's values.
+/// The learner's parameters from a grid point's values. A rate whose `_min_at` is set gets
+/// the decay that brings it to its floor at that fraction of this point's episodes (see
+/// [`decay_to_floor`]).
 pub fn build(v: &Values<'_>) -> QParams {
+    let episodes = v.count(&EPISODES);
+    let min_at = |p: &Param| Some(v.real(p)).filter(|_| p.in_key(v.get(p)));
+    let (epsilon_min_at, alpha_min_at, temperature_min_at) =
+        (min_at(&EPSILON_MIN_AT), min_at(&ALPHA_MIN_AT), min_at(&TEMPERATURE_MIN_AT));
+    let decay = |decay: &Param, start: &Param, floor: &Param, at: Option<f64>| match at {
+        Some(f) => decay_to_floor(v.real(start), v.real(floor), f, episodes),
+        None => v.real(decay),
+    };
     QParams {
         seat: v.choice(&SEAT),
         opponent: v.choice(&TRAIN_OPPONENT),
-        episodes: v.count(&EPISODES),
+        episodes,
         alpha: v.real(&ALPHA),
-        alpha_decay: v.real(&ALPHA_DECAY),
+        alpha_decay: decay(&ALPHA_DECAY, &ALPHA, &ALPHA_MIN, alpha_min_at),
         alpha_min: v.real(&ALPHA_MIN),
         gamma: v.real(&GAMMA),
         epsilon: v.real(&EPSILON),
-        epsilon_decay: v.real(&EPSILON_DECAY),
+        epsilon_decay: decay(&EPSILON_DECAY, &EPSILON, &EPSILON_MIN, epsilon_min_at),
         epsilon_min: v.real(&EPSILON_MIN),
         q_init: v.real(&Q_INIT),
         symmetry: v.flag(&SYMMETRY),
         exploration: v.choice(&EXPLORATION),
         temperature: v.real(&TEMPERATURE),
-        temperature_decay: v.real(&TEMPERATURE_DECAY),
+        temperature_decay: decay(&TEMPERATURE_DECAY, &TEMPERATURE, &TEMPERATURE_MIN, temperature_min_at),
         temperature_min: v.real(&TEMPERATURE_MIN),
         game: v.game(&GAME),
+        epsilon_min_at,
+        alpha_min_at,
+        temperature_min_at,
     }
 }
 
-/// The values of the parameters every learner shares but `game`.
+/// The values of the parameters every learner shares but `game`, as the spec gives them:
+/// a decay derived from a `_min_at` is the spec's (the default; see
+/// [`super::Params::running`] for the decay that runs).
 fn values(q: &QParams) -> Vec<Val> {
+    let decay =
+        |param: &Param, derived: f64, at: Option<f64>| if at.is_some() { param.default } else { Val::Real(derived) };
     vec![
         Val::Name(q.seat.name()),
         Val::Name(q.opponent.name()),
         Val::Count(q.episodes),
         Val::Real(q.alpha),
-        Val::Real(q.alpha_decay),
+        decay(&ALPHA_DECAY, q.alpha_decay, q.alpha_min_at),
         Val::Real(q.alpha_min),
         Val::Real(q.gamma),
         Val::Real(q.epsilon),
-        Val::Real(q.epsilon_decay),
+        decay(&EPSILON_DECAY, q.epsilon_decay, q.epsilon_min_at),
         Val::Real(q.epsilon_min),
         Val::Real(q.q_init),
         Val::Flag(q.symmetry),
         Val::Name(q.exploration.name()),
         Val::Real(q.temperature),
-        Val::Real(q.temperature_decay),
+        decay(&TEMPERATURE_DECAY, q.temperature_decay, q.temperature_min_at),
         Val::Real(q.temperature_min),
     ]
 }
 
 /// The values of [`PARAMS`] after `extra` (a kind's own): every learner's, then the
-/// kind's own (version 2), then `game` (version 3).
+/// kind's own (version 2), then `game` (version 3), then the `_min_at` fractions (version
+/// 4; an unset one is its declared default).
 pub fn values_with(q: &QParams, extra: &[Val]) -> Vec<Val> {
     let mut values = values(q);
     values.extend_from_slice(extra);
     values.push(Val::Game(q.game));
+    let fractions = [
+        (&EPSILON_MIN_AT, q.epsilon_min_at),
+        (&ALPHA_MIN_AT, q.alpha_min_at),
+        (&TEMPERATURE_MIN_AT, q.temperature_min_at),
+    ];
+    values.extend(fractions.into_iter().map(|(param, at)| at.map_or(param.default, Val::Real)));
     values
 }
 

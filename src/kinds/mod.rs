@@ -250,8 +250,9 @@ impl Params {
         }
     }
 
-    /// Every parameter as `(column, value)` in column order; the seat of a self-play job
-    /// is left out (it plays both).
+    /// Every parameter as `(column, value)` in column order, as the job runs it (see
+    /// [`Params::running`]; an unset optional parameter is empty); the seat of a self-play
+    /// job is left out (it plays both).
     pub fn columns(&self) -> Vec<(&'static str, String)> {
         let self_play = self.self_play();
         let params = self.kind().params();
@@ -259,8 +260,32 @@ impl Params {
             .iter()
             .zip(self.values())
             .filter(|(p, _)| !(self_play && p.name == "seat"))
-            .map(|(p, v)| (p.name, v.show()))
+            .map(|(p, v)| (p.name, p.cell(self.running(p.name).unwrap_or(v))))
             .collect()
+    }
+
+    /// The value of the parameter `name` as the job runs it, if the kind takes it: the
+    /// spec's, but for the decay of a rate given a `_min_at`, which is derived from the
+    /// fraction and the job's episodes (see [`crate::solvers::params::decay_to_floor`]).
+    pub fn running(&self, name: &str) -> Option<Val> {
+        let params = self.kind().params();
+        let values = self.values();
+        let get = |name: &str| params.iter().position(|p| p.name == name).map(|i| values[i]);
+        let value = get(name)?;
+        let Some(rate) = name.strip_suffix("_decay") else { return Some(value) };
+        let real = |name: &str| match get(name) {
+            Some(Val::Real(x)) => Some(x),
+            _ => None,
+        };
+        // The fraction, when the kind takes it and it is set.
+        let at = format!("{rate}_min_at");
+        let fraction = self.kind().param(&at).filter(|p| get(&at).is_some_and(|v| p.in_key(v))).and(real(&at));
+        let (Some(fraction), Some(start), Some(floor), Some(Val::Count(episodes))) =
+            (fraction, real(rate), real(&format!("{rate}_min")), get("episodes"))
+        else {
+            return Some(value);
+        };
+        Some(Val::Real(crate::solvers::params::decay_to_floor(start, floor, fraction, episodes)))
     }
 
     /// The canonical key that the job id hashes: master seed, kind, every parameter as

@@ -66,6 +66,9 @@ pub struct Param {
     /// version 1 stand between `seed` and `eval_opponent`; later ones are appended at the
     /// end of the row, in version order.
     pub since: u32,
+    /// Whether the default stands for "not set" (a value outside the allowed range): the
+    /// cell of a job that leaves it unset is empty.
+    pub optional: bool,
 }
 
 /// One value of one parameter.
@@ -142,6 +145,11 @@ impl Param {
     /// older spec keeps its id.
     pub fn in_key(&self, value: Val) -> bool {
         self.since == 1 || value.identity() != self.default.identity()
+    }
+
+    /// `value` as written in a results cell: empty for an optional parameter left unset.
+    pub fn cell(&self, value: Val) -> String {
+        if self.optional && value.identity() == self.default.identity() { String::new() } else { value.show() }
     }
 
     /// The name of `value` if this parameter takes it: the choice's own spelling.
@@ -238,7 +246,7 @@ const ANY: Bounds = Bounds { lo: f64::NEG_INFINITY, lo_open: true, hi: f64::INFI
 const NON_NEGATIVE: Bounds = Bounds { lo: 0.0, lo_open: false, hi: f64::INFINITY, hi_open: true };
 
 const fn param(name: &'static str, ty: Ty, default: Val, meaning: &'static str) -> Param {
-    Param { name, ty, default, meaning, floor_of: None, since: 1 }
+    Param { name, ty, default, meaning, floor_of: None, since: 1, optional: false }
 }
 
 const fn real(name: &'static str, bounds: Bounds, default: f64, meaning: &'static str) -> Param {
@@ -262,8 +270,12 @@ pub static EPISODES: Param =
 /// The initial step size.
 pub static ALPHA: Param = real("alpha", UNIT_OPEN, Q.alpha, "the initial step size");
 /// Alpha's decay.
-pub static ALPHA_DECAY: Param =
-    real("alpha_decay", UNIT_OPEN, Q.alpha_decay, "multiplied into alpha after every episode; 1 keeps it constant");
+pub static ALPHA_DECAY: Param = real(
+    "alpha_decay",
+    UNIT_OPEN,
+    Q.alpha_decay,
+    "multiplied into alpha after every episode; 1 keeps it constant (derived when alpha_min_at is set)",
+);
 /// Alpha's floor.
 pub static ALPHA_MIN: Param =
     Param { floor_of: Some("alpha"), ..real("alpha_min", UNIT, Q.alpha_min, "the floor of alpha") };
@@ -272,8 +284,12 @@ pub static GAMMA: Param = real("gamma", UNIT, Q.gamma, "the discount");
 /// The initial exploration rate.
 pub static EPSILON: Param = real("epsilon", UNIT, Q.epsilon, "the initial exploration rate");
 /// Epsilon's decay.
-pub static EPSILON_DECAY: Param =
-    real("epsilon_decay", UNIT_OPEN, Q.epsilon_decay, "multiplied into epsilon after every episode");
+pub static EPSILON_DECAY: Param = real(
+    "epsilon_decay",
+    UNIT_OPEN,
+    Q.epsilon_decay,
+    "multiplied into epsilon after every episode (derived when epsilon_min_at is set)",
+);
 /// Epsilon's floor.
 pub static EPSILON_MIN: Param =
     Param { floor_of: Some("epsilon"), ..real("epsilon_min", UNIT, Q.epsilon_min, "the floor of epsilon") };
@@ -299,7 +315,12 @@ pub static TEMPERATURE: Param = Param {
 /// The temperature's decay (version 2).
 pub static TEMPERATURE_DECAY: Param = Param {
     since: 2,
-    ..real("temperature_decay", UNIT_OPEN, Q.temperature_decay, "multiplied into the temperature after every episode")
+    ..real(
+        "temperature_decay",
+        UNIT_OPEN,
+        Q.temperature_decay,
+        "multiplied into the temperature after every episode (derived when temperature_min_at is set)",
+    )
 };
 /// The temperature's floor (version 2).
 pub static TEMPERATURE_MIN: Param = Param {
@@ -327,6 +348,28 @@ pub static GAME: Param = Param {
         "the m,n,k-game: rows x columns, k in a row wins",
     )
 };
+/// The fraction of the episodes at which a rate reaches its floor (version 4), unset by
+/// default (0, outside the range): `decay` is then the rate's per-episode decay.
+const fn min_at(name: &'static str, meaning: &'static str) -> Param {
+    Param { since: 4, optional: true, ..real(name, UNIT_OPEN, 0.0, meaning) }
+}
+
+/// The fraction of the episodes at which epsilon reaches `epsilon_min` (version 4).
+pub static EPSILON_MIN_AT: Param = min_at(
+    "epsilon_min_at",
+    "the fraction of the episodes over which epsilon decays exponentially to epsilon_min (instead of epsilon_decay)",
+);
+/// The fraction of the episodes at which alpha reaches `alpha_min` (version 4).
+pub static ALPHA_MIN_AT: Param = min_at(
+    "alpha_min_at",
+    "the fraction of the episodes over which alpha decays exponentially to alpha_min (instead of alpha_decay)",
+);
+/// The fraction of the episodes at which the temperature reaches `temperature_min` (version 4).
+pub static TEMPERATURE_MIN_AT: Param = min_at(
+    "temperature_min_at",
+    "the fraction of the episodes over which the temperature decays exponentially to temperature_min (instead of \
+     temperature_decay)",
+);
 /// MCTS iterations per move.
 pub static ITERATIONS: Param = param(
     "iterations",

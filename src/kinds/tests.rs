@@ -38,6 +38,11 @@ fn every_parameter_round_trips_through_its_kind() {
             let mut values = defaults.clone();
             let Some(other) = other_value(param) else { continue };
             values[i] = other;
+            // A `_min_at` needs a floor above 0.
+            if let Some(rate) = param.name.strip_suffix("_min_at") {
+                let floor = kind.params().iter().position(|p| p.name == format!("{rate}_min")).unwrap();
+                values[floor] = Val::Real(0.01);
+            }
             assert_eq!(kind.build(&values).values(), values, "{kind:?}.{}", param.name);
         }
     }
@@ -94,6 +99,9 @@ fn parameter_names_follow_the_registry() {
             "temperature",
             "temperature_decay",
             "temperature_min",
+            "epsilon_min_at",
+            "alpha_min_at",
+            "temperature_min_at",
             "iterations",
             "uct_c",
             "opponent_model",
@@ -121,5 +129,78 @@ fn a_later_parameter_is_in_the_key_only_away_from_its_default() {
 
 /// A copy of a declaration (they are statics, not `Clone`).
 fn clone_of(p: &Param) -> Param {
-    Param { name: p.name, ty: p.ty, default: p.default, meaning: p.meaning, floor_of: p.floor_of, since: p.since }
+    let Param { name, ty, default, meaning, floor_of, since, optional } = *p;
+    Param { name, ty, default, meaning, floor_of, since, optional }
+}
+
+/// The rate a learner of `spec`'s single grid point plays each episode with: epsilon and
+/// alpha, episode by episode.
+fn schedule(q: &QParams) -> Vec<(f64, f64)> {
+    let marks: Vec<u64> = (1..=q.episodes).collect();
+    let mut rates = Vec::new();
+    crate::solvers::tabular::run_schedule(q, &marks, |step| {
+        if let crate::solvers::tabular::Step::Checkpoint(c) = step {
+            rates.push((c.epsilon, c.alpha));
+        }
+    });
+    rates
+}
+
+#[test]
+fn a_rate_given_min_at_reaches_its_floor_at_that_fraction_of_any_budget() {
+    let text = "[[solver]]\nkind = \"q-learning\"\nepisodes = [1000, 3000, 81000]\nepsilon = 1.0\nepsilon_min = 0.05\n\
+                epsilon_min_at = [0.25, 0.5, 1.0]\nalpha = 0.5\nalpha_min = 0.02\nalpha_min_at = 0.8\n";
+    let sweep = crate::spec::parse(text, "min_at.toml").unwrap();
+    let points = &sweep.solvers[0].points;
+    assert_eq!(points.len(), 9);
+    for p in points {
+        let Params::QLearning(q) = *p else { panic!("a q-learning point") };
+        let rates = schedule(&q);
+        for (at, start, floor, which) in
+            [(q.epsilon_min_at.unwrap(), 1.0, 0.05, 0), (q.alpha_min_at.unwrap(), 0.5, 0.02, 1)]
+        {
+            let rate = |episode: u64| {
+                let (epsilon, alpha) = rates[episode as usize - 1];
+                if which == 0 { epsilon } else { alpha }
+            };
+            // Episode 1 plays at the start; after `at * episodes` decays the rate is its
+            // floor (to rounding), and it stays there.
+            let reached = (at * q.episodes as f64).round() as u64;
+            assert!(rate(reached) > floor * 1.000_001, "{q:?}: already {} at {reached}", rate(reached));
+            if reached < q.episodes {
+                let close = |x: f64| (x - floor).abs() <= 1e-9 * floor;
+                let first_at_floor = (1..=q.episodes).find(|&e| close(rate(e))).unwrap();
+                assert_eq!(first_at_floor, reached + 1, "{q:?}");
+                assert_eq!(rate(q.episodes), floor);
+            } else {
+                // At 1.0 the floor comes after the last episode's decay: the last plays
+                // one decay above it.
+                let decay = if which == 0 { q.epsilon_decay } else { q.alpha_decay };
+                assert!((rate(q.episodes) * decay - floor).abs() <= 1e-9 * floor, "{q:?}");
+            }
+            // Half way to the floor in time is half way in the logarithm.
+            let middle = rate(reached / 2 + 1);
+            let expected = start * (floor / start).powf((reached / 2) as f64 / (at * q.episodes as f64));
+            assert!((middle - expected).abs() <= 1e-9 * expected, "{middle} vs {expected}");
+        }
+    }
+}
+
+#[test]
+fn min_at_is_in_the_key_and_the_columns_only_when_set() {
+    let plain = "[[solver]]\nkind = \"sarsa\"\nepisodes = 2000\n";
+    let set = "[[solver]]\nkind = \"sarsa\"\nepisodes = 2000\nepsilon_min_at = 0.5\n";
+    let job = |text: &str| crate::spec::parse(text, "k.toml").unwrap().jobs().remove(0);
+    let (a, b) = (job(plain), job(set));
+    let key = a.params.canonical_key(0, 0);
+    assert!(!key.contains("min_at"), "{key}");
+    let key = b.params.canonical_key(0, 0);
+    assert!(key.contains(";epsilon_min_at=0.5"), "{key}");
+    assert_ne!(a.id, b.id);
+    let cell = |j: &crate::spec::Job, name: &str| j.params.columns().into_iter().find(|c| c.0 == name).unwrap().1;
+    assert_eq!(cell(&a, "epsilon_min_at"), "");
+    assert_eq!(cell(&b, "epsilon_min_at"), "0.5");
+    // The decay column says what ran: 0.05 after 1000 episodes.
+    let decay: f64 = cell(&b, "epsilon_decay").parse().unwrap();
+    assert!((decay.powi(1000) - 0.05).abs() < 1e-12, "{decay}");
 }

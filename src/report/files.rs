@@ -25,6 +25,7 @@ use anyhow::{Context, Result, bail};
 
 use super::Record;
 pub use super::columns::Columns;
+use crate::error::bad_input;
 
 /// Appends rows to `results.csv` and `curves.csv` of one directory.
 pub struct Appender {
@@ -140,6 +141,18 @@ pub fn open_checked(path: &Path, header: &[&str]) -> Result<(csv::Reader<BufRead
     Ok((r, columns))
 }
 
+/// What a damaged results file needs: said after the row that is wrong.
+const DAMAGED: &str = "the file is damaged; restore it from a copy, or move the directory aside and run again";
+
+/// A row that does not parse: bad input (exit 2) that names the file and the row, like
+/// every other unreadable input file; a failed read of the disk stays an I/O error.
+fn malformed(path: &Path, row: u64, e: csv::Error) -> anyhow::Error {
+    if e.is_io_error() {
+        return anyhow::Error::new(e).context(format!("{}: reading row {row}", path.display()));
+    }
+    bad_input(format!("{}: malformed row {row}: {e}; {DAMAGED}", path.display()))
+}
+
 /// Reads a CSV file of `header`'s columns (or of an older version, see [`Columns`]) one row
 /// at a time, calling `each` with every record padded to today's columns (those the file
 /// lacks read as empty); refuses a file that lacks a column of `needed` before reading any
@@ -154,7 +167,7 @@ pub fn each_row(
     columns.require(path, needed)?;
     let mut rec = csv::StringRecord::new();
     let mut rows = 0;
-    while r.read_record(&mut rec).with_context(|| format!("{}: malformed row {}", path.display(), rows + 2))? {
+    while r.read_record(&mut rec).map_err(|e| malformed(path, rows + 2, e))? {
         rows += 1;
         columns.pad(&mut rec);
         each(&rec);
@@ -232,10 +245,12 @@ pub fn scan_file(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -
     let mut start = r.position().byte();
     // Row numbers as a spreadsheet shows them: the header is row 1.
     let mut row = 1;
-    while r.read_byte_record(&mut rec).with_context(|| format!("{}: malformed row {}", path.display(), row + 1))? {
+    while r.read_byte_record(&mut rec).map_err(|e| malformed(path, row + 1, e))? {
         row += 1;
         if rec.len() != columns.width() {
-            bail!("{}: row {row} has {} fields, expected {}", path.display(), rec.len(), columns.width());
+            let message =
+                format!("{}: row {row} has {} fields, expected {}", path.display(), rec.len(), columns.width());
+            return Err(bad_input(format!("{message}; {DAMAGED}")));
         }
         let end = r.position().byte();
         columns.pad_bytes(&mut rec);

@@ -6,6 +6,7 @@
 
 pub mod columns;
 pub mod compare;
+pub mod fidelity;
 pub mod files;
 pub mod manifest;
 pub mod paired_runs;

@@ -224,8 +224,9 @@ pub fn print_run_summary(
     wall: Duration,
 ) -> anyhow::Result<()> {
     eprintln!(
-        "{}: {ran} jobs run{}, {failed} failed, {:.1} s wall; results in {}",
+        "{}: {} run{}, {failed} failed, {:.1} s wall; results in {}",
         sweep.name,
+        crate::names::count(ran, "job"),
         if kept > 0 { format!(" ({kept} kept from before)") } else { String::new() },
         wall.as_secs_f64(),
         dir.display()
@@ -275,13 +276,13 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
             .map(|t| format!("; test {:.4} over {} fresh seeds", t.mean_regret, t.n))
             .unwrap_or_default();
         lines.push(format!(
-            "  best {}{on} ({} vs {}): {}  mean regret {:.4} over {} replicates{test}",
+            "  best {}{on} ({} vs {}): {}  mean regret {:.4} over {}{test}",
             key.0,
             key.1,
             key.2,
             describe(&best, &by, &show),
             best.mean_regret,
-            best.n
+            crate::names::count(best.n, "replicate")
         ));
     }
     Ok(lines)
@@ -333,7 +334,10 @@ mod tests {
                 .map(|j| format!("{}={}", by[j], k[j]))
                 .collect();
             let what = if varies.is_empty() { "(single configuration)".to_string() } else { varies.join(" ") };
-            out.push(format!("  best {kind} ({seat} vs {opponent}): {what}  mean regret {m:.4} over {n} replicates"));
+            out.push(format!(
+                "  best {kind} ({seat} vs {opponent}): {what}  mean regret {m:.4} over {}",
+                crate::names::count(n, "replicate")
+            ));
         }
         out
     }

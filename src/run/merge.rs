@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::error::bad_input;
+use crate::names::count;
 use crate::report::files::{Run, copy_runs, scan_file};
 use crate::report::manifest::Manifest;
 use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS};
@@ -86,7 +87,7 @@ fn read_manifests(shards: &BTreeMap<u32, PathBuf>, n: u32) -> Result<Vec<(u32, M
     let incomplete: Vec<String> = manifests
         .iter()
         .filter(|(_, m)| !m.complete)
-        .map(|(k, m)| format!("{k}-of-{n} ({} of {} jobs done)", m.jobs_done, m.jobs_total))
+        .map(|(k, m)| format!("{k}-of-{n} ({} of {} done)", m.jobs_done, count(m.jobs_total, "job")))
         .collect();
     if !incomplete.is_empty() {
         return Err(bad_input(format!(
@@ -233,14 +234,14 @@ fn check_complete(dir: &Path, jobs: &[spec::Job], expected: &[bool], scan: &Shar
     let mut parts = Vec::new();
     if !missing.is_empty() {
         let some = &missing[..missing.len().min(5)];
-        parts.push(format!("{} jobs missing (e.g. {})", missing.len(), some.join(", ")));
+        parts.push(format!("{} missing (e.g. {})", count(missing.len(), "job"), some.join(", ")));
     }
     if !scan.duplicates.is_empty() {
         let some = &scan.duplicates[..scan.duplicates.len().min(5)];
-        parts.push(format!("{} jobs in two shards (e.g. {})", scan.duplicates.len(), some.join(", ")));
+        parts.push(format!("{} in two shards (e.g. {})", count(scan.duplicates.len(), "job"), some.join(", ")));
     }
     if scan.unknown > 0 {
-        parts.push(format!("{} rows of jobs not in the spec", scan.unknown));
+        parts.push(format!("{} of jobs not in the spec", count(scan.unknown, "row")));
     }
     if parts.is_empty() {
         return Ok(());

@@ -139,6 +139,19 @@ struct Plan<'a> {
     tell_resume: bool,
     /// The memory budget in bytes and where it comes from (`None`: no limit known).
     memory: Option<(u64, String)>,
+    /// What a search's earlier passes did, for the end-of-run lines of its last.
+    earlier: Earlier,
+}
+
+/// A search's earlier passes: the jobs they ran and failed, the jobs the first kept from
+/// before, their wall time, and one line per rung to print before the summary.
+#[derive(Default)]
+struct Earlier {
+    ran: usize,
+    failed: usize,
+    kept: Option<usize>,
+    wall: Duration,
+    rung_lines: Vec<String>,
 }
 
 /// Runs a sweep until it completes or stops, and says how it ended; stops early when
@@ -177,7 +190,8 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     }
     if let (Some(s), false, None, None) = (shard, opts.quiet, &sweep.search, &sweep.test) {
         let from = if opts.shard.is_some() { "--shard" } else { "the Slurm array variables" };
-        eprintln!("shard {} of {} (0-based, from {from}): {} of {} jobs", s.index, s.count, jobs.len(), all_jobs.len());
+        let of = crate::names::count(all_jobs.len(), "job");
+        eprintln!("shard {} of {} (0-based, from {from}): {} of {of}", s.index, s.count, jobs.len());
     }
     if dir.join("manifest.json").exists() {
         // Refuse at once if another sweep writes here, before moving anything aside.
@@ -196,6 +210,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         last: true,
         tell_resume: true,
         memory,
+        earlier: Earlier::default(),
     };
     match (&sweep.search, &sweep.test) {
         (None, None) => execute(&plan, stop),
@@ -318,8 +333,13 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     finish(plan, &mut manifest)?;
     if !opts.quiet && plan.last {
         let results = plan.dir.join("results.csv");
+        for line in &plan.earlier.rung_lines {
+            eprintln!("{line}");
+        }
+        let e = &plan.earlier;
+        let (ran, failed, wall) = (e.ran + ran, e.failed + failed, e.wall + started.elapsed());
         if let Err(e) =
-            summary::print_run_summary(plan.sweep, &results, &plan.dir, ran, kept, failed, started.elapsed())
+            summary::print_run_summary(plan.sweep, &results, &plan.dir, ran, e.kept.unwrap_or(kept), failed, wall)
         {
             eprintln!("warning: no summary: {e:#}");
         }
@@ -338,8 +358,9 @@ fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
     let kept = plan.jobs.len() - pending.len();
     if !plan.opts.quiet && plan.tell_resume && (kept > 0 || resumed.repaired > 0) {
         eprintln!(
-            "resuming in {}: {kept} jobs already done, {} to run{}",
+            "resuming in {}: {} already done, {} to run{}",
             plan.dir.display(),
+            crate::names::count(kept, "job"),
             pending.len(),
             if resumed.repaired > 0 {
                 format!(" (cut a partial last line of {} bytes)", resumed.repaired)

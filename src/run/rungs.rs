@@ -20,6 +20,7 @@ use anyhow::Result;
 
 use super::{Outcome, Plan, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
+use crate::names::count;
 use crate::report::manifest::Manifest;
 use crate::test_split::{Scores, decide, tuning_passes};
 
@@ -40,6 +41,7 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         }
     };
     let (mut ran, mut failed, mut kept) = (0, 0, None);
+    let started = std::time::Instant::now();
     loop {
         let scores = Scores::read(&scores_dir.join("results.csv"), sweep).map_err(|e| bad_input(format!("{e:#}")))?;
         let decided = decide(sweep, plan.all_jobs, &scores);
@@ -55,26 +57,35 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             let shard = shard.unwrap_or_default();
             match (&sweep.search, &sweep.test) {
                 (_, Some(test)) if rung == tuning => eprintln!(
-                    "test: the best {} per {} by {} against {}: {configurations} configurations, {} fresh seeds \
-                     each, {jobs} jobs{shard}",
+                    "test: the best {} per {} by {} against {}: {}, {} fresh seeds \
+                     each, {}{shard}",
                     test.top,
                     test.per.name(),
                     test.metric.name(),
                     test.opponent.name(),
-                    test.replicates
+                    count(configurations, "configuration"),
+                    test.replicates,
+                    count(jobs, "job")
                 ),
                 (Some(search), _) => {
                     let budgets = search.budgets();
                     eprintln!(
-                        "{} rung {rung} of {}: {configurations} configurations at {} = {}, {jobs} jobs{shard}",
+                        "{} rung {rung} of {}: {} at {} = {}, {}{shard}",
                         search.method.name(),
                         budgets.len(),
+                        count(configurations, "configuration"),
                         search.parameter,
                         budgets[rung],
+                        count(jobs, "job"),
                     )
                 }
-                (None, _) => eprintln!("tuning: {configurations} configurations, {jobs} jobs{shard}"),
+                (None, _) => {
+                    eprintln!("tuning: {}, {}{shard}", count(configurations, "configuration"), count(jobs, "job"))
+                }
             }
+        }
+        if plan.last && plan.shard.is_none() {
+            plan.earlier.rung_lines = pass_lines(sweep, &decided);
         }
         let report = execute(&plan, stop)?;
         plan.tell_resume = false;
@@ -84,7 +95,56 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         if plan.last || !matches!(report.outcome, Outcome::Completed) {
             return Ok(RunReport { ran, kept, failed, ..report });
         }
+        plan.earlier =
+            super::Earlier { ran, failed, kept: Some(kept), wall: started.elapsed(), rung_lines: Vec::new() };
     }
+}
+
+/// One line per pass of a run whose every pass is decided: for a search, each rung's
+/// configurations and budget, what it cost (jobs, budget units) and how many went on, then
+/// the search's total; for a `[test]`, the test pass. Empty for a grid without `[test]`.
+fn pass_lines(sweep: &crate::spec::Sweep, decided: &crate::search::Decided) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(search) = &sweep.search {
+        let budgets = search.budgets();
+        let mut total = (0, 0u128);
+        for (rung, configurations) in decided.configurations.iter().enumerate().take(budgets.len()) {
+            let jobs = decided.rungs[rung].len();
+            let work = u128::from(budgets[rung]) * jobs as u128;
+            total = (total.0 + jobs, total.1 + work);
+            let next = match decided.configurations.get(rung + 1).filter(|_| rung + 1 < budgets.len()) {
+                Some(next) => {
+                    let went_on = next.iter().filter(|c| configurations.contains(c)).count();
+                    match next.len() - went_on {
+                        0 => format!("{went_on} went on"),
+                        joined => format!("{went_on} went on, {joined} joined (a later bracket)"),
+                    }
+                }
+                None => "the last".to_string(),
+            };
+            lines.push(format!(
+                "rung {rung}: {} at {} = {}, {}, {work} {}; {next}",
+                count(configurations.len(), "configuration"),
+                search.parameter,
+                budgets[rung],
+                count(jobs, "job"),
+                search.parameter
+            ));
+        }
+        lines.push(format!("search: {} in all, {} {}", count(total.0, "job"), total.1, search.parameter));
+    }
+    if let Some(test) = &sweep.test
+        && decided.rungs.len() > crate::test_split::tuning_passes(sweep)
+    {
+        let configurations = decided.configurations.last().map_or(0, Vec::len);
+        lines.push(format!(
+            "test: {} on {} fresh seeds each, {}",
+            count(configurations, "configuration"),
+            test.replicates,
+            count(decided.rungs.last().map_or(0, Vec::len), "job")
+        ));
+    }
+    lines
 }
 
 /// Before the first decision: keeps only the rows of complete jobs (cutting a partial

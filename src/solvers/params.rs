@@ -103,6 +103,13 @@ pub struct QParams {
     pub temperature_min: f64,
     /// The board (version 3).
     pub game: Game,
+    /// The fraction of the episodes at which epsilon reaches its floor, when the spec
+    /// gives it (version 4); `epsilon_decay` is then derived from it (see [`decay_to_floor`]).
+    pub epsilon_min_at: Option<f64>,
+    /// Likewise for alpha (version 4).
+    pub alpha_min_at: Option<f64>,
+    /// Likewise for the temperature (version 4).
+    pub temperature_min_at: Option<f64>,
 }
 
 impl QParams {
@@ -125,7 +132,24 @@ impl QParams {
         temperature_decay: 0.9995,
         temperature_min: 0.01,
         game: Game::TIC_TAC_TOE,
+        epsilon_min_at: None,
+        alpha_min_at: None,
+        temperature_min_at: None,
     };
+}
+
+/// The per-episode decay that takes a rate from `start` to `floor` (both > 0, `floor <=
+/// start`) in `fraction · episodes` episodes: `(floor / start)^(1 / (fraction · episodes))`.
+/// Multiplied in after every episode (as every decay is), it brings the rate to its floor
+/// after episode `ceil(fraction · episodes)` (up to rounding in the last bits), whatever
+/// the episode count: a run of any length is a scaled copy of any other.
+pub fn decay_to_floor(start: f64, floor: f64, fraction: f64, episodes: u64) -> f64 {
+    assert!(floor > 0.0 && floor <= start, "a validated floor in (0, start]: {floor} of {start}");
+    assert!(fraction > 0.0 && fraction <= 1.0 && episodes > 0, "a validated fraction and episode count");
+    if floor == start {
+        return 1.0;
+    }
+    (floor / start).powf(1.0 / (fraction * episodes as f64))
 }
 
 impl Default for QParams {

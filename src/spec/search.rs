@@ -161,12 +161,18 @@ pub(crate) fn read(
         read_key(report, &mut fields, e, opponents);
     }
     let problem = |report: &mut Report, message: String| report.entry("search", entry, message);
+    // A key given with a bad value has its own problem already.
+    let given = |key: &str| entries.iter().any(|e| e.key == key);
     let Some(method) = fields.method else {
-        problem(report, "has no method: add method = \"halving\" or \"hyperband\"".into());
+        if !given("method") {
+            problem(report, "has no method: add method = \"halving\" or \"hyperband\"".into());
+        }
         return None;
     };
     let (Some(min_budget), Some(max_budget)) = (fields.min_budget, fields.max_budget) else {
-        problem(report, "needs min_budget and max_budget (the budgets of the first and last rungs)".into());
+        if !given("min_budget") || !given("max_budget") {
+            problem(report, "needs min_budget and max_budget (the budgets of the first and last rungs)".into());
+        }
         return None;
     };
     if min_budget > max_budget {

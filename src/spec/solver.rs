@@ -316,6 +316,12 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
             ok &= check_floor(report, key, (floor, &spans[f]), (main, &spans[m]), entries);
         }
     }
+    for (rate, decay, floor) in SCHEDULED {
+        let at = format!("{floor}_at");
+        if let (Some(a), Some(d), Some(f)) = (find(&at), find(decay), find(floor)) {
+            ok &= check_min_at(report, key, (&at, entries[a]), (decay, entries[d]), (rate, floor, &spans[f]));
+        }
+    }
     let sampled = (!sampled.is_empty()).then(|| Sampled {
         axes: sampled,
         samples: 0,
@@ -323,6 +329,41 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
         points: Vec::new(),
     });
     ok.then_some(Grid { kind, axes, sampled })
+}
+
+/// The rates with a schedule: (rate, decay, floor); `<floor>_at` is the fraction of the
+/// episodes at which the rate reaches its floor.
+const SCHEDULED: [(&str, &str, &str); 3] = [
+    ("epsilon", "epsilon_decay", "epsilon_min"),
+    ("alpha", "alpha_decay", "alpha_min"),
+    ("temperature", "temperature_decay", "temperature_min"),
+];
+
+/// Checks a `_min_at` that is given: not with its `_decay`, and with a floor above 0 at
+/// every grid point (an exponential never reaches 0); false (and a problem) when it fails.
+fn check_min_at(
+    report: &mut Report,
+    key: &str,
+    (at, at_entry): (&str, Option<&Entry>),
+    (decay, decay_entry): (&str, Option<&Entry>),
+    (rate, floor, floors): (&str, &str, &[Val]),
+) -> bool {
+    let Some(at_entry) = at_entry else { return true };
+    if decay_entry.is_some() {
+        let message = format!(
+            "cannot be given with {decay}: both set how {rate} decays ({at} from the fraction of the episodes at which it reaches {floor}, {decay} per episode); keep one of them"
+        );
+        report.entry(&format!("{key}.{at}"), at_entry, message);
+        return false;
+    }
+    if floors.iter().any(|v| matches!(*v, Val::Real(x) if x <= 0.0)) {
+        let message = format!(
+            "needs {floor} above 0 at every grid point, and {floor} is 0 at some: an exponential decay never reaches 0; set a small positive floor, e.g. {floor} = 0.001"
+        );
+        report.entry(&format!("{key}.{at}"), at_entry, message);
+        return false;
+    }
+    true
 }
 
 /// Checks `floor <= main` at every grid point; false (and a problem) when it fails.

@@ -229,6 +229,50 @@ fn floors_stay_below_their_values() {
 }
 
 #[test]
+fn min_at_excludes_its_decay_and_needs_a_positive_floor() {
+    check(
+        &q("epsilon_min_at = 0.5\nepsilon_decay = 0.999"),
+        Some(3),
+        Some("solver[1].epsilon_min_at"),
+        Some("0.5"),
+        &["t.toml", "cannot be given with epsilon_decay", "keep one of them"],
+    );
+    check(
+        "[[solver]]\nkind = \"sarsa\"\nalpha_decay = 0.9\nalpha_min_at = [0.2, 1]\n",
+        Some(4),
+        Some("solver[1].alpha_min_at"),
+        Some("[0.2, 1]"),
+        &["cannot be given with alpha_decay"],
+    );
+    // alpha_min is 0 by default: an exponential never gets there.
+    check(
+        &q("alpha_min_at = 0.5"),
+        Some(3),
+        Some("solver[1].alpha_min_at"),
+        Some("0.5"),
+        &["needs alpha_min above 0", "an exponential decay never reaches 0", "alpha_min = 0.001"],
+    );
+    check(
+        &q("temperature_min = [0, 0.1]\ntemperature_min_at = 0.3"),
+        Some(4),
+        Some("solver[1].temperature_min_at"),
+        Some("0.3"),
+        &["needs temperature_min above 0"],
+    );
+    for bad in ["0", "1.5", "-0.2"] {
+        check_q(&format!("epsilon_min_at = {bad}"), &["epsilon_min_at", "in (0, 1]"]);
+    }
+    ok(&q("alpha_min = 0.01\nalpha_min_at = 0.5\nepsilon_min_at = [0.1, 1]\ntemperature_min_at = 0.5"));
+    check(
+        &mcts("epsilon_min_at = 0.5"),
+        Some(3),
+        Some("solver[1].epsilon_min_at"),
+        Some("0.5"),
+        &["is not a parameter of mcts"],
+    );
+}
+
+#[test]
 fn checkpoints_at_most_episodes() {
     check(
         &format!("[evaluation]\ncheckpoints = 100\n{}", q("episodes = [50, 1000]")),

@@ -1,5 +1,5 @@
 //! Statistics over runs: learning-curve metrics ([`curve`]), paired comparisons
-//! ([`paired`]), robust aggregates with bootstrap intervals ([`robust`]), functional
+//! ([`paired`]), rank correlation ([`rank`]), robust aggregates with bootstrap intervals ([`robust`]), functional
 //! ANOVA ([`anova`]) and the special functions they need ([`special`]).
 //!
 //! Pure functions: no files, no printing, no clock; the bootstrap's generator is seeded by
@@ -9,6 +9,7 @@
 pub mod anova;
 pub mod curve;
 pub mod paired;
+pub mod rank;
 pub mod robust;
 pub mod special;
 

@@ -1,0 +1,159 @@
+//! Whether a short budget ranks configurations as the full one does: for a full grid whose
+//! learners wrote curves, the Spearman correlation between the ranking of configurations
+//! at each checkpoint episode and their final ranking, the input of `sweep fidelity`.
+//!
+//! A block is one (solver, seat, evaluation opponent, game, episodes): configurations are
+//! ranked against the others of the same budget. A configuration is the values of every
+//! other parameter; its score at a checkpoint is the mean regret over its replicates
+//! there (`curves.csv`), and its final score the mean of its final regret
+//! (`results.csv`). Failed jobs are left out. A search's results are refused: its
+//! configurations stop at different budgets, so they have no common final ranking.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::files::each_row;
+use super::paired_runs::{block_columns, default_config_columns};
+use super::{CURVE_COLUMNS, RESULT_COLUMNS, column};
+use crate::error::bad_input;
+use crate::stats::paired::mean_ranks;
+use crate::stats::rank::spearman;
+
+/// One checkpoint of one block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checkpoint {
+    /// The values of [`block_columns`] and `episodes`.
+    pub block: Vec<String>,
+    /// The checkpoint's episode.
+    pub episode: u64,
+    /// Configurations ranked (those with a score at this checkpoint).
+    pub configurations: usize,
+    /// Spearman's rho between the checkpoint's ranking and the final one (`None`: one
+    /// side has no ranking, every score equal).
+    pub spearman: Option<f64>,
+    /// The rank (1 = best, ties at their mean rank) at this checkpoint of the
+    /// configuration that ranks best at the end (the first in file order among ties).
+    pub final_best_rank: f64,
+}
+
+/// A block's key and its configurations (key and scores), in file order.
+type Configs = (Vec<String>, Vec<(Vec<String>, Scores)>);
+/// Where each block and, within it, each configuration is in the list.
+type Index = HashMap<Vec<String>, (usize, HashMap<Vec<String>, usize>)>;
+
+/// Scores of one configuration: (sum, count) of the final regret and, per checkpoint
+/// episode, of the regret there.
+#[derive(Default)]
+struct Scores {
+    last: (f64, u32),
+    at: BTreeMap<u64, (f64, u32)>,
+}
+
+fn mean((sum, n): (f64, u32)) -> f64 {
+    sum / f64::from(n)
+}
+
+/// The checkpoints of every block of the results in `dir` with at least three
+/// configurations, in file order then by episode.
+pub fn fidelity(dir: &Path) -> Result<Vec<Checkpoint>> {
+    let results = dir.join("results.csv");
+    let block_at: Vec<usize> = block_columns().iter().chain(["episodes"].iter()).map(|c| column(c)).collect();
+    let config_at: Vec<usize> = default_config_columns().into_iter().filter(|&c| c != "episodes").map(column).collect();
+    let (id, seat, opponent, status, regret, rung) =
+        (column("job_id"), column("seat"), column("eval_opponent"), column("status"), column("regret"), column("rung"));
+    // Block key -> configuration key -> scores; and each evaluation's place.
+    let mut blocks: Vec<Configs> = Vec::new();
+    let mut place: HashMap<(String, String, String), (usize, usize)> = HashMap::new();
+    let mut index = Index::new();
+    let mut searched = false;
+    each_row(&results, &RESULT_COLUMNS, &["job_id", "status", "regret", "episodes"], |rec| {
+        searched |= !rec[rung].is_empty();
+        let Ok(x) = rec[regret].parse::<f64>() else { return };
+        if &rec[status] != "ok" || rec[block_at[block_at.len() - 1]].is_empty() {
+            return;
+        }
+        let block_key: Vec<String> = block_at.iter().map(|&i| rec[i].to_string()).collect();
+        let config_key: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        let (b, configs) = index.entry(block_key.clone()).or_insert_with(|| {
+            blocks.push((block_key, Vec::new()));
+            (blocks.len() - 1, HashMap::new())
+        });
+        let list = &mut blocks[*b].1;
+        let c = *configs.entry(config_key.clone()).or_insert_with(|| {
+            list.push((config_key, Scores::default()));
+            list.len() - 1
+        });
+        let scores = &mut list[c].1;
+        scores.last = (scores.last.0 + x, scores.last.1 + 1);
+        place.insert((rec[id].to_string(), rec[seat].to_string(), rec[opponent].to_string()), (*b, c));
+    })?;
+    if searched {
+        return Err(bad_input(format!(
+            "{}: the results of a [search] (its rows have a rung): its configurations stop at different budgets, \
+             so there is no final ranking of them all to compare with; run the full grid (the spec without \
+             [search], episodes = max_budget) and ask again",
+            dir.display()
+        )));
+    }
+    let curves = dir.join("curves.csv");
+    let no_curves = || {
+        bad_input(format!(
+            "{}: no learning curves of these results (curves.csv is missing or has none of their learners' \
+             rows): fidelity compares the ranking at each checkpoint of the learners' curves with the final \
+             ranking; run a grid of learners ([evaluation] checkpoints sets how many points each curve has)",
+            dir.display()
+        ))
+    };
+    if !curves.exists() {
+        return Err(no_curves());
+    }
+    let at = |name: &str| CURVE_COLUMNS.iter().position(|&c| c == name).expect("a curves column");
+    let (c_id, c_episode, c_seat, c_opponent, c_regret) =
+        (at("job_id"), at("episode"), at("seat"), at("eval_opponent"), at("regret"));
+    let mut found = false;
+    each_row(&curves, &CURVE_COLUMNS, &["job_id", "episode", "seat", "eval_opponent", "regret"], |rec| {
+        let key = (rec[c_id].to_string(), rec[c_seat].to_string(), rec[c_opponent].to_string());
+        let (Some(&(b, c)), Ok(episode), Ok(x)) =
+            (place.get(&key), rec[c_episode].parse::<u64>(), rec[c_regret].parse::<f64>())
+        else {
+            return;
+        };
+        found = true;
+        let slot = blocks[b].1[c].1.at.entry(episode).or_insert((0.0, 0));
+        *slot = (slot.0 + x, slot.1 + 1);
+    })?;
+    if !found {
+        return Err(no_curves());
+    }
+    Ok(blocks
+        .iter()
+        .filter(|(_, configs)| configs.len() >= 3)
+        .flat_map(|(key, configs)| checkpoints(key, configs))
+        .collect())
+}
+
+/// The checkpoints of one block.
+fn checkpoints(key: &[String], configs: &[(Vec<String>, Scores)]) -> Vec<Checkpoint> {
+    let episodes: std::collections::BTreeSet<u64> = configs.iter().flat_map(|(_, s)| s.at.keys().copied()).collect();
+    let mut out = Vec::new();
+    for episode in episodes {
+        // The configurations scored at this checkpoint, with their final scores.
+        let scored: Vec<(f64, f64)> =
+            configs.iter().filter_map(|(_, s)| s.at.get(&episode).map(|&a| (mean(a), mean(s.last)))).collect();
+        if scored.len() < 3 {
+            continue;
+        }
+        let (early, last): (Vec<f64>, Vec<f64>) = scored.iter().copied().unzip();
+        let best = (0..last.len()).min_by(|&a, &b| last[a].total_cmp(&last[b]).then(a.cmp(&b))).expect("scored");
+        out.push(Checkpoint {
+            block: key.to_vec(),
+            episode,
+            configurations: scored.len(),
+            spearman: spearman(&early, &last),
+            final_best_rank: mean_ranks(&early)[best],
+        });
+    }
+    out
+}
