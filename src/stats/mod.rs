@@ -1,5 +1,6 @@
 //! Statistics over runs: learning-curve metrics ([`curve`]), paired comparisons
-//! ([`paired`]), robust aggregates with bootstrap intervals ([`robust`]), functional
+//! ([`paired`]), the test that makes their verdicts and its power floor
+//! ([`significance`]), robust aggregates with bootstrap intervals ([`robust`]), functional
 //! ANOVA ([`anova`]) and the special functions they need ([`special`]).
 //!
 //! Pure functions: no files, no printing, no clock; the bootstrap's generator is seeded by
@@ -10,6 +11,7 @@ pub mod anova;
 pub mod curve;
 pub mod paired;
 pub mod robust;
+pub mod significance;
 pub mod special;
 
 #[cfg(test)]
