@@ -1,16 +1,19 @@
-//! `sweep compare`: within each block (solver, seat, evaluation opponent), every
-//! configuration against a baseline, paired by replicate (see [`crate::report::compare`]).
+//! `sweep compare`: within each block (solver, seat, evaluation opponent, game), every
+//! configuration against a baseline, paired by replicate (see [`crate::report::compare`]);
+//! or, when `--by` names block columns (`--by solver`), the groups with each other, each
+//! represented by its best configuration.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::table::{num, print_table};
+use super::table::{number_format, print_table};
 use crate::error::{bad_input, exit};
 use crate::report::Record;
-use crate::report::compare::{ALPHA, Baseline, compare_block};
+use crate::report::compare::{Baseline, Comparison, Representative, Verdicts, compare_block, represent};
 use crate::report::files::encode;
-use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks};
+use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks, read_blocks_in};
+use crate::stats::significance::Significance;
 
 /// Flags of `sweep compare`.
 #[derive(clap::Args, Debug)]
@@ -20,13 +23,26 @@ pub struct CompareArgs {
     /// The metric: regret, regret_auc, solved_at or value.
     #[arg(long, default_value = "regret", value_parser = metric_arg)]
     metric: Metric,
-    /// `best` (the best mean in each block), a label, or col=value,col=value.
+    /// `best` (the best mean in each block), a label, or col=value,col=value; with `--by`
+    /// naming block columns, the group compared with (`--baseline sarsa`,
+    /// `--baseline solver=sarsa`).
     #[arg(long, default_value = "best", value_name = "best|CONFIG")]
     baseline: String,
-    /// Configuration columns (comma separated); default: every parameter but the seat.
+    /// What is compared (comma separated). Parameters: configurations are their values,
+    /// runs of configurations that differ only elsewhere averaged per replicate (default:
+    /// every parameter but the seat). Block columns (solver, seat, eval_opponent, game):
+    /// their values are compared with each other within the blocks of the others, each
+    /// represented by its best configuration (per value of any parameters also named).
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
-    /// Write the table as CSV to standard output.
+    /// The paired test that makes the verdicts: wilcoxon (signed ranks), t (paired t) or
+    /// permutation (exact sign flips of the mean difference).
+    #[arg(long, default_value = "wilcoxon", value_parser = significance_arg)]
+    significance: Significance,
+    /// The level below which a Holm-adjusted p-value is a difference.
+    #[arg(long, default_value_t = crate::stats::significance::DEFAULT_ALPHA, value_parser = alpha_arg)]
+    alpha: f64,
+    /// Write the table as CSV to standard output (numbers in full).
     #[arg(long)]
     csv: bool,
 }
@@ -36,42 +52,122 @@ pub fn metric_arg(s: &str) -> Result<Metric, String> {
     s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
 }
 
+/// Parses a significance test's name for clap.
+pub fn significance_arg(s: &str) -> Result<Significance, String> {
+    s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
+}
+
+/// Parses a level for clap: a number strictly between 0 and 1.
+pub fn alpha_arg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("{s:?} is not a level; allowed: a number strictly between 0 and 1 (e.g. 0.05)")),
+    }
+}
+
 /// The columns `--by` names, or the default configuration columns.
 pub fn config_columns(by: &[String]) -> Vec<&str> {
     if by.is_empty() { default_config_columns() } else { by.iter().map(String::as_str).collect() }
 }
 
+/// What is read and how each block is split: the block columns, the configuration
+/// columns, and (when groups are compared) the configuration columns that make a group.
+struct Layout<'a> {
+    block: Vec<&'a str>,
+    config: Vec<&'a str>,
+    group: Option<Vec<usize>>,
+}
+
+impl<'a> Layout<'a> {
+    fn of(by: &'a [String]) -> Layout<'a> {
+        let all = block_columns();
+        let lifted = by.iter().any(|c| all.contains(&c.as_str()));
+        if !lifted {
+            return Layout { block: all, config: config_columns(by), group: None };
+        }
+        let block: Vec<&str> = all.into_iter().filter(|c| !by.iter().any(|b| b == c)).collect();
+        let mut config: Vec<&str> = by.iter().map(String::as_str).collect();
+        config.extend(default_config_columns().into_iter().filter(|c| !by.iter().any(|b| b == c)));
+        Layout { block, config, group: Some((0..by.len()).collect()) }
+    }
+
+    /// The value of block column `name` for a configuration of `block`.
+    fn value(&self, block: &Block, config: usize, name: &str) -> String {
+        match self.block.iter().position(|c| *c == name) {
+            Some(k) => block.key[k].clone(),
+            None => self
+                .config
+                .iter()
+                .position(|c| *c == name)
+                .map(|k| block.configs[config].key[k].clone())
+                .unwrap_or_default(),
+        }
+    }
+}
+
 /// Runs `sweep compare`.
 pub fn compare(args: &CompareArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
-    let columns = config_columns(&args.by);
-    let blocks =
-        read_blocks(&dir.join("results.csv"), args.metric, &columns).map_err(|e| bad_input(format!("{e:#}")))?;
+    let layout = Layout::of(&args.by);
+    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
+    let path = dir.join("results.csv");
+    let blocks = match layout.group {
+        None => read_blocks(&path, args.metric, &layout.config),
+        Some(_) => read_blocks_in(&path, args.metric, &layout.block, &layout.config),
+    }
+    .map_err(bad)?;
     if blocks.is_empty() {
         return Err(bad_input(format!("{}: no successful rows with a {} value", dir.display(), args.metric.name())));
     }
     let baseline = Baseline::parse(&args.baseline);
+    let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
+    let number = number_format(args.csv);
     let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
     header.extend(["label", "configuration", "n", "mean", "difference", "ci95_low", "ci95_high"].map(String::from));
     header.extend(["p_t", "p_wilcoxon", "p_holm", "p_improve", "verdict"].map(String::from));
+    header.extend(["test", "p_floor", "unsolved", "configurations"].map(String::from));
     let mut table: Vec<Record> = Vec::new();
-    let mut skipped = 0;
-    for block in &blocks {
-        let Some(base) = baseline.find(block, &columns, args.metric).map_err(|e| bad_input(format!("{e:#}")))? else {
+    let mut notes: Vec<String> = Vec::new();
+    let (mut skipped, mut unsolved) = (0, 0);
+    for read in &blocks {
+        // The block compared: the one read, or its groups' representatives.
+        let (block, reps) = match &layout.group {
+            None => (read.clone(), None),
+            Some(group) => {
+                let reps = represent(read, group, args.metric);
+                let configs = reps.iter().map(|r| read.configs[r.config].clone()).collect();
+                (Block { key: read.key.clone(), configs }, Some(reps))
+            }
+        };
+        let Some(base) = baseline.find(&block, &layout.config, args.metric).map_err(bad)? else {
             skipped += 1;
+            unsolved += block.configs.iter().map(|c| c.unsolved()).sum::<usize>();
             continue;
         };
+        let comparisons = compare_block(&block, base, args.metric, verdicts);
         let varying = block.varying();
-        for c in compare_block(block, base, args.metric) {
+        for c in &comparisons {
             let config = &block.configs[c.config];
-            let name: Vec<String> = varying.iter().map(|&k| format!("{}={}", columns[k], config.key[k])).collect();
-            let mut r: Record = block.key.clone();
-            r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), num(c.mean)]);
+            let rep: Option<&Representative> = reps.as_ref().map(|r| &r[c.config]);
+            let shown = rep.map_or(&varying, |r| &r.varying);
+            let name: Vec<String> = shown.iter().map(|&k| format!("{}={}", layout.config[k], config.key[k])).collect();
+            let mut r: Record = block_columns().iter().map(|col| layout.value(&block, c.config, col)).collect();
+            r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), number(c.mean)]);
             let d = &c.difference;
-            r.extend([num(d.mean), num(d.low), num(d.high), num(d.p_value), num(c.wilcoxon.p_value)]);
-            r.extend([num(c.p_holm), num(c.p_improve), c.verdict.to_string()]);
+            r.extend([number(d.mean), number(d.low), number(d.high), number(d.p_value), number(c.wilcoxon.p_value)]);
+            r.extend([number(c.p_holm), number(c.p_improve), c.verdict.to_string()]);
+            r.extend([args.significance.name().to_string(), number(c.p_floor), config.unsolved().to_string()]);
+            r.push(rep.map_or(1, |r| r.configurations).to_string());
+            unsolved += config.unsolved();
             table.push(r);
         }
+        notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
+    }
+    if table.is_empty() && unsolved > 0 {
+        return Err(bad_input(format!(
+            "{}: no run was ever solved ({unsolved} runs never reached regret 0, so none has a solved_at)",
+            dir.display()
+        )));
     }
     if table.is_empty() {
         return Err(bad_input(format!("--baseline {}: no configuration matches", args.baseline)));
@@ -82,11 +178,63 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
     }
     print_table(&header, &table);
     println!(
-        "{}: difference = configuration - baseline over paired replicates (ci95: paired t); p_wilcoxon: \
-         signed-rank test (exact up to 25 pairs), Holm-adjusted in p_holm; p_improve: P(a run beats a baseline run); \
-         verdicts at {ALPHA}{}",
+        "{}: difference = configuration - baseline over paired replicates (ci95: paired t); p_t: paired t; \
+         p_wilcoxon: signed-rank test (exact up to 25 pairs); p_holm: {} p Holm-adjusted over each block's \
+         comparisons; p_improve: P(a run beats a baseline run); verdicts by {} at {}; p_floor: the smallest p_holm \
+         these pairs could reach{}",
         args.metric.name(),
-        if skipped > 0 { format!("; {skipped} blocks without the baseline left out") } else { String::new() }
+        args.significance,
+        args.significance,
+        args.alpha,
+        if skipped > 0 {
+            format!("; {skipped} blocks left out (no baseline there, or no run with a {})", args.metric.name())
+        } else {
+            String::new()
+        }
     );
+    if layout.group.is_some() {
+        println!(
+            "each {} is represented by its best configuration by {}, chosen on the same runs it is compared on: \
+             optimistic, the more so the more configurations it has (column configurations)",
+            args.by.join("/"),
+            args.metric.name()
+        );
+    }
+    if unsolved > 0 {
+        println!(
+            "{unsolved} runs never reached regret 0: they have no solved_at, are counted in `unsolved` and enter \
+             neither the means nor the pairs"
+        );
+    }
+    for note in notes {
+        println!("{note}");
+    }
     Ok(exit::OK)
+}
+
+/// The line that says a block's design cannot reject, with the paired t p-values it hides.
+pub fn cannot_reject_note(block: &[String], comparisons: &[Comparison], verdicts: Verdicts) -> Option<String> {
+    let cannot: Vec<&Comparison> = comparisons.iter().filter(|c| c.verdict == "cannot-reject").collect();
+    let first = cannot.first()?;
+    let smallest_t = cannot.iter().map(|c| c.difference.p_value).filter(|p| !p.is_nan()).fold(f64::NAN, f64::min);
+    let others = comparisons.len() - 1;
+    Some(format!(
+        "{}: too few replicates: n = {} can never reject with {} + Holm over {others} comparisons (smallest \
+         attainable p {} >= {}){}",
+        block.join("/"),
+        first.difference.n,
+        verdicts.test,
+        short_p(first.p_floor),
+        verdicts.alpha,
+        if smallest_t.is_nan() {
+            String::new()
+        } else {
+            format!("; smallest paired t p among them = {} (--significance t)", short_p(smallest_t))
+        }
+    ))
+}
+
+/// A p-value in a sentence: four decimals, or two significant digits below 0.001.
+fn short_p(p: f64) -> String {
+    if p >= 1e-3 { format!("{p:.4}") } else { format!("{p:.1e}") }
 }

@@ -53,6 +53,9 @@ pub struct Group {
     pub n: usize,
     /// Failed rows.
     pub failed: usize,
+    /// Successful rows evaluated by sampled games (`evaluation` = `sampled`), pooled with
+    /// the exact ones in the means.
+    pub sampled: usize,
     /// Mean regret.
     pub mean_regret: f64,
     /// Sample standard deviation of the regret (NaN for n < 2).
@@ -72,6 +75,7 @@ pub struct Group {
 struct Acc {
     n: usize,
     failed: usize,
+    sampled: usize,
     regret: f64,
     welford_mean: f64,
     welford_m2: f64,
@@ -130,6 +134,7 @@ impl Aggregator {
         let num = |c: &str| field(column(c)).parse::<f64>().unwrap_or(f64::NAN);
         let x = num("regret");
         acc.n += 1;
+        acc.sampled += usize::from(field(column("evaluation")) == "sampled");
         acc.regret += x;
         let d = x - acc.welford_mean;
         acc.welford_mean += d / acc.n as f64;
@@ -172,6 +177,7 @@ impl Aggregator {
                     key: key.clone(),
                     n,
                     failed: a.failed,
+                    sampled: a.sampled,
                     mean_regret,
                     sd_regret: sd,
                     ci95: if n < 2 { f64::NAN } else { t95(n - 1) * sd / (n as f64).sqrt() },
