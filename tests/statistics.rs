@@ -231,3 +231,65 @@ fn never_solved_runs_are_counted_apart_from_solved_at() {
     let o = run(&["compare", out.to_str().unwrap(), "--metric", "solved_at"]);
     assert!(stdout(&o).contains("runs never reached regret 0: they have no solved_at, are counted in `unsolved`"));
 }
+
+#[test]
+fn summary_counts_sampled_rows_and_writes_csv_in_full() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An MCTS agent whose exact evaluation would search more than 100 positions is
+    // scored on sampled games; the minimax-uniform grid point next to it is always exact.
+    let spec = write_spec(
+        tmp.path(),
+        "mixed.toml",
+        r#"
+name = "mixed"
+seed = 5
+replicates = 3
+
+[evaluation]
+opponents = ["random"]
+games = 40
+exact_searches = 100
+
+[[solver]]
+kind = "mcts"
+iterations = [10, 30]
+
+[[solver]]
+kind = "value-iteration"
+"#,
+    );
+    let out = tmp.path().join("mixed");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let mut want: std::collections::BTreeMap<String, (usize, Vec<f64>)> = Default::default();
+    for r in &rows {
+        let e = want.entry(r[at("solver")].clone()).or_default();
+        e.0 += usize::from(r[at("evaluation")] == "sampled");
+        e.1.push(r[at("regret")].parse().unwrap());
+    }
+    assert!(want["mcts"].0 > 0, "some MCTS rows are sampled");
+    let o = run(&["summary", out.to_str().unwrap(), "--by", "solver", "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    for l in lines {
+        let r: Vec<&str> = l.split(',').collect();
+        let (sampled, regrets) = &want[r[col("solver")]];
+        assert_eq!(r[col("sampled")], sampled.to_string(), "{l}");
+        // In full: the mean of the rows in row order, to the last bit.
+        let mean = regrets.iter().sum::<f64>() / regrets.len() as f64;
+        assert_eq!(r[col("mean_regret")].parse::<f64>().unwrap(), mean, "{l}");
+    }
+    let o = run(&["summary", out.to_str().unwrap(), "--by", "solver"]);
+    assert!(stdout(&o).contains("evaluated by sampled games (counted in `sampled`"), "{}", stdout(&o));
+    // vs_best: 3 replicates can never reject with Wilcoxon; the footer says which test judged.
+    let o = run(&["summary", out.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(text.contains("cannot-reject") && text.contains("too few replicates: n = 3"), "{text}");
+    let o = run(&["summary", out.to_str().unwrap(), "--significance", "t", "--alpha", "0.01"]);
+    assert!(stdout(&o).contains("the paired t test (Holm-adjusted, level 0.01)"), "{}", stdout(&o));
+}
