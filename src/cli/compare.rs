@@ -149,7 +149,17 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         for c in &comparisons {
             let config = &block.configs[c.config];
             let rep: Option<&Representative> = reps.as_ref().map(|r| &r[c.config]);
-            let shown = rep.map_or(&varying, |r| &r.varying);
+            // A group's name: its parameters (its block columns have their own columns),
+            // then what picks its representative.
+            let shown: Vec<usize> = match (rep, &layout.group) {
+                (Some(r), Some(group)) => group
+                    .iter()
+                    .chain(&r.varying)
+                    .copied()
+                    .filter(|&k| !block_columns().contains(&layout.config[k]) && !config.key[k].is_empty())
+                    .collect(),
+                _ => varying.clone(),
+            };
             let name: Vec<String> = shown.iter().map(|&k| format!("{}={}", layout.config[k], config.key[k])).collect();
             let mut r: Record = block_columns().iter().map(|col| layout.value(&block, c.config, col)).collect();
             r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), number(c.mean)]);
