@@ -293,3 +293,41 @@ kind = "value-iteration"
     let o = run(&["summary", out.to_str().unwrap(), "--significance", "t", "--alpha", "0.01"]);
     assert!(stdout(&o).contains("the paired t test (Holm-adjusted, level 0.01)"), "{}", stdout(&o));
 }
+
+#[test]
+fn compare_by_solver_can_pick_each_learners_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "five.toml", FIVE_LEARNERS);
+    let out = tmp.path().join("five");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let regrets: Vec<f64> = rows
+        .iter()
+        .filter(|r| r[at("solver")] == "sarsa" && r[at("alpha")] == "0.6")
+        .map(|r| r[at("regret")].parse().unwrap())
+        .collect();
+    let dir = out.to_str().unwrap();
+    for pick in ["sarsa:alpha=0.6", "sarsa:alpha=0.6,gamma=0.99"] {
+        let o = run(&["compare", dir, "--by", "solver", "--pick", pick, "--csv"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let row: Vec<String> = stdout(&o)
+            .lines()
+            .find(|l| l.starts_with("sarsa,"))
+            .unwrap()
+            .split(',')
+            .map(String::from)
+            .collect();
+        assert_eq!(row[5], "alpha=0.6");
+        let mean: f64 = row[7].parse().unwrap();
+        assert!(same12(mean, regrets.iter().sum::<f64>() / regrets.len() as f64));
+    }
+    for bad in ["sarsa:alpha=0.9", "sarsa", "sarsa:colour=red"] {
+        let o = run(&["compare", dir, "--by", "solver", "--pick", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains(&format!("--pick {bad}")), "{}", stderr(&o));
+    }
+    let o = run(&["compare", dir, "--pick", "sarsa:alpha=0.6"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -10,7 +10,7 @@ use anyhow::Result;
 use super::table::{number_format, print_table};
 use crate::error::{bad_input, exit};
 use crate::report::Record;
-use crate::report::compare::{Baseline, Comparison, Representative, Verdicts, compare_block, represent};
+use crate::report::compare::{Baseline, Comparison, Pick, Representative, Verdicts, compare_block, represent};
 use crate::report::files::encode;
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks, read_blocks_in};
 use crate::stats::significance::Significance;
@@ -35,6 +35,11 @@ pub struct CompareArgs {
     /// represented by its best configuration (per value of any parameters also named).
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
+    /// With `--by` naming block columns: represent a group by this configuration rather
+    /// than by its best, as GROUP:col=value,col=value (GROUP: the group's `--by` values
+    /// joined by `/`, e.g. `--pick sarsa:alpha=0.5`); repeatable.
+    #[arg(long, value_name = "GROUP:CONFIG")]
+    pick: Vec<String>,
     /// The paired test that makes the verdicts: wilcoxon (signed ranks), t (paired t) or
     /// permutation (exact sign flips of the mean difference).
     #[arg(long, default_value = "wilcoxon", value_parser = significance_arg)]
@@ -119,6 +124,7 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
     if blocks.is_empty() {
         return Err(bad_input(format!("{}: no successful rows with a {} value", dir.display(), args.metric.name())));
     }
+    let picks = parse_picks(&args.pick, &layout).map_err(bad)?;
     let baseline = Baseline::parse(&args.baseline);
     let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
     let number = number_format(args.csv);
@@ -134,7 +140,7 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         let (block, reps) = match &layout.group {
             None => (read.clone(), None),
             Some(group) => {
-                let reps = represent(read, group, args.metric);
+                let reps = represent(read, group, args.metric, &picks).map_err(bad)?;
                 let configs = reps.iter().map(|r| read.configs[r.config].clone()).collect();
                 (Block { key: read.key.clone(), configs }, Some(reps))
             }
@@ -220,6 +226,35 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         println!("{note}");
     }
     Ok(exit::OK)
+}
+
+/// The `--pick` flags, checked against the layout: only when groups are compared, and only
+/// naming configuration columns.
+fn parse_picks(given: &[String], layout: &Layout) -> Result<Vec<Pick>> {
+    if !given.is_empty() && layout.group.is_none() {
+        anyhow::bail!("--pick {}: only with --by naming a block column (solver, seat, eval_opponent, game)", given[0]);
+    }
+    let mut picks = Vec::new();
+    for p in given {
+        let Some((group, config)) = p.split_once(':') else {
+            anyhow::bail!("--pick {p}: expected GROUP:col=value,col=value (e.g. sarsa:alpha=0.5)");
+        };
+        let mut wanted = Vec::new();
+        for pair in config.split(',') {
+            let Some((col, value)) = pair.split_once('=') else {
+                anyhow::bail!("--pick {p}: {pair:?} is not col=value");
+            };
+            let Some(k) = layout.config.iter().position(|c| *c == col) else {
+                anyhow::bail!(
+                    "--pick {p}: {col} is not a configuration column; those are {}",
+                    layout.config.join(", ")
+                );
+            };
+            wanted.push((k, value.to_string()));
+        }
+        picks.push(Pick { group: group.to_string(), wanted, given: p.clone() });
+    }
+    Ok(picks)
 }
 
 /// The line that says a block's design cannot reject, with the paired t p-values it hides.

@@ -187,11 +187,26 @@ pub struct Representative {
     pub varying: Vec<usize>,
 }
 
+/// A configuration named to represent its group: the group's values of the group columns,
+/// and (configuration column index, value) pairs that single out one of its
+/// configurations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    /// The group's values, as `--pick` spelt them (joined by `/`).
+    pub group: String,
+    /// Configuration columns (by index) and the values they must have.
+    pub wanted: Vec<(usize, String)>,
+    /// The flag as given, for messages.
+    pub given: String,
+}
+
 /// The groups of `block` by the configuration columns at `group` (by index), in block
 /// order, each represented by its best configuration by `metric` (ties: the first in spec
-/// order); groups without a run are left out. Choosing the best on the very runs it is then
-/// compared on flatters a group with many configurations.
-pub fn represent(block: &Block, group: &[usize], metric: Metric) -> Vec<Representative> {
+/// order), or by the one a [`Pick`] names; groups without a run are left out. Choosing the
+/// best on the very runs it is then compared on flatters a group with many
+/// configurations. An error when a pick matches none or several of its group's
+/// configurations.
+pub fn represent(block: &Block, group: &[usize], metric: Metric, picks: &[Pick]) -> Result<Vec<Representative>> {
     let mut groups: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
     for (i, c) in block.configs.iter().enumerate() {
         let key: Vec<&str> = group.iter().map(|&k| c.key[k].as_str()).collect();
@@ -200,15 +215,35 @@ pub fn represent(block: &Block, group: &[usize], metric: Metric) -> Vec<Represen
             None => groups.push((key, vec![i])),
         }
     }
-    groups
-        .into_iter()
-        .filter_map(|(_, members)| {
-            let sub =
-                Block { key: block.key.clone(), configs: members.iter().map(|&i| block.configs[i].clone()).collect() };
-            let at = best(&sub, metric)?;
-            Some(Representative { config: members[at], configurations: members.len(), varying: sub.varying() })
-        })
-        .collect()
+    let mut out = Vec::new();
+    for (key, members) in groups {
+        let sub =
+            Block { key: block.key.clone(), configs: members.iter().map(|&i| block.configs[i].clone()).collect() };
+        let at = match picks.iter().find(|p| p.group == key.join("/")) {
+            Some(pick) => {
+                let matching: Vec<usize> = (0..members.len())
+                    .filter(|&m| pick.wanted.iter().all(|(k, v)| sub.configs[m].key[*k] == *v))
+                    .collect();
+                if matching.len() != 1 {
+                    bail!(
+                        "--pick {}: matches {} of the {} configurations of {} in {}; name one (GROUP:col=value,col=value)",
+                        pick.given,
+                        matching.len(),
+                        members.len(),
+                        pick.group,
+                        block.key.join("/")
+                    );
+                }
+                matching[0]
+            }
+            None => match best(&sub, metric) {
+                Some(at) => at,
+                None => continue,
+            },
+        };
+        out.push(Representative { config: members[at], configurations: members.len(), varying: sub.varying() });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -272,7 +307,8 @@ mod tests {
             c.key = vec![solver.to_string(), alpha.to_string()];
             configs.push(c);
         }
-        let reps = represent(&Block { key: vec![], configs }, &[0], Metric::Regret);
+        let block = Block { key: vec![], configs };
+        let reps = represent(&block, &[0], Metric::Regret, &[]).unwrap();
         assert_eq!(
             reps,
             [
@@ -280,5 +316,8 @@ mod tests {
                 Representative { config: 2, configurations: 1, varying: vec![] },
             ]
         );
+        let pick = |v: &str| Pick { group: "a".into(), wanted: vec![(1, v.into())], given: format!("a:alpha={v}") };
+        assert_eq!(represent(&block, &[0], Metric::Regret, &[pick("0.1")]).unwrap()[0].config, 0);
+        assert!(represent(&block, &[0], Metric::Regret, &[pick("0.9")]).is_err());
     }
 }
