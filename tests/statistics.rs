@@ -312,13 +312,8 @@ fn compare_by_solver_can_pick_each_learners_configuration() {
     for pick in ["sarsa:alpha=0.6", "sarsa:alpha=0.6,gamma=0.99"] {
         let o = run(&["compare", dir, "--by", "solver", "--pick", pick, "--csv"]);
         assert!(o.status.success(), "{}", stderr(&o));
-        let row: Vec<String> = stdout(&o)
-            .lines()
-            .find(|l| l.starts_with("sarsa,"))
-            .unwrap()
-            .split(',')
-            .map(String::from)
-            .collect();
+        let row: Vec<String> =
+            stdout(&o).lines().find(|l| l.starts_with("sarsa,")).unwrap().split(',').map(String::from).collect();
         assert_eq!(row[5], "alpha=0.6");
         let mean: f64 = row[7].parse().unwrap();
         assert!(same12(mean, regrets.iter().sum::<f64>() / regrets.len() as f64));

@@ -210,10 +210,11 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
     );
     if layout.group.is_some() {
         println!(
-            "each {} is represented by its best configuration by {}, chosen on the same runs it is compared on: \
+            "each {} is represented by its best configuration by {}{}, chosen on the same runs it is compared on: \
              optimistic, the more so the more configurations it has (column configurations)",
             args.by.join("/"),
-            args.metric.name()
+            args.metric.name(),
+            if picks.is_empty() { "" } else { " (but those --pick names)" }
         );
     }
     if unsolved > 0 {

@@ -1,5 +1,8 @@
 //! `sweep summary`: one line per configuration, aggregated over replicates, best first
-//! within each solver.
+//! within each solver; with the default grouping, `vs_best` marks each configuration by a
+//! paired comparison with its block's best (the test and level of `--significance` and
+//! `--alpha`, `cannot-reject` where the replicates could never separate them), and
+//! `sampled` counts each group's rows evaluated by sampled games.
 
 use std::path::PathBuf;
 
