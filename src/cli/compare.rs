@@ -203,7 +203,11 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         args.significance,
         args.alpha,
         if skipped > 0 {
-            format!("; {skipped} blocks left out (no baseline there, or no run with a {})", args.metric.name())
+            format!(
+                "; {skipped} block{} left out (no baseline there, or no run with a {})",
+                if skipped == 1 { "" } else { "s" },
+                args.metric.name()
+            )
         } else {
             String::new()
         }
@@ -219,8 +223,9 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
     }
     if unsolved > 0 {
         println!(
-            "{unsolved} runs never reached regret 0: they have no solved_at, are counted in `unsolved` and enter \
-             neither the means nor the pairs"
+            "{unsolved} {} never reached regret 0: no solved_at, counted in `unsolved`, in neither the means nor \
+             the pairs",
+            if unsolved == 1 { "run" } else { "runs" }
         );
     }
     for note in notes {
@@ -265,11 +270,12 @@ pub fn cannot_reject_note(block: &[String], comparisons: &[Comparison], verdicts
     let smallest_t = cannot.iter().map(|c| c.difference.p_value).filter(|p| !p.is_nan()).fold(f64::NAN, f64::min);
     let others = comparisons.len() - 1;
     Some(format!(
-        "{}: too few replicates: n = {} can never reject with {} + Holm over {others} comparisons (smallest \
+        "{}: too few replicates: n = {} can never reject with {} + Holm over {others} comparison{} (smallest \
          attainable p {} >= {}){}",
         block.join("/"),
         first.difference.n,
         verdicts.test,
+        if others == 1 { "" } else { "s" },
         short_p(first.p_floor),
         verdicts.alpha,
         if smallest_t.is_nan() {
