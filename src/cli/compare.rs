@@ -151,31 +151,10 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
             continue;
         };
         let comparisons = compare_block(&block, base, args.metric, verdicts);
-        let varying = block.varying();
         for c in &comparisons {
-            let config = &block.configs[c.config];
-            let rep: Option<&Representative> = reps.as_ref().map(|r| &r[c.config]);
-            // A group's name: its parameters (its block columns have their own columns),
-            // then what picks its representative.
-            let shown: Vec<usize> = match (rep, &layout.group) {
-                (Some(r), Some(group)) => group
-                    .iter()
-                    .chain(&r.varying)
-                    .copied()
-                    .filter(|&k| !block_columns().contains(&layout.config[k]) && !config.key[k].is_empty())
-                    .collect(),
-                _ => varying.clone(),
-            };
-            let name: Vec<String> = shown.iter().map(|&k| format!("{}={}", layout.config[k], config.key[k])).collect();
-            let mut r: Record = block_columns().iter().map(|col| layout.value(&block, c.config, col)).collect();
-            r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), number(c.mean)]);
-            let d = &c.difference;
-            r.extend([number(d.mean), number(d.low), number(d.high), number(d.p_value), number(c.wilcoxon.p_value)]);
-            r.extend([number(c.p_holm), number(c.p_improve), c.verdict.to_string()]);
-            r.extend([args.significance.name().to_string(), number(c.p_floor), config.unsolved().to_string()]);
-            r.push(rep.map_or(1, |r| r.configurations).to_string());
-            unsolved += config.unsolved();
-            table.push(r);
+            let rep = reps.as_ref().map(|r| &r[c.config]);
+            table.push(table_row(&layout, &block, c, rep, args.significance, number));
+            unsolved += block.configs[c.config].unsolved();
         }
         notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
     }
@@ -193,6 +172,46 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         return Ok(exit::OK);
     }
     print_table(&header, &table);
+    print_notes(args, &picks, layout.group.is_some(), skipped, unsolved);
+    for note in notes {
+        println!("{note}");
+    }
+    Ok(exit::OK)
+}
+
+/// One line of the table: a comparison, its configuration named by what varies (a group by
+/// its parameters and what picks its representative).
+fn table_row(
+    layout: &Layout,
+    block: &Block,
+    c: &Comparison,
+    rep: Option<&Representative>,
+    test: Significance,
+    number: fn(f64) -> String,
+) -> Record {
+    let config = &block.configs[c.config];
+    let shown: Vec<usize> = match (rep, &layout.group) {
+        (Some(r), Some(group)) => group
+            .iter()
+            .chain(&r.varying)
+            .copied()
+            .filter(|&k| !block_columns().contains(&layout.config[k]) && !config.key[k].is_empty())
+            .collect(),
+        _ => block.varying(),
+    };
+    let name: Vec<String> = shown.iter().map(|&k| format!("{}={}", layout.config[k], config.key[k])).collect();
+    let mut r: Record = block_columns().iter().map(|col| layout.value(block, c.config, col)).collect();
+    r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), number(c.mean)]);
+    let d = &c.difference;
+    r.extend([number(d.mean), number(d.low), number(d.high), number(d.p_value), number(c.wilcoxon.p_value)]);
+    r.extend([number(c.p_holm), number(c.p_improve), c.verdict.to_string()]);
+    r.extend([test.name().to_string(), number(c.p_floor), config.unsolved().to_string()]);
+    r.push(rep.map_or(1, |r| r.configurations).to_string());
+    r
+}
+
+/// The lines under the table: what the columns mean, and what was left out or chosen.
+fn print_notes(args: &CompareArgs, picks: &[Pick], grouped: bool, skipped: usize, unsolved: usize) {
     println!(
         "{}: difference = configuration - baseline over paired replicates (ci95: paired t); p_t: paired t; \
          p_wilcoxon: signed-rank test (exact up to 25 pairs); p_holm: {} p Holm-adjusted over each block's \
@@ -212,7 +231,7 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
             String::new()
         }
     );
-    if layout.group.is_some() {
+    if grouped {
         println!(
             "each {} is represented by its best configuration by {}{}, chosen on the same runs it is compared on: \
              optimistic, the more so the more configurations it has (column configurations)",
@@ -228,10 +247,6 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
             if unsolved == 1 { "run" } else { "runs" }
         );
     }
-    for note in notes {
-        println!("{note}");
-    }
-    Ok(exit::OK)
 }
 
 /// The `--pick` flags, checked against the layout: only when groups are compared, and only
