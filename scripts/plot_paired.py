@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Paired differences: every configuration's difference to the baseline (the best
 configuration by default) with its 95% paired-t interval, one panel per (solver, seat,
-evaluation opponent), coloured by the verdict of `sweep compare` (better, worse,
-indistinguishable: the Holm-adjusted Wilcoxon signed-rank test at 0.05).
+evaluation opponent, game), coloured by the verdict of `sweep compare` (better, worse,
+indistinguishable, or cannot-reject where too few replicates could never reject; by the
+Holm-adjusted Wilcoxon signed-rank test at 0.05 unless --significance and --alpha say
+otherwise). With --by naming block columns (--by solver), one panel per block of the
+others, one row per solver: each represented by its best configuration.
 
 RESULTS is either a results directory (or its results.csv), on which the script runs
 `sweep compare RESULTS --csv` with --metric, --baseline and --by, or a CSV file saved
@@ -19,11 +22,14 @@ import plot_style as ps
 import sweep_tables as st
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 EXAMPLE = "python3 scripts/plot_paired.py results/epsilon --metric regret_auc"
 METRICS = ["regret", "regret_auc", "solved_at", "value"]
 VERDICTS = {"baseline": ("0.1", "D"), "better": ("tab:green", "o"),
-            "worse": ("tab:red", "o"), "indistinguishable": ("0.55", "o")}
+            "worse": ("tab:red", "o"), "indistinguishable": ("0.55", "o"),
+            "cannot-reject": ("tab:orange", "s"), "no-pairs": ("0.75", "x")}
+BLOCK_COLUMNS = ["solver", "seat", "eval_opponent", "game"]
 METRIC_NAMES = {"regret": "final regret", "regret_auc": "mean regret over the run (regret_auc)",
                 "solved_at": "first episode solved (solved_at)", "value": "final value"}
 
@@ -35,8 +41,12 @@ def parse_args():
     p.add_argument("--baseline", default="best", metavar="best|CONFIG",
                    help="`best`, a label, or col=value,col=value (default: best)")
     p.add_argument("--by", metavar="COLS",
-                   help="configuration columns, comma separated (default: every parameter "
-                        "but the seat)")
+                   help="what is compared, comma separated: parameters (default: every "
+                        "parameter but the seat), or block columns such as solver, each "
+                        "value represented by its best configuration")
+    p.add_argument("--significance", choices=["wilcoxon", "t", "permutation"],
+                   help="the paired test behind the verdicts (default: wilcoxon)")
+    p.add_argument("--alpha", metavar="LEVEL", help="the level of the verdicts (default: 0.05)")
     p.add_argument("--eval-opponent", metavar="NAME", help="only the blocks evaluated against NAME")
     p.add_argument("--name", metavar="NAME", help="file name (default: paired_<metric>)")
     st.add_sweep_option(p)
@@ -45,11 +55,46 @@ def parse_args():
 
 def row_names(block):
     """Each row's name: its label when labels tell the configurations apart, else its
-    configuration (the varying columns)."""
+    configuration (the varying columns); with the label in front when the rows are groups
+    (each one's best configuration)."""
     labels, configs = block["label"], block["configuration"]
+    if "configurations" in block and (block["configurations"].astype(str) != "1").any():
+        return [f"{lab} ({c})" if c else lab for c, lab in zip(configs, labels)]
     if labels.nunique() == len(block) and len(block) > 1:
         return list(labels)
     return [c if c else lab for c, lab in zip(configs, labels)]
+
+
+def block_keys(df):
+    """The block columns whose values split the table into blocks of one baseline each:
+    all of them for a comparison of configurations; without the compared ones (`--by
+    solver`, say) for a comparison of groups. Found from the baselines, so that a saved
+    table is read the same way."""
+    present = [c for c in BLOCK_COLUMNS if c in df.columns]
+    for lifted in [[]] + [[c] for c in present] + [present[:i] + present[i + 1:] for i in range(len(present))]:
+        keys = [c for c in present if c not in lifted]
+        if not keys:
+            continue
+        counts = df.groupby(keys, sort=False)["verdict"].apply(lambda v: (v == "baseline").sum())
+        if (counts == 1).all():
+            return keys
+    return present
+
+
+def blocks_of(df):
+    """(key, block) pairs in order of appearance, with the key as {column: value}."""
+    keys = block_keys(df)
+    return [(dict(zip(keys, k if isinstance(k, tuple) else (k,))), part)
+            for k, part in df.groupby(keys, sort=False)]
+
+
+def block_title(key):
+    parts = [key["solver"]] if "solver" in key else []
+    if "seat" in key or "eval_opponent" in key:
+        parts.append(ps.facet_title(key.get("seat", ""), key.get("eval_opponent", "?")))
+    if key.get("game") and key.get("game") != "3x3k3":
+        parts.append(key["game"])
+    return " · ".join(parts)
 
 
 def draw_block(ax, block, metric):
@@ -85,20 +130,25 @@ def draw(blocks, metric):
     fig, axes = plt.subplots(len(blocks), 1, squeeze=False, layout="constrained",
                              figsize=(10, max(3.6, height)),
                              gridspec_kw={"height_ratios": [0.9 + 0.32 * n for n in rows]})
-    for ax, ((solver, seat, opp), block) in zip(axes[:, 0], blocks):
+    for ax, (key, block) in zip(axes[:, 0], blocks):
         draw_block(ax, block, metric)
         base = block[block["verdict"] == "baseline"]
         base_name = row_names(block)[list(block.index).index(base.index[0])] if len(base) else "?"
-        ax.set_title(f"{solver} · {ps.facet_title(seat, opp)} · baseline: {base_name}",
-                     fontsize=10)
+        ax.set_title(f"{block_title(key)} · baseline: {base_name}", fontsize=10)
     fig.suptitle(f"Paired differences to the baseline: {metric}", fontsize=13,
                  fontweight="bold")
     lower = "higher" if metric == "value" else "lower"
-    text = ps.caption([
+    frame = pd.concat([b for _, b in blocks])
+    test = frame["test"].iloc[0] if "test" in frame else "wilcoxon"
+    lines = [
         "line: 95% paired-t interval of the mean difference over paired replicates (same seeds)",
-        "colour: verdict of the Holm-adjusted Wilcoxon signed-rank test at 0.05 "
-        "(green better, red worse, grey indistinguishable)",
-        f"{lower} {metric} is better", "numbers from `sweep compare --csv`"], width=110)
+        f"colour: verdict of the Holm-adjusted {test} test (green better, red worse, grey "
+        "indistinguishable, orange cannot-reject: too few replicates to ever reject)",
+        f"{lower} {metric} is better", "numbers from `sweep compare --csv`"]
+    if "configurations" in frame and (frame["configurations"].astype(str) != "1").any():
+        lines.append("each row is its group's best configuration, chosen on the same runs: "
+                     "optimistic")
+    text = ps.caption(lines, width=110)
     fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=8.5, color="0.25")
     return fig
 
@@ -106,12 +156,15 @@ def draw(blocks, metric):
 def main():
     args = parse_args()
     options = ["--metric", args.metric, "--baseline", args.baseline]
-    if args.by:
-        options += ["--by", args.by]
+    for flag, value in (("--by", args.by), ("--significance", args.significance),
+                        ("--alpha", args.alpha)):
+        if value:
+            options += [flag, value]
     directory, df = st.table(args.results, "compare", options, st.COMPARE_COLUMNS, args.sweep)
     df = pc.only_eval_opponent(df, args.eval_opponent, "comparisons")
-    blocks = [(k, b) for k, b in st.blocks(df) if len(b) > 1]
-    single = len(st.blocks(df)) - len(blocks)
+    every = blocks_of(df)
+    blocks = [(k, b) for k, b in every if len(b) > 1]
+    single = len(every) - len(blocks)
     if single:
         pc.note(f"note: left out {single} block(s) with a single configuration (nothing to compare)")
     if not blocks:

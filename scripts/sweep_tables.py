@@ -22,7 +22,7 @@ COMPARE_COLUMNS = ["solver", "seat", "eval_opponent", "label", "configuration", 
                    "difference", "ci95_low", "ci95_high", "p_holm", "verdict"]
 IMPORTANCE_COLUMNS = ["solver", "seat", "eval_opponent", "term", "share"]
 NUMBERS = ["n", "mean", "difference", "ci95_low", "ci95_high", "p_t", "p_wilcoxon",
-           "p_holm", "p_improve", "share"]
+           "p_holm", "p_improve", "share", "p_floor"]
 
 
 def add_sweep_option(p):

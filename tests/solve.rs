@@ -92,3 +92,36 @@ fn bad_flags_are_exit_2_with_the_allowed_values() {
     assert!(!bad.exists());
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "no partial file left");
 }
+
+/// The fractions a table prints, as (numerator, denominator, the decimal before them).
+fn printed_fractions(text: &str) -> Vec<(i64, u64, f64)> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter_map(|w| {
+            let inner = w[1].strip_prefix('(')?.strip_suffix(')')?;
+            let (p, q) = inner.split_once('/')?;
+            Some((p.parse().ok()?, q.parse().ok()?, w[0].parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn a_fraction_is_printed_only_when_it_is_exact() {
+    let o = run(&["solve"]);
+    assert!(stdout(&o).contains("V* = 0.994792 (191/192)"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("P(draw) = 0.005208 (1/192)"), "{}", stdout(&o));
+    // O against random on 5x3k4: X picks among 15, 13, ..., 1 cells, so every probability
+    // is a multiple of 1/(15·13·11·9·7·5·3). The simplest fraction near P(loss) with a
+    // denominator up to 10^6 is 3051/769402, whose even denominator cannot be right.
+    let o = run(&["solve", "--game", "5x3k4", "--seat", "o"]);
+    let text = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!text.contains("3051/769402"), "{text}");
+    let fractions = printed_fractions(&text);
+    assert_eq!(fractions.len(), 4, "{text}");
+    for (p, q, shown) in fractions {
+        assert_eq!(2_027_025 % q, 0, "{p}/{q} is not a multiple of 1/2027025");
+        assert!((p as f64 / q as f64 - shown).abs() <= 5e-7, "{p}/{q} vs {shown}");
+    }
+}

@@ -21,7 +21,7 @@ fn compare_pairs_configurations_against_the_best() {
     for col in ["label", "difference", "ci95_low", "p_wilcoxon", "p_holm", "p_improve", "verdict"] {
         assert!(header.contains(col), "{header}");
     }
-    assert!(text.lines().any(|l| l.starts_with("mcts,x,random,3x3k3,mcts,iterations=") && l.ends_with(",baseline")));
+    assert!(text.lines().any(|l| l.starts_with("mcts,x,random,3x3k3,mcts,iterations=") && l.contains(",baseline,")));
     let o = run(&["compare", out.to_str().unwrap(), "--metric", "regret_auc", "--baseline", "alpha=0.25"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("baseline"), "{}", stdout(&o));
@@ -51,7 +51,278 @@ fn importance_refuses_a_grid_that_is_not_full() {
     assert!(stderr(&o).contains("opponent × alpha is not full (3 of 4 combinations have results)"), "{}", stderr(&o));
     let o = run(&["importance", out.to_str().unwrap(), "--by", "iterations", "--csv"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("mcts,x,random,3x3k3,iterations,1.000000"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("mcts,x,random,3x3k3,iterations,1\n"), "{}", stdout(&o));
     let o = run(&["importance", fixture().to_str().unwrap(), "--csv"]);
     assert!(o.status.success(), "the first version's results: {}", stderr(&o));
+}
+
+/// Five learners, two step sizes each, four replicates, against random.
+const FIVE_LEARNERS: &str = r#"
+name = "five"
+seed = 11
+replicates = 4
+
+[evaluation]
+opponents = ["random"]
+checkpoints = 2
+
+[[solver]]
+kind = "q-learning"
+episodes = 600
+alpha = [0.2, 0.6]
+epsilon_decay = 0.995
+
+[[solver]]
+kind = "sarsa"
+episodes = 600
+alpha = [0.2, 0.6]
+epsilon_decay = 0.995
+
+[[solver]]
+kind = "expected-sarsa"
+episodes = 600
+alpha = [0.2, 0.6]
+epsilon_decay = 0.995
+
+[[solver]]
+kind = "double-q-learning"
+episodes = 600
+alpha = [0.2, 0.6]
+epsilon_decay = 0.995
+
+[[solver]]
+kind = "monte-carlo"
+episodes = 600
+alpha = [0.2, 0.6]
+epsilon_decay = 0.995
+"#;
+
+/// Relative agreement to 12 significant digits.
+fn same12(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+#[test]
+fn compare_by_solver_pairs_each_learner_with_the_best_learner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "five.toml", FIVE_LEARNERS);
+    let out = tmp.path().join("five");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // The independent computation, from the rows: regret by (solver, alpha) and replicate.
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let mut runs: std::collections::BTreeMap<(String, String), std::collections::BTreeMap<u32, f64>> =
+        Default::default();
+    for r in &rows {
+        let key = (r[at("solver")].clone(), r[at("alpha")].clone());
+        runs.entry(key).or_default().insert(r[at("replicate")].parse().unwrap(), r[at("regret")].parse().unwrap());
+    }
+    let mean = |v: &std::collections::BTreeMap<u32, f64>| v.values().sum::<f64>() / v.len() as f64;
+    let mut best: std::collections::BTreeMap<String, (String, f64)> = Default::default();
+    for ((solver, alpha), v) in &runs {
+        let m = mean(v);
+        // Ties go to the first in spec order (alpha 0.2 before 0.6).
+        if best.get(solver).is_none_or(|(_, b)| m < *b) {
+            best.insert(solver.clone(), (alpha.clone(), m));
+        }
+    }
+    assert_eq!(best.len(), 5);
+    let order = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
+    let winner = order.iter().copied().fold(None::<&str>, |w, s| match w {
+        Some(w) if best[w].1 <= best[s].1 => Some(w),
+        _ => Some(s),
+    });
+    let winner = winner.unwrap();
+    let winner_runs = &runs[&(winner.to_string(), best[winner].0.clone())];
+
+    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver", "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let table: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(table.len(), 5, "{text}");
+    for r in &table {
+        let solver = r[col("solver")];
+        let (alpha, m) = &best[solver];
+        assert_eq!(r[col("configuration")], format!("alpha={alpha}"), "{text}");
+        assert_eq!(r[col("configurations")], "2");
+        let mine = &runs[&(solver.to_string(), alpha.clone())];
+        let d: Vec<f64> = mine.iter().map(|(k, x)| x - winner_runs[k]).collect();
+        let dm = d.iter().sum::<f64>() / d.len() as f64;
+        let (mean_cell, diff_cell): (f64, f64) =
+            (r[col("mean")].parse().unwrap(), r[col("difference")].parse().unwrap());
+        assert!(same12(mean_cell, *m), "{solver}: {mean_cell} vs {m}");
+        assert!(same12(diff_cell, dm), "{solver}: {diff_cell} vs {dm}");
+        if solver == winner {
+            assert_eq!(r[col("verdict")], "baseline");
+            continue;
+        }
+        // The paired t interval: t(0.975, 3 df) = 3.182446305284263 (scipy) standard errors.
+        let sd = (d.iter().map(|x| (x - dm).powi(2)).sum::<f64>() / 3.0).sqrt();
+        let (low, high): (f64, f64) = (r[col("ci95_low")].parse().unwrap(), r[col("ci95_high")].parse().unwrap());
+        if sd > 0.0 {
+            assert!(((high - low) / 2.0 / (sd / 2.0) - 3.182_446_305_284_263).abs() < 1e-6, "{solver}");
+        }
+        // 4 pairs, Wilcoxon and Holm over 4 comparisons: 4 · 2/16 = 0.5 can never be below 0.05.
+        assert_eq!(r[col("verdict")], "cannot-reject", "{text}");
+        assert_eq!(r[col("p_floor")], "0.5");
+    }
+    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver"]);
+    let text = stdout(&o);
+    assert!(text.contains("each solver is represented by its best configuration"), "{text}");
+    assert!(
+        text.contains("x/random/3x3k3: too few replicates: n = 4 can never reject with wilcoxon + Holm over 4"),
+        "{text}"
+    );
+    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver", "--significance", "t", "--alpha", "0.1"]);
+    assert!(stdout(&o).contains("verdicts by t at 0.1"), "{}", stdout(&o));
+    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver", "--baseline", "sarsa", "--csv"]);
+    assert!(stdout(&o).lines().any(|l| l.starts_with("sarsa,") && l.contains(",baseline,")), "{}", stdout(&o));
+    for bad in [["--alpha", "1.5"], ["--significance", "bayes"]] {
+        let o = run(&["compare", out.to_str().unwrap(), bad[0], bad[1]]);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+    }
+}
+
+#[test]
+fn never_solved_runs_are_counted_apart_from_solved_at() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("smoke");
+    run_smoke(&out, &[]);
+    // From the rows: per (evaluation opponent, label, alpha), the solved_at of solved runs
+    // and the number of runs never solved.
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
+    type Key = (String, String, String, String);
+    let mut want: std::collections::BTreeMap<Key, (Vec<f64>, usize)> = Default::default();
+    for r in rows.iter().filter(|r| !r[at("regret_auc")].is_empty()) {
+        let key =
+            (r[at("seat")].clone(), r[at("eval_opponent")].clone(), r[at("label")].clone(), r[at("alpha")].clone());
+        let entry = want.entry(key).or_default();
+        match r[at("solved_at")].parse::<f64>() {
+            Ok(x) => entry.0.push(x),
+            Err(_) => entry.1 += 1,
+        }
+    }
+    assert!(want.values().any(|(_, unsolved)| *unsolved > 0) && want.values().any(|(s, _)| !s.is_empty()));
+    let o = run(&["compare", out.to_str().unwrap(), "--metric", "solved_at", "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let mut seen = 0;
+    for l in lines {
+        let r: Vec<&str> = l.split(',').collect();
+        let alpha = r[col("configuration")].split(' ').find_map(|p| p.strip_prefix("alpha=")).unwrap_or("");
+        let key = (r[col("seat")].into(), r[col("eval_opponent")].into(), r[col("label")].into(), alpha.into());
+        let (solved, unsolved) = &want[&key];
+        assert_eq!(r[col("unsolved")], unsolved.to_string(), "{l}");
+        assert_eq!(r[col("n")], solved.len().to_string(), "{l}");
+        let mean = solved.iter().sum::<f64>() / solved.len() as f64;
+        assert_eq!(r[col("mean")].parse::<f64>().unwrap(), mean, "{l}");
+        seen += 1;
+    }
+    assert!(seen > 0);
+    let o = run(&["compare", out.to_str().unwrap(), "--metric", "solved_at"]);
+    assert!(stdout(&o).contains("never reached regret 0: no solved_at, counted in `unsolved`"), "{}", stdout(&o));
+}
+
+#[test]
+fn summary_counts_sampled_rows_and_writes_csv_in_full() {
+    let tmp = tempfile::tempdir().unwrap();
+    // An MCTS agent whose exact evaluation would search more than 100 positions is
+    // scored on sampled games; the minimax-uniform grid point next to it is always exact.
+    let spec = write_spec(
+        tmp.path(),
+        "mixed.toml",
+        r#"
+name = "mixed"
+seed = 5
+replicates = 3
+
+[evaluation]
+opponents = ["random"]
+games = 40
+exact_searches = 100
+
+[[solver]]
+kind = "mcts"
+iterations = [10, 30]
+
+[[solver]]
+kind = "value-iteration"
+"#,
+    );
+    let out = tmp.path().join("mixed");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let mut want: std::collections::BTreeMap<String, (usize, Vec<f64>)> = Default::default();
+    for r in &rows {
+        let e = want.entry(r[at("solver")].clone()).or_default();
+        e.0 += usize::from(r[at("evaluation")] == "sampled");
+        e.1.push(r[at("regret")].parse().unwrap());
+    }
+    assert!(want["mcts"].0 > 0, "some MCTS rows are sampled");
+    let o = run(&["summary", out.to_str().unwrap(), "--by", "solver", "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    for l in lines {
+        let r: Vec<&str> = l.split(',').collect();
+        let (sampled, regrets) = &want[r[col("solver")]];
+        assert_eq!(r[col("sampled")], sampled.to_string(), "{l}");
+        // In full: the mean of the rows in row order, to the last bit.
+        let mean = regrets.iter().sum::<f64>() / regrets.len() as f64;
+        assert_eq!(r[col("mean_regret")].parse::<f64>().unwrap(), mean, "{l}");
+    }
+    let o = run(&["summary", out.to_str().unwrap(), "--by", "solver"]);
+    assert!(stdout(&o).contains("evaluated by sampled games (counted in `sampled`"), "{}", stdout(&o));
+    // vs_best: 3 replicates can never reject with Wilcoxon; the footer says which test judged.
+    let o = run(&["summary", out.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(text.contains("cannot-reject") && text.contains("too few replicates: n = 3"), "{text}");
+    let o = run(&["summary", out.to_str().unwrap(), "--significance", "t", "--alpha", "0.01"]);
+    assert!(stdout(&o).contains("the paired t test (Holm-adjusted, level 0.01)"), "{}", stdout(&o));
+}
+
+#[test]
+fn compare_by_solver_can_pick_each_learners_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "five.toml", FIVE_LEARNERS);
+    let out = tmp.path().join("five");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (h, rows) = read_csv(&out.join("results.csv"));
+    let at = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let regrets: Vec<f64> = rows
+        .iter()
+        .filter(|r| r[at("solver")] == "sarsa" && r[at("alpha")] == "0.6")
+        .map(|r| r[at("regret")].parse().unwrap())
+        .collect();
+    let dir = out.to_str().unwrap();
+    for pick in ["sarsa:alpha=0.6", "sarsa:alpha=0.6,gamma=0.99"] {
+        let o = run(&["compare", dir, "--by", "solver", "--pick", pick, "--csv"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let row: Vec<String> =
+            stdout(&o).lines().find(|l| l.starts_with("sarsa,")).unwrap().split(',').map(String::from).collect();
+        assert_eq!(row[5], "alpha=0.6");
+        let mean: f64 = row[7].parse().unwrap();
+        assert!(same12(mean, regrets.iter().sum::<f64>() / regrets.len() as f64));
+    }
+    for bad in ["sarsa:alpha=0.9", "sarsa", "sarsa:colour=red"] {
+        let o = run(&["compare", dir, "--by", "solver", "--pick", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains(&format!("--pick {bad}")), "{}", stderr(&o));
+    }
+    let o = run(&["compare", dir, "--pick", "sarsa:alpha=0.6"]);
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -71,6 +71,10 @@ def main():
         print("bootstrap %s %r %r" % (stat.__name__, r.confidence_interval.low, r.confidence_interval.high))
     print("t.ppf(0.975, df):", [stats.t.ppf(0.975, df) for df in (1, 4, 19, 200)])
     print("t.cdf(-2.5, 7) %r" % stats.t.cdf(-2.5, 7))
+    for name, data in (("X - Y", list(d)), ("first five of X - Y", list(d[:5])), ("tied", TIED)):
+        r = stats.permutation_test((data,), np.mean, permutation_type="samples", n_resamples=np.inf)
+        print("sign-flip permutation %s: p %r" % (name, r.pvalue))
+    print("ttest_rel first five of X, Y: p %r" % stats.ttest_rel(X[:5], Y[:5]).pvalue)
     print("norm.cdf:", [stats.norm.cdf(z) for z in (-1.959963984540054, -6.0, 0.3)])
     print("spearman %r tied %r" % (stats.spearmanr(EARLY, FINAL).statistic,
                                    stats.spearmanr(EARLY_TIED, FINAL_TIED).statistic))

@@ -28,6 +28,7 @@ import plot_common as pc  # noqa: E402
 import plot_curves  # noqa: E402
 import plot_importance  # noqa: E402
 import plot_mcts  # noqa: E402
+import plot_paired  # noqa: E402
 import plot_profile  # noqa: E402
 import plot_style as ps  # noqa: E402
 import sweep_tables  # noqa: E402
@@ -253,6 +254,18 @@ class Scripts(unittest.TestCase):
         self.assertEqual(rows[-1][0], "higher-order interactions")
         self.assertAlmostEqual(sum(s for _, s in rows), 1.0, places=9)
 
+    def test_paired_finds_the_blocks_of_a_comparison_of_learners(self):
+        # `sweep compare --by solver`: one baseline per (seat, eval_opponent, game).
+        rows = [("q-learning", "x", "baseline"), ("sarsa", "x", "worse"),
+                ("q-learning", "o", "cannot-reject"), ("sarsa", "o", "baseline")]
+        df = pd.DataFrame([{"solver": a, "seat": s, "eval_opponent": "random", "game": "3x3k3",
+                            "verdict": v, "configurations": "2"} for a, s, v in rows])
+        self.assertEqual(plot_paired.block_keys(df), ["seat", "eval_opponent", "game"])
+        self.assertEqual([len(b) for _, b in plot_paired.blocks_of(df)], [2, 2])
+        # Configurations compared within each solver's block: nothing lifted.
+        df["solver"] = ["q-learning", "q-learning", "sarsa", "sarsa"]
+        self.assertEqual(plot_paired.block_keys(df), ["solver", "seat", "eval_opponent", "game"])
+
     def test_paired_and_importance_need_a_sweep_binary_for_results(self):
         self.assert_usage_error(self.plot("plot_paired.py", "--sweep", self.tmp / "nosweep"),
                                 "--sweep", "no such executable")
@@ -271,6 +284,8 @@ class Scripts(unittest.TestCase):
                               capture_output=True, text=True)
         self.assertEqual(made.returncode, 0, made.stderr)
         self.assert_pngs(self.plot("plot_paired.py", "--metric", "regret_auc", results=results), 1)
+        self.assert_pngs(self.plot("plot_paired.py", "--by", "solver,gamma", "--significance", "t",
+                                   "--name", "by_solver", results=results), 1)
         self.assert_pngs(self.plot("plot_importance.py", results=results), 1)
         self.assert_usage_error(self.plot("plot_importance.py", "--by", "nothing",
                                           results=results), "`sweep importance` refused")

@@ -1,20 +1,23 @@
-//! `sweep compare`: within each block (solver, seat, evaluation opponent), every
+//! `sweep compare`: within each block (solver, seat, evaluation opponent, game), every
 //! configuration against a baseline, paired by replicate (see [`crate::report::compare`]);
-//! from the test rows when the file has them (`[test]`), then with each tested
-//! configuration's gap to its tuning mean, else from the tuning rows (`--split`).
+//! or, when `--by` names block columns (`--by solver`), the groups with each other, each
+//! represented by its best configuration. From the test rows when the file has them
+//! (`[test]`), then with each tested configuration's gap to its tuning mean, else from the
+//! tuning rows (`--split`).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::table::{num, print_table};
+use super::table::{number_format, print_table};
 use crate::error::{bad_input, exit};
 use crate::report::Record;
-use crate::report::compare::{ALPHA, Baseline, compare_block};
+use crate::report::compare::{Baseline, Comparison, Pick, Representative, Verdicts, compare_block, represent};
 use crate::report::files::encode;
-use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks_in};
+use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::splits;
 use crate::spec::Split;
+use crate::stats::significance::Significance;
 
 /// Flags of `sweep compare`.
 #[derive(clap::Args, Debug)]
@@ -24,13 +27,31 @@ pub struct CompareArgs {
     /// The metric: regret, regret_auc, solved_at or value.
     #[arg(long, default_value = "regret", value_parser = metric_arg)]
     metric: Metric,
-    /// `best` (the best mean in each block), a label, or col=value,col=value.
+    /// `best` (the best mean in each block), a label, or col=value,col=value; with `--by`
+    /// naming block columns, the group compared with (`--baseline sarsa`,
+    /// `--baseline solver=sarsa`).
     #[arg(long, default_value = "best", value_name = "best|CONFIG")]
     baseline: String,
-    /// Configuration columns (comma separated); default: every parameter but the seat.
+    /// What is compared (comma separated). Parameters: configurations are their values,
+    /// runs of configurations that differ only elsewhere averaged per replicate (default:
+    /// every parameter but the seat). Block columns (solver, seat, eval_opponent, game):
+    /// their values are compared with each other within the blocks of the others, each
+    /// represented by its best configuration (per value of any parameters also named).
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
-    /// Write the table as CSV to standard output.
+    /// With `--by` naming block columns: represent a group by this configuration rather
+    /// than by its best, as GROUP:col=value,col=value (GROUP: the group's `--by` values
+    /// joined by `/`, e.g. `--pick sarsa:alpha=0.5`); repeatable.
+    #[arg(long, value_name = "GROUP:CONFIG")]
+    pick: Vec<String>,
+    /// The paired test that makes the verdicts: wilcoxon (signed ranks), t (paired t) or
+    /// permutation (exact sign flips of the mean difference).
+    #[arg(long, default_value = "wilcoxon", value_parser = significance_arg)]
+    significance: Significance,
+    /// The level below which a Holm-adjusted p-value is a difference.
+    #[arg(long, default_value_t = crate::stats::significance::DEFAULT_ALPHA, value_parser = alpha_arg)]
+    alpha: f64,
+    /// Write the table as CSV to standard output (numbers in full).
     #[arg(long)]
     csv: bool,
     /// The rows compared: `test` (the configurations a [test] table chose, on fresh seeds;
@@ -44,44 +65,110 @@ pub fn metric_arg(s: &str) -> Result<Metric, String> {
     s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
 }
 
+/// Parses a significance test's name for clap.
+pub fn significance_arg(s: &str) -> Result<Significance, String> {
+    s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
+}
+
+/// Parses a level for clap: a number strictly between 0 and 1.
+pub fn alpha_arg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("{s:?} is not a level; allowed: a number strictly between 0 and 1 (e.g. 0.05)")),
+    }
+}
+
 /// The columns `--by` names, or the default configuration columns.
 pub fn config_columns(by: &[String]) -> Vec<&str> {
     if by.is_empty() { default_config_columns() } else { by.iter().map(String::as_str).collect() }
 }
 
+/// What is read and how each block is split: the block columns, the configuration
+/// columns, and (when groups are compared) the configuration columns that make a group.
+struct Layout<'a> {
+    block: Vec<&'a str>,
+    config: Vec<&'a str>,
+    group: Option<Vec<usize>>,
+}
+
+impl<'a> Layout<'a> {
+    fn of(by: &'a [String]) -> Layout<'a> {
+        let all = block_columns();
+        let lifted = by.iter().any(|c| all.contains(&c.as_str()));
+        if !lifted {
+            return Layout { block: all, config: config_columns(by), group: None };
+        }
+        let block: Vec<&str> = all.into_iter().filter(|c| !by.iter().any(|b| b == c)).collect();
+        let mut config: Vec<&str> = by.iter().map(String::as_str).collect();
+        config.extend(default_config_columns().into_iter().filter(|c| !by.iter().any(|b| b == c)));
+        Layout { block, config, group: Some((0..by.len()).collect()) }
+    }
+
+    /// The value of block column `name` for a configuration of `block`.
+    fn value(&self, block: &Block, config: usize, name: &str) -> String {
+        match self.block.iter().position(|c| *c == name) {
+            Some(k) => block.key[k].clone(),
+            None => self
+                .config
+                .iter()
+                .position(|c| *c == name)
+                .map(|k| block.configs[config].key[k].clone())
+                .unwrap_or_default(),
+        }
+    }
+}
+
 /// Runs `sweep compare`.
 pub fn compare(args: &CompareArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
-    let columns = config_columns(&args.by);
-    let results = dir.join("results.csv");
-    let shown = splits::shown(&results).map_err(|e| bad_input(format!("{e:#}")))?;
+    let layout = Layout::of(&args.by);
+    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
+    let path = dir.join("results.csv");
+    let shown = splits::shown(&path).map_err(bad)?;
     let split = args.split.unwrap_or(shown);
-    let blocks = read_blocks_in(&results, args.metric, &columns, split).map_err(|e| bad_input(format!("{e:#}")))?;
+    let blocks = read_blocks_in(&path, args.metric, &layout.block, &layout.config, split).map_err(bad)?;
     if blocks.is_empty() {
         return Err(bad_input(format!("{}: no successful rows with a {} value", dir.display(), args.metric.name())));
     }
+    let picks = parse_picks(&args.pick, &layout).map_err(bad)?;
     let baseline = Baseline::parse(&args.baseline);
+    let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
+    let number = number_format(args.csv);
     let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
     header.extend(["label", "configuration", "n", "mean", "difference", "ci95_low", "ci95_high"].map(String::from));
     header.extend(["p_t", "p_wilcoxon", "p_holm", "p_improve", "verdict"].map(String::from));
+    header.extend(["test", "p_floor", "unsolved", "configurations"].map(String::from));
     let mut table: Vec<Record> = Vec::new();
-    let mut skipped = 0;
-    for block in &blocks {
-        let Some(base) = baseline.find(block, &columns, args.metric).map_err(|e| bad_input(format!("{e:#}")))? else {
+    let mut notes: Vec<String> = Vec::new();
+    let (mut skipped, mut unsolved) = (0, 0);
+    for read in &blocks {
+        // The block compared: the one read, or its groups' representatives.
+        let (block, reps) = match &layout.group {
+            None => (read.clone(), None),
+            Some(group) => {
+                let reps = represent(read, group, args.metric, &picks).map_err(bad)?;
+                let configs = reps.iter().map(|r| read.configs[r.config].clone()).collect();
+                (Block { key: read.key.clone(), configs }, Some(reps))
+            }
+        };
+        let Some(base) = baseline.find(&block, &layout.config, args.metric).map_err(bad)? else {
             skipped += 1;
+            unsolved += block.configs.iter().map(|c| c.unsolved()).sum::<usize>();
             continue;
         };
-        let varying = block.varying();
-        for c in compare_block(block, base, args.metric) {
-            let config = &block.configs[c.config];
-            let name: Vec<String> = varying.iter().map(|&k| format!("{}={}", columns[k], config.key[k])).collect();
-            let mut r: Record = block.key.clone();
-            r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), num(c.mean)]);
-            let d = &c.difference;
-            r.extend([num(d.mean), num(d.low), num(d.high), num(d.p_value), num(c.wilcoxon.p_value)]);
-            r.extend([num(c.p_holm), num(c.p_improve), c.verdict.to_string()]);
-            table.push(r);
+        let comparisons = compare_block(&block, base, args.metric, verdicts);
+        for c in &comparisons {
+            let rep = reps.as_ref().map(|r| &r[c.config]);
+            table.push(table_row(&layout, &block, c, rep, args.significance, number));
+            unsolved += block.configs[c.config].unsolved();
         }
+        notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
+    }
+    if table.is_empty() && unsolved > 0 {
+        return Err(bad_input(format!(
+            "{}: no run was ever solved ({unsolved} runs never reached regret 0, so none has a solved_at)",
+            dir.display()
+        )));
     }
     if table.is_empty() {
         return Err(bad_input(format!("--baseline {}: no configuration matches", args.baseline)));
@@ -91,19 +178,16 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         return Ok(exit::OK);
     }
     print_table(&header, &table);
-    println!(
-        "{}: difference = configuration - baseline over paired replicates (ci95: paired t); p_wilcoxon: \
-         signed-rank test (exact up to 25 pairs), Holm-adjusted in p_holm; p_improve: P(a run beats a baseline run); \
-         verdicts at {ALPHA}{}",
-        args.metric.name(),
-        if skipped > 0 { format!("; {skipped} blocks without the baseline left out") } else { String::new() }
-    );
+    print_notes(args, &picks, layout.group.is_some().then_some(split), skipped, unsolved);
+    for note in notes {
+        println!("{note}");
+    }
     if shown == Split::Test || args.split.is_some() {
         println!("{}", splits::describe(split, shown == Split::Test));
     }
     if split == Split::Test && args.by.is_empty() {
         // The default columns make each configuration one grid point: its tuning mean.
-        print_gaps(&results, args.metric, &columns)?;
+        print_gaps(&path, args.metric, &layout.config)?;
     }
     Ok(exit::OK)
 }
@@ -111,6 +195,7 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
 /// One line per tested configuration: its mean over the tuning and the test seeds.
 fn print_gaps(results: &std::path::Path, metric: Metric, columns: &[&str]) -> Result<()> {
     let gaps = splits::gaps(results, metric, columns).map_err(|e| bad_input(format!("{e:#}")))?;
+    let num = number_format(false);
     println!("gap = test mean - tuning mean of each tested configuration ({}):", metric.name());
     for g in gaps {
         let on = g.block.get(3).map(|game| format!(" on {game}")).unwrap_or_default();
@@ -128,4 +213,143 @@ fn print_gaps(results: &std::path::Path, metric: Metric, columns: &[&str]) -> Re
         );
     }
     Ok(())
+}
+
+/// One line of the table: a comparison, its configuration named by what varies (a group by
+/// its parameters and what picks its representative).
+fn table_row(
+    layout: &Layout,
+    block: &Block,
+    c: &Comparison,
+    rep: Option<&Representative>,
+    test: Significance,
+    number: fn(f64) -> String,
+) -> Record {
+    let config = &block.configs[c.config];
+    let representatives_vary = block.varying();
+    let shown: Vec<usize> = match (rep, &layout.group) {
+        // A group of one configuration (a [test]'s choice) is named by what differs
+        // between the representatives.
+        (Some(r), Some(group)) => group
+            .iter()
+            .chain(if r.varying.is_empty() { &representatives_vary } else { &r.varying })
+            .copied()
+            .filter(|&k| !block_columns().contains(&layout.config[k]) && !config.key[k].is_empty())
+            .collect(),
+        _ => block.varying(),
+    };
+    let name: Vec<String> = shown.iter().map(|&k| format!("{}={}", layout.config[k], config.key[k])).collect();
+    let mut r: Record = block_columns().iter().map(|col| layout.value(block, c.config, col)).collect();
+    r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), number(c.mean)]);
+    let d = &c.difference;
+    r.extend([number(d.mean), number(d.low), number(d.high), number(d.p_value), number(c.wilcoxon.p_value)]);
+    r.extend([number(c.p_holm), number(c.p_improve), c.verdict.to_string()]);
+    r.extend([test.name().to_string(), number(c.p_floor), config.unsolved().to_string()]);
+    r.push(rep.map_or(1, |r| r.configurations).to_string());
+    r
+}
+
+/// The lines under the table: what the columns mean, and what was left out or chosen.
+/// `grouped`: the split of the rows when groups are compared (`--by` naming block columns).
+fn print_notes(args: &CompareArgs, picks: &[Pick], grouped: Option<Split>, skipped: usize, unsolved: usize) {
+    println!(
+        "{}: difference = configuration - baseline over paired replicates (ci95: paired t); p_t: paired t; \
+         p_wilcoxon: signed-rank test (exact up to 25 pairs); p_holm: {} p Holm-adjusted over each block's \
+         comparisons; p_improve: P(a run beats a baseline run); verdicts by {} at {}; p_floor: the smallest p_holm \
+         these pairs could reach{}",
+        args.metric.name(),
+        args.significance,
+        args.significance,
+        args.alpha,
+        if skipped > 0 {
+            format!(
+                "; {skipped} block{} left out (no baseline there, or no run with a {})",
+                if skipped == 1 { "" } else { "s" },
+                args.metric.name()
+            )
+        } else {
+            String::new()
+        }
+    );
+    if grouped == Some(Split::Test) {
+        println!(
+            "each {} is represented by the configuration its [test] chose on the tuning seeds, compared here on \
+             fresh seeds that played no part in the choice{}",
+            args.by.join("/"),
+            if picks.is_empty() { "" } else { " (but those --pick names)" }
+        );
+    } else if grouped.is_some() {
+        println!(
+            "each {} is represented by its best configuration by {}{}, chosen on the same runs it is compared on: \
+             optimistic, the more so the more configurations it has (column configurations); a [test] table \
+             removes the optimism",
+            args.by.join("/"),
+            args.metric.name(),
+            if picks.is_empty() { "" } else { " (but those --pick names)" }
+        );
+    }
+    if unsolved > 0 {
+        println!(
+            "{unsolved} {} never reached regret 0: no solved_at, counted in `unsolved`, in neither the means nor \
+             the pairs",
+            if unsolved == 1 { "run" } else { "runs" }
+        );
+    }
+}
+
+/// The `--pick` flags, checked against the layout: only when groups are compared, and only
+/// naming configuration columns.
+fn parse_picks(given: &[String], layout: &Layout) -> Result<Vec<Pick>> {
+    if !given.is_empty() && layout.group.is_none() {
+        anyhow::bail!("--pick {}: only with --by naming a block column (solver, seat, eval_opponent, game)", given[0]);
+    }
+    let mut picks = Vec::new();
+    for p in given {
+        let Some((group, config)) = p.split_once(':') else {
+            anyhow::bail!("--pick {p}: expected GROUP:col=value,col=value (e.g. sarsa:alpha=0.5)");
+        };
+        let mut wanted = Vec::new();
+        for pair in config.split(',') {
+            let Some((col, value)) = pair.split_once('=') else {
+                anyhow::bail!("--pick {p}: {pair:?} is not col=value");
+            };
+            let Some(k) = layout.config.iter().position(|c| *c == col) else {
+                anyhow::bail!(
+                    "--pick {p}: {col} is not a configuration column; those are {}",
+                    layout.config.join(", ")
+                );
+            };
+            wanted.push((k, value.to_string()));
+        }
+        picks.push(Pick { group: group.to_string(), wanted, given: p.clone() });
+    }
+    Ok(picks)
+}
+
+/// The line that says a block's design cannot reject, with the paired t p-values it hides.
+pub fn cannot_reject_note(block: &[String], comparisons: &[Comparison], verdicts: Verdicts) -> Option<String> {
+    let cannot: Vec<&Comparison> = comparisons.iter().filter(|c| c.verdict == "cannot-reject").collect();
+    let first = cannot.first()?;
+    let smallest_t = cannot.iter().map(|c| c.difference.p_value).filter(|p| !p.is_nan()).fold(f64::NAN, f64::min);
+    let others = comparisons.len() - 1;
+    Some(format!(
+        "{}: too few replicates: n = {} can never reject with {} + Holm over {others} comparison{} (smallest \
+         attainable p {} >= {}){}",
+        block.join("/"),
+        first.difference.n,
+        verdicts.test,
+        if others == 1 { "" } else { "s" },
+        short_p(first.p_floor),
+        verdicts.alpha,
+        if smallest_t.is_nan() {
+            String::new()
+        } else {
+            format!("; smallest paired t p among them = {} (--significance t)", short_p(smallest_t))
+        }
+    ))
+}
+
+/// A p-value in a sentence: four decimals, or two significant digits below 0.001.
+fn short_p(p: f64) -> String {
+    if p >= 1e-3 { format!("{p:.4}") } else { format!("{p:.1e}") }
 }

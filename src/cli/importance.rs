@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 
 use super::compare::{config_columns, metric_arg};
-use super::table::{num, print_table};
+use super::table::{number_format, print_table};
 use crate::error::{bad_input, exit};
 use crate::report::Record;
 use crate::report::files::encode;
@@ -27,7 +27,7 @@ pub struct ImportanceArgs {
     /// The parameters (comma separated); default: every parameter but the seat.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
-    /// Write the table as CSV to standard output.
+    /// Write the table as CSV to standard output (numbers in full).
     #[arg(long)]
     csv: bool,
 }
@@ -73,7 +73,8 @@ pub fn importance(args: &ImportanceArgs) -> Result<i32> {
     let columns = config_columns(&args.by);
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let results = dir.join("results.csv");
-    let blocks = read_blocks_in(&results, args.metric, &columns, crate::spec::Split::Tune).map_err(bad)?;
+    let blocks =
+        read_blocks_in(&results, args.metric, &block_columns(), &columns, crate::spec::Split::Tune).map_err(bad)?;
     let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
     header.extend(["term", "share"].map(String::from));
     let mut table: Vec<Record> = Vec::new();
@@ -85,7 +86,7 @@ pub fn importance(args: &ImportanceArgs) -> Result<i32> {
         for term in grid.importance() {
             let names: Vec<&str> = term.factors.iter().map(|&f| columns[factors[f]]).collect();
             let mut r = block.key.clone();
-            r.extend([names.join(":"), num(term.share)]);
+            r.extend([names.join(":"), number_format(args.csv)(term.share)]);
             table.push(r);
         }
     }

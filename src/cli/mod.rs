@@ -77,12 +77,12 @@ enum Command {
     },
     /// Rank configurations: mean regret over replicates with a 95% confidence interval.
     #[command(
-        after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv"
+        after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv\n  sweep summary results/qlearning --significance permutation --alpha 0.01"
     )]
     Summary(summary::SummaryArgs),
-    /// Compare every configuration with a baseline, paired by replicate: difference, interval, p-values, verdict.
+    /// Compare configurations (or learners, with --by solver) with a baseline, paired by replicate: difference, interval, p-values, verdict.
     #[command(
-        after_help = "Examples:\n  sweep compare results/epsilon --metric regret_auc\n  sweep compare results/qlearning --baseline alpha=0.5 --csv"
+        after_help = "Examples:\n  sweep compare results/epsilon --metric regret_auc\n  sweep compare results/qlearning --baseline alpha=0.5 --csv\n  sweep compare results/learners --by solver --significance t\n\nA verdict is cannot-reject where the test's smallest attainable Holm-adjusted p-value\n(p_floor) is not below --alpha: those replicates could never show a difference."
     )]
     Compare(compare::CompareArgs),
     /// Which parameter matters: each main effect's and pairwise interaction's share of the metric's variance.

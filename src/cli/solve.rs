@@ -2,7 +2,8 @@
 //! with the policy-iteration trace and every state's value on request. The optimum comes
 //! from backward induction (one pass over the acyclic MDP, ending exactly where policy
 //! iteration ends); policy and value iteration run beside it as checks on MDPs of up to
-//! 2,000,000 action slots, or on any with `--check`.
+//! 2,000,000 action slots, or on any with `--check`. A number is followed by a fraction
+//! only when that fraction is provably its exact value (see [`exact_fraction`]).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -44,31 +45,64 @@ pub struct SolveArgs {
     json: bool,
 }
 
-/// The simplest fraction within 1e-12 of `x` with a denominator up to 10^6, if any.
-pub fn fraction(x: f64) -> Option<(i64, i64)> {
-    let (mut h0, mut h1, mut k0, mut k1) = (0i64, 1i64, 1i64, 0i64);
-    let mut r = x;
-    for _ in 0..40 {
-        let a = r.floor();
-        let (h2, k2) = (a as i64 * h1 + h0, a as i64 * k1 + k0);
-        if k2 > 1_000_000 {
-            return None;
-        }
-        if (h2 as f64 / k2 as f64 - x).abs() < 1e-12 {
-            return Some((h2, k2));
-        }
-        (h0, h1, k0, k1) = (h1, h2, k1, k2);
-        let frac = r - a;
-        if frac.abs() < 1e-15 {
-            return None;
-        }
-        r = 1.0 / frac;
+/// A common denominator of every outcome probability and value against `opponent` in
+/// `seat` of `game`: every path to the end of a game has a probability whose denominator
+/// divides the product, over the opponent's turns, of its choices' counts. Against
+/// `random`, a turn with `e` empty cells divides by `e`; against `minimax-uniform` by the
+/// number of optimal moves, a divisor of lcm(1..=e); `minimax` never divides. None when
+/// the product overflows.
+pub fn denominator(game: Game, seat: Seat, opponent: Opponent) -> Option<u128> {
+    let cells = game.cells() as u128;
+    // The opponent moves with `cells` empty cells when it is X, else with `cells - 1`,
+    // and then every second move.
+    let first = if seat == Seat::X { cells - 1 } else { cells };
+    let turns = (1..=first).rev().step_by(2);
+    let lcm_to = |e: u128| (1..=e).fold(1u128, |l, k| l / gcd(l, k) * k);
+    match opponent {
+        Opponent::Minimax => Some(1),
+        Opponent::Random => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(e)),
+        Opponent::MinimaxUniform => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(lcm_to(e))),
     }
-    None
 }
 
-fn show(x: f64) -> String {
-    match fraction(x) {
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// A bound on the absolute floating-point error of a value or probability of `game`
+/// computed by the exact evaluation: at most one averaging over at most `cells` moves per
+/// level, at most `cells` levels, each adding at most `cells + 1` roundings of relative
+/// size `EPSILON` to numbers of size at most 1; doubled for a value (a difference of two
+/// probabilities) and doubled again for margin.
+pub fn error_bound(game: Game) -> f64 {
+    let n = game.cells() as f64;
+    4.0 * n * (n + 1.0) * f64::EPSILON
+}
+
+/// `x` as the exact fraction `p/q` (in lowest terms) when it provably is one: `x` is
+/// within `error` of a multiple of `1/denominator`, and `denominator · error < 1/2`, so
+/// that only one multiple is that close. None when no multiple is close enough (a bug in
+/// the denominator) or when the error is too large to single one out.
+pub fn exact_fraction(x: f64, denominator: u128, error: f64) -> Option<(i128, u128)> {
+    let d = denominator as f64;
+    if !x.is_finite() || d * error >= 0.5 || d >= 2f64.powi(52) {
+        return None;
+    }
+    let scaled = x * d;
+    let numerator = scaled.round();
+    // The product x · d adds its own rounding, at most an ulp of it.
+    if (scaled - numerator).abs() > d * error + scaled.abs() * f64::EPSILON {
+        return None;
+    }
+    let numerator = numerator as i128;
+    let g = gcd(numerator.unsigned_abs(), denominator).max(1);
+    Some((numerator / g as i128, denominator / g))
+}
+
+/// A number to six decimals, followed by its exact fraction when it has one that is not
+/// whole.
+fn show(x: f64, exact: impl Fn(f64) -> Option<(i128, u128)>) -> String {
+    match exact(x) {
         Some((_, 1)) | None => format!("{x:.6}"),
         Some((p, q)) => format!("{x:.6} ({p}/{q})"),
     }
@@ -104,6 +138,8 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         write_values(&mdp, &best, path)?;
     }
     let first = first_moves(&mdp, &best);
+    let common = denominator(args.game, args.seat, args.opponent);
+    let exact = |x: f64| common.and_then(|d| exact_fraction(x, d, error_bound(args.game)));
     if args.json {
         let obj = json!({
             "game": args.game.to_string(),
@@ -113,7 +149,7 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
             "opponent": args.opponent.name(),
             "agent_states": mdp.len(),
             "value": best.value,
-            "value_fraction": fraction(best.value).map(|(p, q)| format!("{p}/{q}")),
+            "value_fraction": exact(best.value).map(|(p, q)| format!("{p}/{q}")),
             "p_win": eval.p_win,
             "p_draw": eval.p_draw,
             "p_loss": eval.p_loss,
@@ -135,8 +171,13 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         game_value(positions.minimax(0))
     );
     println!("seat {} against {}: {} agent states", args.seat, args.opponent, mdp.len());
-    println!("optimal value V* = {}", show(best.value));
-    println!("P(win) = {}   P(draw) = {}   P(loss) = {}", show(eval.p_win), show(eval.p_draw), show(eval.p_loss));
+    println!("optimal value V* = {}", show(best.value, exact));
+    println!(
+        "P(win) = {}   P(draw) = {}   P(loss) = {}",
+        show(eval.p_win, exact),
+        show(eval.p_draw, exact),
+        show(eval.p_loss, exact)
+    );
     println!("first decisions (* = optimal):");
     for (board, cell, value, optimal) in &first {
         println!("  {board}  cell {cell}  value {value:+.6}{}", if *optimal { "  *" } else { "" });
@@ -196,9 +237,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fractions() {
-        assert_eq!(fraction(191.0 / 192.0), Some((191, 192)));
-        assert_eq!(fraction(0.0), Some((0, 1)));
-        assert_eq!(fraction(std::f64::consts::PI), None);
+    fn fractions_are_exact_or_absent() {
+        let tic_tac_toe = Game::default();
+        // X against random on 3x3: the opponent chooses among 8, 6, 4 and 2 cells.
+        assert_eq!(denominator(tic_tac_toe, Seat::X, Opponent::Random), Some(8 * 6 * 4 * 2));
+        assert_eq!(denominator(tic_tac_toe, Seat::O, Opponent::Random), Some(9 * 7 * 5 * 3));
+        assert_eq!(denominator(tic_tac_toe, Seat::X, Opponent::MinimaxUniform), Some(840 * 60 * 12 * 2));
+        let e = error_bound(tic_tac_toe);
+        assert_eq!(exact_fraction(191.0 / 192.0, 384, e), Some((191, 192)));
+        assert_eq!(exact_fraction(0.0, 384, e), Some((0, 1)));
+        assert_eq!(exact_fraction(-1.0 / 3.0, 945, e), Some((-1, 3)));
+        // Not a multiple of 1/384: no fraction, rather than a near one.
+        assert_eq!(exact_fraction(1.0 / 7.0, 384, e), None);
+        assert_eq!(exact_fraction(191.0 / 192.0 + 1e-9, 384, e), None);
+        // A denominator too large to single out one numerator within the error.
+        assert_eq!(exact_fraction(0.5, 1 << 50, e), None);
     }
 }

@@ -1,7 +1,10 @@
 //! `sweep summary`: one line per configuration, aggregated over replicates, best first
 //! within each solver; from the test rows when the file has them (`[test]`), with each
 //! configuration's tuning mean and the gap, else from the tuning rows (`--split`); both
-//! when `--by` names the `split` column.
+//! when `--by` names the `split` column. With the default grouping, `vs_best` marks each
+//! configuration by a paired comparison with its block's best (the test and level of
+//! `--significance` and `--alpha`, `cannot-reject` where the replicates could never
+//! separate them), and `sampled` counts each group's rows evaluated by sampled games.
 
 use std::path::PathBuf;
 
@@ -12,9 +15,10 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::table::num;
+use super::compare::{alpha_arg, significance_arg};
+use super::table::number_format;
 use crate::error::{bad_input, exit};
-use crate::report::compare::{best, compare_block};
+use crate::report::compare::{Verdicts, best, compare_block};
 use crate::report::files::{each_row, encode};
 use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::splits;
@@ -23,6 +27,7 @@ use crate::report::{RESULT_COLUMNS, Record, column};
 use crate::seed::fnv1a;
 use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
+use crate::stats::significance::{DEFAULT_ALPHA, Significance};
 
 /// Flags of `sweep summary`.
 #[derive(clap::Args, Debug)]
@@ -32,9 +37,16 @@ pub struct SummaryArgs {
     /// Group by these columns (comma separated); default: every parameter, seat and eval_opponent.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
-    /// Write the table as CSV to standard output.
+    /// Write the table as CSV to standard output (numbers in full).
     #[arg(long)]
     csv: bool,
+    /// The paired test behind `vs_best`: wilcoxon (signed ranks), t (paired t) or
+    /// permutation (exact sign flips of the mean difference).
+    #[arg(long, default_value = "wilcoxon", value_parser = significance_arg)]
+    significance: Significance,
+    /// The level below which a Holm-adjusted p-value separates a configuration from the best.
+    #[arg(long, default_value_t = DEFAULT_ALPHA, value_parser = alpha_arg)]
+    alpha: f64,
     /// Also this statistic of the regret (mean, median or iqm) with a stratified percentile
     /// bootstrap 95% interval (2,000 resamples, seeded).
     #[arg(long, value_parser = stat_arg)]
@@ -71,16 +83,24 @@ fn strata(path: &Path, by: &[&str], split: Option<Split>) -> Result<Strata> {
     Ok(out)
 }
 
+/// The `vs_best` marks, keyed by the summary's group key, and one line per block whose
+/// design cannot reject.
+type Marks = (BTreeMap<Vec<String>, &'static str>, Vec<String>);
+
 /// For the default grouping: `best` for the configuration with the lowest mean regret of
-/// its (solver, seat, evaluation opponent) block, `=` for those a paired comparison cannot
-/// tell from it (Holm-adjusted Wilcoxon p >= 0.05), empty for the others; keyed by the
-/// summary's group key.
-fn best_marks(path: &Path, by: &[&str], split: Split) -> Result<BTreeMap<Vec<String>, &'static str>> {
+/// its (solver, seat, evaluation opponent, game) block, `=` for those the paired test
+/// cannot tell from it (Holm-adjusted p >= alpha), `cannot-reject` where the test could
+/// not have told them apart whatever the runs (too few replicates for the comparisons of
+/// the block), empty for the others; from the rows of `split`.
+fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) -> Result<Marks> {
     let columns = default_config_columns();
     let mut marks = BTreeMap::new();
-    for block in read_blocks_in(path, Metric::Regret, &columns, split)? {
+    let mut notes = Vec::new();
+    for block in read_blocks_in(path, Metric::Regret, &block_columns(), &columns, split)? {
         let Some(best) = best(&block, Metric::Regret) else { continue };
-        for c in compare_block(&block, best, Metric::Regret) {
+        let comparisons = compare_block(&block, best, Metric::Regret, verdicts);
+        notes.extend(super::compare::cannot_reject_note(&block.key, &comparisons, verdicts));
+        for c in comparisons {
             let config = &block.configs[c.config];
             let value = |name: &str| -> String {
                 if let Some(k) = block_columns().iter().position(|b| *b == name) {
@@ -91,12 +111,13 @@ fn best_marks(path: &Path, by: &[&str], split: Split) -> Result<BTreeMap<Vec<Str
             let mark = match c.verdict {
                 "baseline" => "best",
                 "indistinguishable" => "=",
+                "cannot-reject" => "cannot-reject",
                 _ => "",
             };
             marks.insert(by.iter().map(|b| value(b)).collect(), mark);
         }
     }
-    Ok(marks)
+    Ok((marks, notes))
 }
 
 /// Runs `sweep summary`.
@@ -138,7 +159,14 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
             .map(String::from),
     );
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
-    let marks = if args.by.is_empty() { Some(best_marks(&results, &by, split).map_err(bad)?) } else { None };
+    let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
+    let (marks, notes) = if args.by.is_empty() {
+        let (marks, notes) = best_marks(&results, &by, verdicts, split).map_err(bad)?;
+        (Some(marks), notes)
+    } else {
+        (None, Vec::new())
+    };
+    let number = number_format(args.csv);
     let strata = if args.stat.is_some() { strata(&results, &by, filter).map_err(bad)? } else { BTreeMap::new() };
     if let Some(stat) = args.stat {
         header.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()]);
@@ -149,14 +177,15 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     if test {
         header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
     }
-    let mut table: Vec<Record> = groups.iter().map(|g| base_row(g, &show)).collect();
+    header.push("sampled".into());
+    let mut table: Vec<Record> = groups.iter().map(|g| base_row(g, &show, args.csv)).collect();
     for (r, g) in table.iter_mut().zip(&groups) {
         if let Some(stat) = args.stat {
             let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
             let all: Vec<f64> = strata.concat();
             let seed = fnv1a(g.key.join(",").as_bytes());
             let (low, high) = bootstrap_interval(stat, &strata, RESAMPLES, seed, true);
-            r.extend([num(stat.of(&all)), num(low), num(high)]);
+            r.extend([number(stat.of(&all)), number(low), number(high)]);
         }
         if let Some(marks) = &marks {
             r.push(marks.get(&g.key).copied().unwrap_or("").to_string());
@@ -164,9 +193,10 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
         if test {
             let t = tuned.get(&g.key);
             r.push(t.map_or(String::new(), |t| t.n.to_string()));
-            r.push(t.map_or(String::new(), |t| num(t.mean_regret)));
-            r.push(t.map_or(String::new(), |t| num(g.mean_regret - t.mean_regret)));
+            r.push(t.map_or(String::new(), |t| number(t.mean_regret)));
+            r.push(t.map_or(String::new(), |t| number(g.mean_regret - t.mean_regret)));
         }
+        r.push(g.sampled.to_string());
     }
     if args.csv {
         print!("{}", encode(std::iter::once(header).chain(table)));
@@ -174,7 +204,11 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     }
     print_aligned(&header, &table);
     let failed: usize = groups.iter().map(|g| g.failed).sum();
-    println!("{}", footer(groups.len(), agg.rows(), failed, marks.is_some()));
+    let sampled: usize = groups.iter().map(|g| g.sampled).sum();
+    println!("{}", footer(groups.len(), agg.rows(), failed, sampled, marks.is_some().then_some(verdicts)));
+    for note in notes {
+        println!("{note}");
+    }
     match filter {
         None => println!("split: tuning and test rows, grouped by the split column"),
         Some(_) if shown == Split::Test || args.split.is_some() => {
@@ -218,21 +252,28 @@ fn shown_columns(args: &SummaryArgs, agg: &Aggregator, by: &[&str]) -> Vec<usize
     show
 }
 
-/// A configuration's shown keys and its Student-t aggregates.
-fn base_row(g: &Group, show: &[usize]) -> Record {
+/// A configuration's shown keys and its Student-t aggregates, in full for CSV.
+fn base_row(g: &Group, show: &[usize], csv: bool) -> Record {
+    let number = number_format(csv);
     let mut r: Record = show.iter().map(|&k| g.key[k].clone()).collect();
     r.extend([
         g.n.to_string(),
         g.failed.to_string(),
-        num(g.mean_regret),
-        num(g.sd_regret),
+        number(g.mean_regret),
+        number(g.sd_regret),
         // A regret is never negative: neither is its interval.
-        num(if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) }),
-        num(g.mean_regret + g.ci95),
-        num(g.p[0]),
-        num(g.p[1]),
-        num(g.p[2]),
-        if g.train_ms.is_nan() { String::new() } else { format!("{:.1}", g.train_ms) },
+        number(if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) }),
+        number(g.mean_regret + g.ci95),
+        number(g.p[0]),
+        number(g.p[1]),
+        number(g.p[2]),
+        if g.train_ms.is_nan() {
+            String::new()
+        } else if csv {
+            number(g.train_ms)
+        } else {
+            format!("{:.1}", g.train_ms)
+        },
     ]);
     r
 }
@@ -250,9 +291,9 @@ fn print_aligned(header: &[String], table: &[Record]) {
 }
 
 /// The line under the table.
-fn footer(configurations: usize, rows: usize, failed: usize, marked: bool) -> String {
+fn footer(configurations: usize, rows: usize, failed: usize, sampled: usize, marked: Option<Verdicts>) -> String {
     format!(
-        "{} from {}{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
+        "{} from {}{}{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
         crate::names::count(configurations, "configuration"),
         crate::names::count(rows, "row"),
         if failed > 0 {
@@ -260,10 +301,18 @@ fn footer(configurations: usize, rows: usize, failed: usize, marked: bool) -> St
         } else {
             String::new()
         },
-        if marked {
-            "; vs_best: = where a paired Wilcoxon test (Holm-adjusted) cannot tell the configuration from the best"
+        if sampled > 0 {
+            format!(", {sampled} of them evaluated by sampled games (counted in `sampled`, pooled in the means)")
         } else {
-            ""
+            String::new()
+        },
+        match marked {
+            Some(v) => format!(
+                "; vs_best: = where the paired {} test (Holm-adjusted, level {}) cannot tell the configuration from \
+                 the best, cannot-reject where it never could with these replicates",
+                v.test, v.alpha
+            ),
+            None => String::new(),
         }
     )
 }

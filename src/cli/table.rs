@@ -7,6 +7,18 @@ pub fn num(x: f64) -> String {
     if x.is_nan() { String::new() } else { format!("{x:.6}") }
 }
 
+/// A number in full: the shortest form that reads back to the same bits (as `results.csv`
+/// writes them), or empty for NaN.
+pub fn full(x: f64) -> String {
+    if x.is_nan() { String::new() } else { format!("{x}") }
+}
+
+/// How a command writes its numbers: rounded to six decimals in a text table, in full in
+/// CSV output.
+pub fn number_format(csv: bool) -> fn(f64) -> String {
+    if csv { full } else { num }
+}
+
 /// Prints `header` and `rows` as aligned columns.
 pub fn print_table(header: &[String], rows: &[Record]) {
     let widths: Vec<usize> = (0..header.len())

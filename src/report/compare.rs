@@ -1,15 +1,36 @@
 //! Every configuration of a block against a baseline, paired by replicate: the mean
-//! difference with its 95% paired-t interval, the Wilcoxon signed-rank p-value,
-//! Holm-adjusted across the block, rliable's probability of improvement, and a verdict.
-//! The statistics themselves are in [`crate::stats::paired`].
+//! difference with its 95% paired-t interval, the Wilcoxon signed-rank p-value, the
+//! chosen test's p-value Holm-adjusted across the block, rliable's probability of
+//! improvement, and a verdict.
+//!
+//! A verdict first asks whether the design can reject at all: when the chosen test's
+//! smallest attainable Holm-adjusted p-value for the comparison's pairs is not below the
+//! level, the verdict is `cannot-reject`, never `indistinguishable` (which is kept for a
+//! design that could have rejected and did not). The statistics themselves are in
+//! [`crate::stats::paired`] and [`crate::stats::significance`].
 
 use anyhow::{Result, bail};
 
 use super::paired_runs::{Block, Metric};
 use crate::stats::paired::{PairedT, Wilcoxon, holm, paired_t, probability_of_improvement, wilcoxon};
+use crate::stats::significance::{DEFAULT_ALPHA, Significance, floor};
 
-/// The level below which a Holm-adjusted p-value separates two configurations.
-pub const ALPHA: f64 = 0.05;
+/// How verdicts are made: the test and the level below which its Holm-adjusted p-value
+/// separates two configurations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdicts {
+    /// The paired test.
+    pub test: Significance,
+    /// The level.
+    pub alpha: f64,
+}
+
+impl Default for Verdicts {
+    /// Wilcoxon's signed-rank test at 0.05.
+    fn default() -> Verdicts {
+        Verdicts { test: Significance::Wilcoxon, alpha: DEFAULT_ALPHA }
+    }
+}
 
 /// Which configuration the others are compared with.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,17 +81,22 @@ impl Baseline {
     }
 }
 
-/// The configuration with the best mean (ties: the first), if any has runs.
+/// The configuration with the best mean (ties: the first), if any has runs. By
+/// `solved_at`, the configuration with the smallest share of never-solved runs comes
+/// first, then the best mean of the solved ones (a mean over fewer solved runs is no
+/// better).
 pub fn best(block: &Block, metric: Metric) -> Option<usize> {
-    let mut best: Option<(usize, f64)> = None;
+    let mut best: Option<(usize, f64, f64)> = None;
     for (i, c) in block.configs.iter().enumerate() {
         let m = c.mean();
-        let better = |b: f64| if metric.lower_is_better() { m < b } else { m > b };
-        if !m.is_nan() && best.is_none_or(|(_, b)| better(b)) {
-            best = Some((i, m));
+        let unsolved = c.unsolved() as f64 / (c.unsolved() + c.runs().len()) as f64;
+        let better =
+            |b: f64, u: f64| unsolved < u || unsolved == u && if metric.lower_is_better() { m < b } else { m > b };
+        if !m.is_nan() && best.is_none_or(|(_, b, u)| better(b, u)) {
+            best = Some((i, m, unsolved));
         }
     }
-    best.map(|(i, _)| i)
+    best.map(|(i, _, _)| i)
 }
 
 /// One configuration against the baseline.
@@ -86,16 +112,23 @@ pub struct Comparison {
     pub difference: PairedT,
     /// The signed-rank test of the differences.
     pub wilcoxon: Wilcoxon,
-    /// The Wilcoxon p-value, Holm-adjusted across the block (NaN for the baseline).
+    /// The chosen test's p-value (NaN for the baseline).
+    pub p_test: f64,
+    /// The chosen test's p-value, Holm-adjusted across the block (NaN for the baseline).
     pub p_holm: f64,
+    /// The smallest Holm-adjusted p-value the chosen test could reach with these pairs in
+    /// this block (NaN for the baseline).
+    pub p_floor: f64,
     /// P(this configuration's run is better than the baseline's).
     pub p_improve: f64,
-    /// `baseline`, `better`, `worse` or `indistinguishable`.
+    /// `baseline`, `better`, `worse`, `indistinguishable`, `cannot-reject` when no data
+    /// could have made the test reject, or `no-pairs` when no replicate has a run on both
+    /// sides (a configuration never solved, by `solved_at`).
     pub verdict: &'static str,
 }
 
 /// Every configuration of `block` against the one at `baseline`, in block order.
-pub fn compare_block(block: &Block, baseline: usize, metric: Metric) -> Vec<Comparison> {
+pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: Verdicts) -> Vec<Comparison> {
     let base_runs = block.configs[baseline].runs();
     let base_values: Vec<f64> = base_runs.values().copied().collect();
     let mut out: Vec<Comparison> = block
@@ -112,19 +145,26 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric) -> Vec<Comp
                 mean: c.mean(),
                 difference: paired_t(&d),
                 wilcoxon: wilcoxon(&d),
+                p_test: if i == baseline { f64::NAN } else { verdicts.test.p_value(&d) },
                 p_holm: f64::NAN,
+                p_floor: f64::NAN,
                 p_improve: probability_of_improvement(&values, &base_values, metric.lower_is_better()),
                 verdict: "baseline",
             }
         })
         .collect();
     let others: Vec<usize> = (0..out.len()).filter(|&i| i != baseline).collect();
-    let adjusted = holm(&others.iter().map(|&i| out[i].wilcoxon.p_value).collect::<Vec<_>>());
+    let adjusted = holm(&others.iter().map(|&i| out[i].p_test).collect::<Vec<_>>());
     for (&i, p) in others.iter().zip(adjusted) {
         let c = &mut out[i];
         c.p_holm = p;
+        c.p_floor = floor(verdicts.test, c.difference.n, others.len());
         let lower = c.difference.mean < 0.0;
-        c.verdict = if p.is_nan() || p >= ALPHA || c.difference.mean == 0.0 {
+        c.verdict = if c.difference.n == 0 {
+            "no-pairs"
+        } else if c.p_floor >= verdicts.alpha {
+            "cannot-reject"
+        } else if p.is_nan() || p >= verdicts.alpha || c.difference.mean == 0.0 {
             "indistinguishable"
         } else if lower == metric.lower_is_better() {
             "better"
@@ -133,4 +173,151 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric) -> Vec<Comp
         };
     }
     out
+}
+
+/// A group's representative: its best configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Representative {
+    /// The representative's index in the block it was chosen from.
+    pub config: usize,
+    /// How many configurations the group has (with runs or without).
+    pub configurations: usize,
+    /// The configuration columns (by index) whose values differ within the group: those
+    /// that say which of the group's configurations represents it.
+    pub varying: Vec<usize>,
+}
+
+/// A configuration named to represent its group: the group's values of the group columns,
+/// and (configuration column index, value) pairs that single out one of its
+/// configurations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pick {
+    /// The group's values, as `--pick` spelt them (joined by `/`).
+    pub group: String,
+    /// Configuration columns (by index) and the values they must have.
+    pub wanted: Vec<(usize, String)>,
+    /// The flag as given, for messages.
+    pub given: String,
+}
+
+/// The groups of `block` by the configuration columns at `group` (by index), in block
+/// order, each represented by its best configuration by `metric` (ties: the first in spec
+/// order), or by the one a [`Pick`] names; groups without a run are left out. Choosing the
+/// best on the very runs it is then compared on flatters a group with many
+/// configurations. An error when a pick matches none or several of its group's
+/// configurations.
+pub fn represent(block: &Block, group: &[usize], metric: Metric, picks: &[Pick]) -> Result<Vec<Representative>> {
+    let mut groups: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
+    for (i, c) in block.configs.iter().enumerate() {
+        let key: Vec<&str> = group.iter().map(|&k| c.key[k].as_str()).collect();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    let mut out = Vec::new();
+    for (key, members) in groups {
+        let sub =
+            Block { key: block.key.clone(), configs: members.iter().map(|&i| block.configs[i].clone()).collect() };
+        let at = match picks.iter().find(|p| p.group == key.join("/")) {
+            Some(pick) => {
+                let matching: Vec<usize> = (0..members.len())
+                    .filter(|&m| pick.wanted.iter().all(|(k, v)| sub.configs[m].key[*k] == *v))
+                    .collect();
+                if matching.len() != 1 {
+                    bail!(
+                        "--pick {}: matches {} of the {} configurations of {} in {}; name one (GROUP:col=value,col=value)",
+                        pick.given,
+                        matching.len(),
+                        members.len(),
+                        pick.group,
+                        block.key.join("/")
+                    );
+                }
+                matching[0]
+            }
+            None => match best(&sub, metric) {
+                Some(at) => at,
+                None => continue,
+            },
+        };
+        out.push(Representative { config: members[at], configurations: members.len(), varying: sub.varying() });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::paired_runs::Config;
+    use crate::stats::significance::Significance;
+
+    /// A 27-configuration block at 5 replicates: the best, 25 close to it, and one that is
+    /// worse on every replicate by about 0.05 (paired t p < 0.001).
+    fn block() -> Block {
+        let best = [0.010, 0.014, 0.012, 0.011, 0.013];
+        let mut configs = vec![Config::with_runs("best", &best)];
+        for k in 0..25 {
+            let noise = [0.004, -0.003, 0.002, -0.001, 0.003];
+            let runs: Vec<f64> = best.iter().zip(noise).map(|(b, n)| b + 0.001 * k as f64 + n).collect();
+            configs.push(Config::with_runs(&format!("close-{k}"), &runs));
+        }
+        let shift = [0.051, 0.049, 0.050, 0.052, 0.048];
+        configs.push(Config::with_runs("far", &best.iter().zip(shift).map(|(b, s)| b + s).collect::<Vec<_>>()));
+        Block { key: vec!["q-learning".into()], configs }
+    }
+
+    #[test]
+    fn a_design_that_cannot_reject_says_so() {
+        let block = block();
+        let wilcoxon = compare_block(&block, 0, Metric::Regret, Verdicts::default());
+        let far = &wilcoxon[26];
+        assert!(far.difference.p_value < 1e-3, "paired t p = {}", far.difference.p_value);
+        // 5 pairs: no Wilcoxon p below 2/32; Holm over 26 comparisons: 26 · 0.0625 > 1.
+        assert_eq!(far.p_floor, 1.0);
+        for c in &wilcoxon[1..] {
+            assert_eq!(c.verdict, "cannot-reject", "{}", block.configs[c.config].label);
+        }
+        // Neither does the exact permutation test; the t test can, and does.
+        let permutation = Verdicts { test: Significance::Permutation, alpha: 0.05 };
+        assert_eq!(compare_block(&block, 0, Metric::Regret, permutation)[26].verdict, "cannot-reject");
+        let t = Verdicts { test: Significance::T, alpha: 0.05 };
+        let by_t = compare_block(&block, 0, Metric::Regret, t);
+        assert_eq!(by_t[26].verdict, "worse");
+        assert_eq!(by_t[26].p_floor, 0.0);
+        assert!(by_t.iter().all(|c| c.difference.p_value >= 1e-3 || c.verdict != "indistinguishable"));
+    }
+
+    #[test]
+    fn a_design_that_can_reject_keeps_indistinguishable() {
+        // 8 pairs, one comparison: the floor is 2/256, so "indistinguishable" means something.
+        let a = Config::with_runs("a", &[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]);
+        let b = Config::with_runs("b", &[0.11, 0.19, 0.31, 0.39, 0.51, 0.59, 0.71, 0.79]);
+        let block = Block { key: vec![], configs: vec![a, b] };
+        let c = &compare_block(&block, 0, Metric::Regret, Verdicts::default())[1];
+        assert_eq!(c.p_floor, 2.0 / 256.0);
+        assert_eq!(c.verdict, "indistinguishable");
+    }
+
+    #[test]
+    fn each_group_is_represented_by_its_best_configuration() {
+        let mut configs = Vec::new();
+        for (solver, alpha, runs) in [("a", "0.1", [0.3, 0.4]), ("a", "0.5", [0.1, 0.2]), ("b", "0.1", [0.2, 0.2])] {
+            let mut c = Config::with_runs(solver, &runs);
+            c.key = vec![solver.to_string(), alpha.to_string()];
+            configs.push(c);
+        }
+        let block = Block { key: vec![], configs };
+        let reps = represent(&block, &[0], Metric::Regret, &[]).unwrap();
+        assert_eq!(
+            reps,
+            [
+                Representative { config: 1, configurations: 2, varying: vec![1] },
+                Representative { config: 2, configurations: 1, varying: vec![] },
+            ]
+        );
+        let pick = |v: &str| Pick { group: "a".into(), wanted: vec![(1, v.into())], given: format!("a:alpha={v}") };
+        assert_eq!(represent(&block, &[0], Metric::Regret, &[pick("0.1")]).unwrap()[0].config, 0);
+        assert!(represent(&block, &[0], Metric::Regret, &[pick("0.9")]).is_err());
+    }
 }

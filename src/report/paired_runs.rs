@@ -3,11 +3,14 @@
 //! `sweep summary`.
 //!
 //! A block is one (solver, seat, evaluation opponent, and `game` where the file has such
-//! a column); a configuration is the values of the configuration columns (by default
-//! every parameter but the seat). A run is one replicate of a configuration: its metric is
-//! the mean over the rows of that replicate (one row, unless the configuration columns
-//! are coarser than the grid). Failed rows and rows without the metric are left out. One
-//! number per (configuration, replicate) is kept, never the rows.
+//! a column), or fewer of these when some are compared with each other; a configuration
+//! is the values of the configuration columns (by default every parameter but the seat).
+//! A run is one replicate of a configuration: its metric is the mean over the rows of that
+//! replicate (one row, unless the configuration columns are coarser than the grid).
+//! Failed rows and rows without the metric are left out ([`counted`] decides which rows
+//! count). A run that never reached regret 0 has no `solved_at`: it is counted apart
+//! ([`Config::unsolved`]), never given a value. One number per (configuration, replicate)
+//! is kept, never the rows.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -26,7 +29,7 @@ crate::names::named_enum!(
         /// Mean regret over the run (lower is better; learners only).
         RegretAuc = "regret_auc",
         /// First episode from which the run stays solved (lower is better; learners
-        /// only; a run never solved counts as its episode count, a lower bound).
+        /// only; a run never solved has none and is counted apart).
         SolvedAt = "solved_at",
         /// Exact expected return (higher is better).
         Value = "value",
@@ -44,19 +47,27 @@ impl Metric {
         self != Metric::Value
     }
 
-    /// The metric of a successful row, if it has one.
-    fn read(self, cell: impl Fn(&str) -> String) -> Option<f64> {
+    /// The metric of a successful row: `None` when the row has no such metric (a solver
+    /// without learning curves, a file of an older version), `Some(None)` for a learner's
+    /// run that was never solved, else `Some(Some(value))`.
+    fn read(self, cell: impl Fn(&str) -> String) -> Option<Option<f64>> {
         let number = |name: &str| cell(name).parse::<f64>().ok();
         match self {
-            Metric::Regret => number("regret"),
-            Metric::RegretAuc => number("regret_auc"),
-            Metric::Value => number("value"),
+            Metric::Regret => number("regret").map(Some),
+            Metric::RegretAuc => number("regret_auc").map(Some),
+            Metric::Value => number("value").map(Some),
             Metric::SolvedAt => {
                 number("regret_auc")?;
-                number("solved_at").or_else(|| number("episodes"))
+                Some(number("solved_at"))
             }
         }
     }
+}
+
+/// Whether a results row counts in a comparison: a successful row. (Every other filter on
+/// rows belongs here too.)
+pub fn counted(cell: &dyn Fn(&str) -> String) -> bool {
+    cell("status") == "ok"
 }
 
 /// The block columns: the solver, the seat, the evaluation opponent, and `game` when the
@@ -83,12 +94,31 @@ pub struct Config {
     pub label: String,
     /// Metric per replicate: (sum, rows).
     runs: BTreeMap<u32, (f64, usize)>,
+    /// Replicates with a row that has no value of the metric because the run was never
+    /// solved (`solved_at`); such a replicate has no run.
+    unsolved: std::collections::BTreeSet<u32>,
 }
 
 impl Config {
-    /// The metric of each run, by replicate.
+    /// The metric of each run, by replicate (never-solved replicates left out).
     pub fn runs(&self) -> BTreeMap<u32, f64> {
-        self.runs.iter().map(|(&r, &(sum, n))| (r, sum / n as f64)).collect()
+        self.runs
+            .iter()
+            .filter(|(r, _)| !self.unsolved.contains(r))
+            .map(|(&r, &(sum, n))| (r, sum / n as f64))
+            .collect()
+    }
+
+    /// How many replicates were never solved (`solved_at` only; else 0).
+    pub fn unsolved(&self) -> usize {
+        self.unsolved.len()
+    }
+
+    /// A configuration with one run per value, replicates 0, 1, ... (for tests).
+    #[cfg(test)]
+    pub fn with_runs(label: &str, values: &[f64]) -> Config {
+        let runs = values.iter().enumerate().map(|(r, &x)| (r as u32, (x, 1))).collect();
+        Config { key: vec![label.to_string()], label: label.to_string(), runs, ..Config::default() }
     }
 
     /// The metric of each run, in replicate order.
@@ -124,17 +154,25 @@ impl Block {
 /// columns, from the rows of the split shown by default ([`super::splits::shown`]: the
 /// test rows when the file has them). Refuses unknown columns.
 pub fn read_blocks(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Block>> {
-    read_blocks_in(path, metric, config, super::splits::shown(path)?)
+    read_blocks_in(path, metric, &block_columns(), config, super::splits::shown(path)?)
 }
 
-/// [`read_blocks`] from the rows of `split` only.
-pub fn read_blocks_in(path: &Path, metric: Metric, config: &[&str], split: crate::spec::Split) -> Result<Vec<Block>> {
+/// Every block of the results at `path` by the columns `block`, in file order, with
+/// `config` as the configuration columns, from the rows of `split` only. Refuses unknown
+/// columns.
+pub fn read_blocks_in(
+    path: &Path,
+    metric: Metric,
+    block: &[&str],
+    config: &[&str],
+    split: crate::spec::Split,
+) -> Result<Vec<Block>> {
     for c in config {
         if !RESULT_COLUMNS.contains(c) {
             bail!("--by {c}: no such column; columns are {}", RESULT_COLUMNS.join(", "));
         }
     }
-    let blocks_at: Vec<usize> = block_columns().iter().map(|c| column(c)).collect();
+    let blocks_at: Vec<usize> = block.iter().map(|c| column(c)).collect();
     let config_at: Vec<usize> = config.iter().map(|c| column(c)).collect();
     let mut blocks: Vec<Block> = Vec::new();
     // Block key → (its index, configuration key → its index).
@@ -142,7 +180,7 @@ pub fn read_blocks_in(path: &Path, metric: Metric, config: &[&str], split: crate
     let mut index = Index::new();
     each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let cell = |name: &str| rec.get(column(name)).unwrap_or("").to_string();
-        if cell("status") != "ok" || super::splits::of_row(rec) != split {
+        if !counted(&cell) || super::splits::of_row(rec) != split {
             return;
         }
         let Some(x) = metric.read(cell) else { return };
@@ -155,12 +193,18 @@ pub fn read_blocks_in(path: &Path, metric: Metric, config: &[&str], split: crate
         let block = &mut blocks[*b];
         let c = *configs.entry(config_key.clone()).or_insert_with(|| {
             let label = rec[Field::Label.column()].to_string();
-            block.configs.push(Config { key: config_key, label, runs: BTreeMap::new() });
+            block.configs.push(Config { key: config_key, label, ..Config::default() });
             block.configs.len() - 1
         });
         let replicate = rec[Field::Replicate.column()].parse().unwrap_or(0);
-        let run = block.configs[c].runs.entry(replicate).or_insert((0.0, 0));
-        run.0 += x;
+        let config = &mut block.configs[c];
+        let run = config.runs.entry(replicate).or_insert((0.0, 0));
+        match x {
+            Some(x) => run.0 += x,
+            None => {
+                config.unsolved.insert(replicate);
+            }
+        }
         run.1 += 1;
     })?;
     Ok(blocks)

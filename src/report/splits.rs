@@ -81,8 +81,8 @@ impl Gap {
 /// Every configuration with test rows, matched with its tuning rows (same block and
 /// configuration key), in file order.
 pub fn gaps(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Gap>> {
-    let tune = read_blocks_in(path, metric, config, Split::Tune)?;
-    let test = read_blocks_in(path, metric, config, Split::Test)?;
+    let tune = read_blocks_in(path, metric, &super::paired_runs::block_columns(), config, Split::Tune)?;
+    let test = read_blocks_in(path, metric, &super::paired_runs::block_columns(), config, Split::Test)?;
     let find = |block: &Block, key: &[String]| {
         let tuned = tune.iter().find(|b| b.key == block.key)?;
         let name: Vec<String> = tuned.varying().iter().map(|&k| format!("{}={}", config[k], key[k])).collect();

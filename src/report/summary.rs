@@ -1,5 +1,6 @@
 //! Aggregating rows over replicates: mean regret with a Student-t 95% confidence interval,
-//! mean outcome probabilities and training time, per configuration.
+//! mean outcome probabilities and training time, per configuration, and how many of its
+//! rows were evaluated by sampled games rather than exactly.
 //!
 //! A configuration is a grid point in one seat against one evaluation opponent: every
 //! column but `job_id`, `replicate`, `seed` and the metrics. `--by` groups by other columns.
@@ -53,6 +54,9 @@ pub struct Group {
     pub n: usize,
     /// Failed rows.
     pub failed: usize,
+    /// Successful rows evaluated by sampled games (`evaluation` = `sampled`), pooled with
+    /// the exact ones in the means.
+    pub sampled: usize,
     /// Mean regret.
     pub mean_regret: f64,
     /// Sample standard deviation of the regret (NaN for n < 2).
@@ -72,6 +76,7 @@ pub struct Group {
 struct Acc {
     n: usize,
     failed: usize,
+    sampled: usize,
     regret: f64,
     welford_mean: f64,
     welford_m2: f64,
@@ -130,6 +135,7 @@ impl Aggregator {
         let num = |c: &str| field(column(c)).parse::<f64>().unwrap_or(f64::NAN);
         let x = num("regret");
         acc.n += 1;
+        acc.sampled += usize::from(field(column("evaluation")) == "sampled");
         acc.regret += x;
         let d = x - acc.welford_mean;
         acc.welford_mean += d / acc.n as f64;
@@ -172,6 +178,7 @@ impl Aggregator {
                     key: key.clone(),
                     n,
                     failed: a.failed,
+                    sampled: a.sampled,
                     mean_regret,
                     sd_regret: sd,
                     ci95: if n < 2 { f64::NAN } else { t95(n - 1) * sd / (n as f64).sqrt() },

@@ -1,5 +1,7 @@
 //! Statistics over runs: learning-curve metrics ([`curve`]), paired comparisons
-//! ([`paired`]), rank correlation ([`rank`]), robust aggregates with bootstrap intervals ([`robust`]), functional
+//! ([`paired`]), the test that makes their verdicts and its power floor
+//! ([`significance`]), rank correlation ([`rank`]), robust aggregates with bootstrap
+//! intervals ([`robust`]), functional
 //! ANOVA ([`anova`]) and the special functions they need ([`special`]).
 //!
 //! Pure functions: no files, no printing, no clock; the bootstrap's generator is seeded by
@@ -11,6 +13,7 @@ pub mod curve;
 pub mod paired;
 pub mod rank;
 pub mod robust;
+pub mod significance;
 pub mod special;
 
 #[cfg(test)]

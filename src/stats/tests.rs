@@ -3,6 +3,7 @@
 
 use super::paired::{holm, paired_t, probability_of_improvement, wilcoxon};
 use super::robust::{RESAMPLES, Stat, bootstrap_interval};
+use super::significance::{Significance, can_reject, floor, pairs_needed, sign_flip};
 
 const X: [f64; 20] = [
     0.31, 0.12, 0.45, 0.27, 0.50, 0.08, 0.33, 0.29, 0.41, 0.22, 0.36, 0.18, 0.47, 0.25, 0.39, 0.14, 0.30, 0.44, 0.20,
@@ -103,4 +104,51 @@ fn bootstrap_is_stratified_and_clamped() {
     assert_eq!((low, high), (0.5, 0.5));
     let (low, _) = bootstrap_interval(Stat::Mean, &[vec![-1.0, 0.5, 1.0]], 500, 3, true);
     assert!(low >= 0.0);
+}
+
+#[test]
+fn sign_flip_permutation_is_scipys_exact_permutation_test() {
+    let d = differences();
+    close(sign_flip(&d), 0.011_632_919_311_523_438, 1e-12);
+    close(sign_flip(&d[..5]), 0.1875, 1e-12);
+    let tied = [0.2, -0.1, 0.1, 0.0, 0.3, 0.2, -0.2, 0.1, 0.4, 0.0, 0.3, 0.1];
+    close(sign_flip(&tied), 0.0625, 1e-12);
+    assert_eq!(sign_flip(&[0.0, 0.0]), 1.0);
+    // Every sign alike: the rarest pattern, 2 of 2^n.
+    assert_eq!(sign_flip(&[0.1, 0.3, 0.2, 0.5, 0.4]), 2.0 / 32.0);
+    close(Significance::T.p_value(&d[..5]), 0.114_997_430_430_325_86, 1e-9);
+}
+
+#[test]
+fn the_smallest_attainable_p_is_reached_and_never_beaten() {
+    for n in 1..=8 {
+        let alike: Vec<f64> = (1..=n).map(|k| 0.1 * k as f64).collect();
+        for test in [Significance::Wilcoxon, Significance::Permutation] {
+            assert_eq!(test.p_value(&alike), test.smallest_p(n), "{test} n = {n}");
+        }
+    }
+    // Past the exact range the normal approximations' floors are those of all-alike signs.
+    let alike: Vec<f64> = (1..=40).map(|k| 0.01 * k as f64).collect();
+    close(Significance::Wilcoxon.p_value(&alike), Significance::Wilcoxon.smallest_p(40), 1e-9);
+    let equal = vec![0.3; 40];
+    close(Significance::Permutation.p_value(&equal), Significance::Permutation.smallest_p(40), 1e-9);
+    assert_eq!(Significance::T.smallest_p(2), 0.0);
+}
+
+/// The replicates each test needs before it can reject at all at 0.05, for 1, 5, 10, 26
+/// and 100 comparisons in a block (the table in the README): the smallest n with
+/// m · 2 / 2^n < 0.05 for the exact tests, 2 for the t test.
+#[test]
+fn replicates_needed_to_ever_reject() {
+    for (m, n) in [(1, 6), (5, 8), (10, 9), (26, 11), (100, 12)] {
+        for test in [Significance::Wilcoxon, Significance::Permutation] {
+            assert_eq!(pairs_needed(test, m, 0.05), n, "{test} over {m}");
+            assert!(floor(test, n - 1, m) >= 0.05 && floor(test, n, m) < 0.05);
+        }
+        assert_eq!(pairs_needed(Significance::T, m, 0.05), 2);
+    }
+    // The figures: 5 pairs never go below 0.0625; 6 pairs over 26 comparisons, 0.8125.
+    close(floor(Significance::Wilcoxon, 5, 1), 0.0625, 1e-15);
+    close(floor(Significance::Wilcoxon, 6, 26), 0.8125, 1e-15);
+    assert!(!can_reject(Significance::Wilcoxon, 5, 1, 0.05));
 }
