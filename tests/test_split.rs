@@ -399,3 +399,56 @@ fn a_test_table_added_to_a_finished_grid_with_extend_runs_only_the_test() {
     run_in(&tested, &fresh, 2, None);
     assert_eq!(without_timings(&dir.join("results.csv")), without_timings(&fresh.join("results.csv")));
 }
+
+/// `compare --by solver` on a file with test rows compares the learners on their test
+/// rows: each learner by the configuration its `[test]` chose, paired by test replicate
+/// with the best learner; means and differences recomputed from the CSV rows agree to 12
+/// digits, and the output says the choice was made on other seeds.
+#[test]
+fn compare_by_solver_pairs_the_learners_on_their_test_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(tmp.path(), "ts.toml", &spec(33, "top = 1"));
+    let out = tmp.path().join("out");
+    run_in(&spec, &out, 2, None);
+    let out_s = out.to_str().unwrap();
+    // Per solver, regret by test replicate (one tested configuration each).
+    let mut test: BTreeMap<String, BTreeMap<u32, f64>> = BTreeMap::new();
+    for r in rows(&out).iter().filter(|r| r["split"] == "test") {
+        let replicate = r["replicate"].parse().unwrap();
+        let before = test.entry(r["solver"].clone()).or_default().insert(replicate, r["regret"].parse().unwrap());
+        assert!(before.is_none(), "one tested configuration per solver: {r:?}");
+    }
+    let mean = |runs: &BTreeMap<u32, f64>| runs.values().sum::<f64>() / runs.len() as f64;
+    let best = test.iter().min_by(|a, b| mean(a.1).total_cmp(&mean(b.1))).unwrap().0.clone();
+
+    let o = run(&["compare", out_s, "--by", "solver", "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let agree = |cell: &str, x: f64| {
+        let y: f64 = cell.parse().unwrap();
+        (y - x).abs() <= 1e-12 * x.abs().max(1e-3)
+    };
+    let shown: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(shown.len(), test.len(), "{text}");
+    for cells in &shown {
+        let runs = &test[cells[at("solver")]];
+        assert_eq!(cells[at("n")], "3", "{text}");
+        assert!(agree(cells[at("mean")], mean(runs)), "{text}");
+        let d: Vec<f64> = runs.iter().map(|(r, x)| x - test[&best][r]).collect();
+        assert!(agree(cells[at("difference")], d.iter().sum::<f64>() / d.len() as f64), "{text}");
+        let baseline = cells[at("solver")] == best;
+        assert_eq!(cells[at("verdict")] == "baseline", baseline, "{text}");
+        assert_eq!(cells[at("configurations")], "1", "{text}");
+    }
+    let o = run(&["compare", out_s, "--by", "solver"]);
+    let text = stdout(&o);
+    assert!(text.contains("chose on the tuning seeds, compared here on fresh seeds"), "{text}");
+    assert!(text.contains("split: test rows"), "{text}");
+    // The tuning rows: each learner by its best of several configurations, said to be optimistic.
+    let o = run(&["compare", out_s, "--by", "solver", "--split", "tune"]);
+    let text = stdout(&o);
+    assert!(text.contains("optimistic") && text.contains("a [test] table removes the optimism"), "{text}");
+}
