@@ -452,3 +452,25 @@ fn compare_by_solver_pairs_the_learners_on_their_test_rows() {
     let text = stdout(&o);
     assert!(text.contains("optimistic") && text.contains("a [test] table removes the optimism"), "{text}");
 }
+
+/// `fidelity` ranks the tuning runs: a grid's `[test]` rows (its choices on other seeds)
+/// leave its output as it is without them.
+#[test]
+fn fidelity_reads_the_tuning_rows_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = spec(5, "top = 2");
+    let with = write_spec(tmp.path(), "with.toml", &text);
+    let without = write_spec(tmp.path(), "without.toml", &without_test(&text));
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    run_in(&with, &a, 2, None);
+    run_in(&without, &b, 2, None);
+    assert!(rows(&a).iter().any(|r| r["split"] == "test"));
+    let fidelity = |dir: &Path| {
+        let o = run(&["fidelity", dir.to_str().unwrap(), "--csv"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let (x, y) = (fidelity(&a), fidelity(&b));
+    assert!(x.lines().count() > 1, "{x}");
+    assert_eq!(x, y);
+}

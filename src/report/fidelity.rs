@@ -6,7 +6,7 @@
 //! ranked against the others of the same budget. A configuration is the values of every
 //! other parameter; its score at a checkpoint is the mean regret over its replicates
 //! there (`curves.csv`), and its final score the mean of its final regret
-//! (`results.csv`). Failed jobs are left out. A search's results are refused: its
+//! (`results.csv`). Failed jobs and a `[test]`'s rows are left out. A search's results are refused: its
 //! configurations stop at different budgets, so they have no common final ranking.
 
 use std::collections::{BTreeMap, HashMap};
@@ -71,7 +71,9 @@ pub fn fidelity(dir: &Path) -> Result<Vec<Checkpoint>> {
     each_row(&results, &RESULT_COLUMNS, &["job_id", "status", "regret", "episodes"], |rec| {
         searched |= !rec[rung].is_empty();
         let Ok(x) = rec[regret].parse::<f64>() else { return };
-        if &rec[status] != "ok" || rec[block_at[block_at.len() - 1]].is_empty() {
+        // A [test]'s rows re-run chosen configurations on other seeds: the ranking is the tuning's.
+        let tested = super::splits::of_row(rec) == crate::spec::Split::Test;
+        if &rec[status] != "ok" || rec[block_at[block_at.len() - 1]].is_empty() || tested {
             return;
         }
         let block_key: Vec<String> = block_at.iter().map(|&i| rec[i].to_string()).collect();
