@@ -149,7 +149,12 @@ impl Param {
 
     /// `value` as written in a results cell: empty for an optional parameter left unset.
     pub fn cell(&self, value: Val) -> String {
-        if self.optional && value.identity() == self.default.identity() { String::new() } else { value.show() }
+        match value {
+            _ if self.optional && value.identity() == self.default.identity() => String::new(),
+            // A saved policy: its readable name, not the key's full hash.
+            Val::Name(s) if s.starts_with("policy:") => Opponent::from_name(s).map_or(s, Opponent::name).to_string(),
+            _ => value.show(),
+        }
     }
 
     /// The name of `value` if this parameter takes it: the choice's own spelling.

@@ -76,6 +76,7 @@ mod axis;
 mod error;
 mod grid;
 mod jobs;
+mod policy_file;
 mod sample;
 pub mod search;
 mod sobol;
@@ -211,7 +212,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
         "seed": checked.seed,
         "replicates": checked.replicates,
         "evaluation": {
-            "opponents": checked.evaluation.opponents.iter().map(|o| o.name()).collect::<Vec<_>>(),
+            "opponents": checked.evaluation.opponents.iter().map(|o| o.key()).collect::<Vec<_>>(),
             "games": checked.evaluation.games,
             "checkpoints": checked.evaluation.checkpoints,
         },
