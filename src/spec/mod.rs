@@ -263,6 +263,28 @@ impl Sweep {
         self.resolved.clone()
     }
 
+    /// The saved policy files its opponents read (training and evaluation), each once, in
+    /// the order first met.
+    pub fn policies(&self) -> Vec<crate::report::manifest::PolicyFile> {
+        let training = self.solvers.iter().flat_map(|s| s.points.iter()).flat_map(|p| p.values());
+        let names = training.filter_map(|v| match v {
+            crate::kinds::Val::Name(s) if s.starts_with("policy:") => Opponent::from_name(s),
+            _ => None,
+        });
+        let mut files: Vec<crate::report::manifest::PolicyFile> = Vec::new();
+        for opponent in self.evaluation.opponents.iter().copied().chain(names) {
+            if let Opponent::Policy(p) = opponent {
+                if !files.iter().any(|f| f.path == p.path) {
+                    files.push(crate::report::manifest::PolicyFile {
+                        path: p.path.clone(),
+                        fnv1a: format!("{:016x}", p.hash),
+                    });
+                }
+            }
+        }
+        files
+    }
+
     /// 16 hex digits of the FNV-1a hash of the canonical JSON of [`Sweep::resolved`]
     /// (object keys sorted, no whitespace).
     pub fn hash(&self) -> String {
