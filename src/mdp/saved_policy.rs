@@ -183,3 +183,63 @@ pub fn find(s: &str) -> Option<PolicyRef> {
     let all = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
     all.iter().find(|p| p.key == s || p.name == s).map(|&p| PolicyRef(p))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mdp::{AgentMdp, Opponent, opponent_moves};
+    use crate::solvers::policy_iteration;
+
+    /// The moves of `minimax` (lowest optimal cell) in every ongoing position of `seat`'s
+    /// turn, as a saved policy would hold them.
+    fn minimax_as_saved(game: Game, seat: Seat, hash: u64) -> PolicyRef {
+        let pos = game.positions();
+        let moves: Vec<(usize, u8)> = (0..pos.len())
+            .filter(|&p| pos.status(p) == Status::Ongoing && pos.board(p).to_move() == seat.player())
+            .map(|p| (p, opponent_moves(pos, Opponent::Minimax, p).trailing_zeros() as u8))
+            .collect();
+        register(SavedPolicy::new("minimax.csv", hash, game, &moves))
+    }
+
+    /// A file that holds `minimax`'s moves induces the MDP of `minimax`: same states, same
+    /// optimal value, on two boards and both seats.
+    #[test]
+    fn a_saved_minimax_is_minimax() {
+        for (k, game) in [Game::TIC_TAC_TOE, "3x4k3".parse().unwrap()].into_iter().enumerate() {
+            for &seat in Seat::ALL {
+                let saved = minimax_as_saved(game, seat.other(), 1000 + k as u64 * 2 + seat as u64);
+                assert_eq!(saved.first_missing(seat), None);
+                assert!(Opponent::Policy(saved).faces(seat) && !Opponent::Policy(saved).faces(seat.other()));
+                let a = AgentMdp::build(game, seat, Opponent::Policy(saved));
+                let b = AgentMdp::build(game, seat, Opponent::Minimax);
+                assert_eq!((a.len(), a.slots()), (b.len(), b.slots()));
+                let (va, vb) = (policy_iteration::backward(&a).value, policy_iteration::backward(&b).value);
+                assert_eq!(va, vb, "{game} {seat}");
+            }
+        }
+    }
+
+    /// A file without the opening move cannot be the opponent of O; one without a
+    /// position the agent can lead it to is found, and names that board.
+    #[test]
+    fn missing_positions_are_found() {
+        let game = Game::TIC_TAC_TOE;
+        let full = minimax_as_saved(game, Seat::X, 2000);
+        let pos = game.positions();
+        let mut moves: Vec<(usize, u8)> =
+            (0..pos.len()).filter_map(|p| full.get(p).map(|c| (p, c))).filter(|&(p, _)| p != 0).collect();
+        let no_opening = SavedPolicy::new("a.csv", 2001, game, &moves);
+        assert_eq!(no_opening.first_missing(Seat::O), Some(Board::EMPTY));
+        // Drop a position the agent reaches: the first X position after O's reply.
+        moves = (0..pos.len()).filter_map(|p| full.get(p).map(|c| (p, c))).collect();
+        let reached = AgentMdp::build(game, Seat::O, Opponent::Policy(full));
+        let after = pos.child(reached.position(0), 4) as usize;
+        moves.retain(|&(p, _)| p != after);
+        let gap = SavedPolicy::new("b.csv", 2002, game, &moves);
+        assert_eq!(gap.first_missing(Seat::O), Some(pos.board(after)));
+        // Keys are by hash; names carry the file name and a short hash.
+        assert_eq!(full.key, format!("policy:{:016x}", 2000));
+        assert_eq!(full.name, "policy:minimax.csv@00000000");
+        assert_eq!(Opponent::from_name(&full.key), Some(Opponent::Policy(full)));
+    }
+}
