@@ -22,7 +22,7 @@ pub struct ReproduceArgs {
     /// The job id (a unique prefix is enough).
     #[arg(long)]
     job: String,
-    /// Also write the job's greedy policy as CSV `board,action,seat,game` (states it reaches against random).
+    /// Also write the job's greedy policy as CSV `board,action,seat,game` (states it reaches against random), which a spec can name as an opponent: `opponent = { policy = "FILE" }`.
     #[arg(long, value_name = "FILE")]
     policy_out: Option<PathBuf>,
     /// Print every column of every row side by side (by default only the values that differ).

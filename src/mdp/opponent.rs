@@ -1,4 +1,5 @@
-//! Seats and fixed opponents, with the names that specs, flags and CSV files use.
+//! Seats and opponents (the fixed ones, and saved policies: see [`super::saved_policy`]),
+//! with the names that specs, flags and CSV files use.
 
 use super::saved_policy::{self, PolicyRef};
 use crate::game::Player;
