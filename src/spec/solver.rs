@@ -312,7 +312,7 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
             ok = false;
         }
     }
-    if let (Some(o), Some(entry)) = (find("opponent"), entries.iter().flatten().find(|e| e.key == "opponent")) {
+    if let Some((o, Some(entry))) = find("opponent").map(|o| (o, entries[o])) {
         ok &= check_policies(
             report,
             key,
@@ -359,7 +359,7 @@ fn check_policies(
     let mut ok = true;
     for value in opponents {
         let Val::Name(name) = value else { continue };
-        let Some(opponent) = name.strip_prefix("policy:").and_then(|_| Opponent::from_name(name)) else { continue };
+        let Some(opponent) = Opponent::from_name(name) else { continue };
         if let Err(why) = policy_file::check(opponent, &seats, &games) {
             report.entry(&format!("{key}.opponent"), entry, format!("is not allowed: {why}"));
             ok = false;
