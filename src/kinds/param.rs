@@ -264,11 +264,19 @@ const M: MctsParams = MctsParams::DEFAULT;
 /// The agent's seat.
 pub static SEAT: Param = param("seat", Ty::Choice(Seat::NAMES), Val::Name("x"), "the agent's seat");
 /// The opponent an exact solver solves against.
-pub static OPPONENT: Param =
-    param("opponent", Ty::Choice(Opponent::NAMES), Val::Name("random"), "the opponent trained or solved against");
+pub static OPPONENT: Param = param(
+    "opponent",
+    Ty::Choice(Opponent::NAMES),
+    Val::Name("random"),
+    "the opponent trained or solved against (or a saved policy: { policy = \"file.csv\" })",
+);
 /// The opponent a learner trains against, or `self`.
-pub static TRAIN_OPPONENT: Param =
-    param("opponent", Ty::Choice(TrainOpponent::NAMES), Val::Name("random"), "the opponent trained or solved against");
+pub static TRAIN_OPPONENT: Param = param(
+    "opponent",
+    Ty::Choice(TrainOpponent::NAMES),
+    Val::Name("random"),
+    "the opponent trained or solved against (or a saved policy: { policy = \"file.csv\" })",
+);
 /// Training games per job.
 pub static EPISODES: Param =
     param("episodes", Ty::Count { max: i64::MAX as u64 }, Val::Count(Q.episodes), "training games per job");
