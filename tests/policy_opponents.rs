@@ -224,3 +224,36 @@ fn wrong_seat_game_or_missing_states_are_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("evaluation.opponents"), "{}", stderr(&o));
 }
+
+/// A self-play job's saved file holds both seats, so it can face a self-play learner in
+/// both; an opponent axis with a policy beside `random` keeps the `random` point's job id.
+#[test]
+fn a_self_play_file_faces_both_seats_and_other_job_ids_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let sp = "name = \"sp\"\nseed = 2\n[[solver]]\nkind = \"q-learning\"\nopponent = \"self\"\nepisodes = 2000\n";
+    let sp_rows = run_spec(&write_spec(dir.path(), "sp.toml", sp), &dir.path().join("sp"));
+    save_policy(&dir.path().join("sp"), &sp_rows[0], &dir.path().join("sp.csv"));
+    let seats: std::collections::BTreeSet<String> =
+        read_csv(&dir.path().join("sp.csv")).1.into_iter().map(|r| r[2].clone()).collect();
+    assert_eq!(seats.into_iter().collect::<Vec<_>>(), ["o", "x"]);
+
+    let both = "name = \"vs\"\nseed = 2\n[evaluation]\nopponents = [\"random\", { policy = \"sp.csv\" }]\n\
+                [[solver]]\nkind = \"q-learning\"\nopponent = \"self\"\nepisodes = 2000\n\
+                [[solver]]\nkind = \"value-iteration\"\nseat = [\"x\", \"o\"]\nopponent = [\"random\", { policy = \"sp.csv\" }]\n";
+    let rows = run_spec(&write_spec(dir.path(), "vs.toml", both), &dir.path().join("vs"));
+    let self_play: Vec<_> = rows.iter().filter(|r| r["solver"] == "q-learning").collect();
+    assert_eq!(self_play.len(), 4, "two seats, two evaluation opponents");
+    for r in rows.iter().filter(|r| r["solver"] == "value-iteration" && r["opponent"] == r["eval_opponent"]) {
+        assert_eq!(r["regret"].parse::<f64>().unwrap(), 0.0, "{r:?}");
+    }
+
+    // The `random` points have the ids they have in a spec without any policy.
+    let plain = "name = \"plain\"\nseed = 2\n[[solver]]\nkind = \"value-iteration\"\nseat = [\"x\", \"o\"]\n";
+    let plain_rows = run_spec(&write_spec(dir.path(), "plain.toml", plain), &dir.path().join("plain"));
+    for r in &plain_rows {
+        let same = rows
+            .iter()
+            .find(|v| v["solver"] == "value-iteration" && v["opponent"] == "random" && v["seat"] == r["seat"]);
+        assert_eq!(same.map(|v| &v["job_id"]), Some(&r["job_id"]));
+    }
+}
