@@ -22,7 +22,7 @@ pub struct ReproduceArgs {
     /// The job id (a unique prefix is enough).
     #[arg(long)]
     job: String,
-    /// Also write the job's greedy policy as CSV `board,action,seat,game` (states it reaches against random).
+    /// Also write the job's greedy policy as CSV `board,action,seat,game` (states it reaches against random), which a spec can name as an opponent: `opponent = { policy = "FILE" }`.
     #[arg(long, value_name = "FILE")]
     policy_out: Option<PathBuf>,
     /// Print every column of every row side by side (by default only the values that differ).
@@ -84,6 +84,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
             )));
         }
     };
+    check_policies(&manifest)?;
     let sweep = spec::parse(&manifest.spec_text, &manifest.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = sweep.jobs();
     let job = jobs
@@ -166,6 +167,33 @@ fn print_differences(old: &Record, new: &Record, columns: &Columns) -> usize {
         }
     }
     differ
+}
+
+/// Checks that every saved policy file the run read still has the bytes it had: a
+/// changed or missing file cannot reproduce the run's rows.
+fn check_policies(manifest: &Manifest) -> Result<()> {
+    let folder = Path::new(&manifest.spec_file).parent().unwrap_or(Path::new(""));
+    for file in &manifest.policies {
+        let path = folder.join(&file.path);
+        let bytes = std::fs::read(&path).map_err(|e| {
+            bad_input(format!(
+                "{}: cannot read the policy file the run played against ({e}); it is named {} in the spec {}",
+                path.display(),
+                file.path,
+                manifest.spec_file
+            ))
+        })?;
+        let now = format!("{:016x}", crate::seed::fnv1a(&bytes));
+        if now != file.fnv1a {
+            return Err(bad_input(format!(
+                "{}: the policy file has changed since the run (FNV-1a {} recorded in the manifest, {now} now), so \
+                 its rows cannot be reproduced; restore the file, or run the spec again",
+                path.display(),
+                file.fnv1a
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {

@@ -49,7 +49,8 @@ pub struct SolveArgs {
 /// `seat` of `game`: every path to the end of a game has a probability whose denominator
 /// divides the product, over the opponent's turns, of its choices' counts. Against
 /// `random`, a turn with `e` empty cells divides by `e`; against `minimax-uniform` by the
-/// number of optimal moves, a divisor of lcm(1..=e); `minimax` never divides. None when
+/// number of optimal moves, a divisor of lcm(1..=e); `minimax` and a saved policy (both
+/// deterministic) never divide. None when
 /// the product overflows.
 pub fn denominator(game: Game, seat: Seat, opponent: Opponent) -> Option<u128> {
     let cells = game.cells() as u128;
@@ -59,7 +60,7 @@ pub fn denominator(game: Game, seat: Seat, opponent: Opponent) -> Option<u128> {
     let turns = (1..=first).rev().step_by(2);
     let lcm_to = |e: u128| (1..=e).fold(1u128, |l, k| l / gcd(l, k) * k);
     match opponent {
-        Opponent::Minimax => Some(1),
+        Opponent::Minimax | Opponent::Policy(_) => Some(1),
         Opponent::Random => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(e)),
         Opponent::MinimaxUniform => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(lcm_to(e))),
     }

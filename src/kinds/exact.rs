@@ -32,7 +32,7 @@ macro_rules! exact_kind {
 
         impl Solver for $kind {
             fn values(&self) -> Vec<Val> {
-                vec![Val::Name(self.0.seat.name()), Val::Name(self.0.opponent.name()), Val::Game(self.0.game)]
+                vec![Val::Name(self.0.seat.name()), Val::Name(self.0.opponent.key()), Val::Game(self.0.game)]
             }
 
             fn work(&self) -> Work {

@@ -102,7 +102,7 @@ fn values(q: &QParams) -> Vec<Val> {
         |param: &Param, derived: f64, at: Option<f64>| if at.is_some() { param.default } else { Val::Real(derived) };
     vec![
         Val::Name(q.seat.name()),
-        Val::Name(q.opponent.name()),
+        Val::Name(q.opponent.key()),
         Val::Count(q.episodes),
         Val::Real(q.alpha),
         decay(&ALPHA_DECAY, q.alpha_decay, q.alpha_min_at),

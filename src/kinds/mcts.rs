@@ -51,7 +51,8 @@ impl Solver for MctsParams {
     /// iteration like the number of cells (simulations play out the board).
     fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
         let index = |seat: Seat| Seat::ALL.iter().position(|&s| s == seat).expect("a seat");
-        let opp = |o: Opponent| Opponent::ALL.iter().position(|&x| x == o).expect("an opponent");
+        // A saved policy is deterministic, like `minimax`: its reach stands in.
+        let opp = |o: Opponent| Opponent::ALL.iter().position(|&x| x == o).unwrap_or(1);
         let positions: usize = seats
             .iter()
             .map(|&s| evaluation.opponents.iter().map(|&o| cal.reach[index(s)][opp(o)]).max().unwrap_or(0))

@@ -149,7 +149,12 @@ impl Param {
 
     /// `value` as written in a results cell: empty for an optional parameter left unset.
     pub fn cell(&self, value: Val) -> String {
-        if self.optional && value.identity() == self.default.identity() { String::new() } else { value.show() }
+        match value {
+            _ if self.optional && value.identity() == self.default.identity() => String::new(),
+            // A saved policy: its readable name, not the key's full hash.
+            Val::Name(s) if s.starts_with("policy:") => Opponent::from_name(s).map_or(s, Opponent::name).to_string(),
+            _ => value.show(),
+        }
     }
 
     /// The name of `value` if this parameter takes it: the choice's own spelling.
@@ -259,11 +264,19 @@ const M: MctsParams = MctsParams::DEFAULT;
 /// The agent's seat.
 pub static SEAT: Param = param("seat", Ty::Choice(Seat::NAMES), Val::Name("x"), "the agent's seat");
 /// The opponent an exact solver solves against.
-pub static OPPONENT: Param =
-    param("opponent", Ty::Choice(Opponent::NAMES), Val::Name("random"), "the opponent trained or solved against");
+pub static OPPONENT: Param = param(
+    "opponent",
+    Ty::Choice(Opponent::NAMES),
+    Val::Name("random"),
+    "the opponent trained or solved against (or a saved policy: { policy = \"file.csv\" })",
+);
 /// The opponent a learner trains against, or `self`.
-pub static TRAIN_OPPONENT: Param =
-    param("opponent", Ty::Choice(TrainOpponent::NAMES), Val::Name("random"), "the opponent trained or solved against");
+pub static TRAIN_OPPONENT: Param = param(
+    "opponent",
+    Ty::Choice(TrainOpponent::NAMES),
+    Val::Name("random"),
+    "the opponent trained or solved against (or a saved policy: { policy = \"file.csv\" })",
+);
 /// Training games per job.
 pub static EPISODES: Param =
     param("episodes", Ty::Count { max: i64::MAX as u64 }, Val::Count(Q.episodes), "training games per job");

@@ -26,10 +26,12 @@
 pub mod evaluate;
 mod opponent;
 mod outcome;
+pub mod saved_policy;
 
 pub use evaluate::{Evaluation, Evaluator, GameTally, Policy, sample_games};
 pub use opponent::{Opponent, ParseNameError, Seat};
 pub use outcome::{Outcome, Outcomes};
+pub use saved_policy::{PolicyRef, SavedPolicy};
 
 use crate::game::rules::MAX_CELLS;
 use crate::game::{Board, Game, Positions, Status};
@@ -441,6 +443,11 @@ pub fn opponent_moves(pos: &Positions, opponent: Opponent, p: usize) -> u16 {
             m & m.wrapping_neg()
         }
         Opponent::MinimaxUniform => pos.optimal_moves(p),
+        // Validation checked that the file covers every position the agent can reach.
+        Opponent::Policy(policy) if pos.status(p) == Status::Ongoing => {
+            1 << policy.get(p).unwrap_or_else(|| panic!("{} has no move in {}", policy.name, pos.board(p)))
+        }
+        Opponent::Policy(_) => 0,
     }
 }
 

@@ -77,6 +77,21 @@ pub struct Manifest {
     pub jobs_failed: u64,
     /// True when every job has rows and the files are sorted.
     pub complete: bool,
+    /// The saved policy files the spec names as opponents, with their hashes (absent
+    /// when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<PolicyFile>,
+}
+
+/// A saved policy file an opponent reads: its path as the spec gives it (relative to the
+/// spec's folder) and the FNV-1a hash of its bytes (16 hex digits), which `reproduce`
+/// checks before re-running a job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyFile {
+    /// The path, relative to the spec's folder.
+    pub path: String,
+    /// FNV-1a of the bytes, 16 hex digits.
+    pub fnv1a: String,
 }
 
 impl Manifest {

@@ -277,6 +277,7 @@ fn manifest(plan: &Plan<'_>) -> Result<Manifest> {
         jobs_done: 0,
         jobs_failed: 0,
         complete: false,
+        policies: plan.sweep.policies(),
     })
 }
 

@@ -4,14 +4,16 @@
 //! induction, which ends exactly where policy iteration ends (see
 //! [`policy_iteration::backward`]; a test checks it on every MDP of the small boards), in
 //! one pass (a few milliseconds in all for tic-tac-toe, about 0.2 s for 4x4k4 against
-//! random), and kept in a cache keyed by (game, seat, opponent). Learners read the MDPs to train and to be evaluated against.
+//! random), and kept in a cache keyed by (game, seat, opponent); a saved policy opponent is keyed
+//! by its file's hash. Learners read the MDPs to train and to be evaluated against.
 
-use std::sync::OnceLock;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
 
 use super::policy_iteration::{self, Solution};
 use crate::game::Game;
 use crate::game::rules::SLOTS;
-use crate::mdp::{AgentMdp, Opponent, Seat};
+use crate::mdp::{AgentMdp, Opponent, PolicyRef, Seat};
 
 /// One MDP and its optimal solution.
 #[derive(Debug)]
@@ -33,9 +35,28 @@ fn slot(game: Game, seat: Seat, opponent: Opponent) -> usize {
 
 /// The MDP of `seat` against `opponent` in `game` with its exact solution.
 pub fn ground_truth(game: Game, seat: Seat, opponent: Opponent) -> &'static GroundTruth {
+    if let Opponent::Policy(policy) = opponent {
+        return saved(game, seat, policy);
+    }
     static CACHE: [OnceLock<GroundTruth>; SLOTS * PAIRS] = [const { OnceLock::new() }; SLOTS * PAIRS];
     CACHE[slot(game, seat, opponent)].get_or_init(|| {
         let mdp = AgentMdp::build(game, seat, opponent);
+        let solution = policy_iteration::backward(&mdp);
+        GroundTruth { mdp, solution }
+    })
+}
+
+/// The ground truth against a saved policy, kept for the process in a cache keyed by
+/// (game, seat, the file's hash).
+fn saved(game: Game, seat: Seat, policy: PolicyRef) -> &'static GroundTruth {
+    type Key = (Game, Seat, PolicyRef);
+    static SAVED: Mutex<BTreeMap<Key, &'static OnceLock<GroundTruth>>> = Mutex::new(BTreeMap::new());
+    let cell = *SAVED.lock().unwrap_or_else(|e| e.into_inner()).entry((game, seat, policy)).or_insert_with(|| {
+        let cell: &'static OnceLock<GroundTruth> = Box::leak(Box::new(OnceLock::new()));
+        cell
+    });
+    cell.get_or_init(|| {
+        let mdp = AgentMdp::build(game, seat, Opponent::Policy(policy));
         let solution = policy_iteration::backward(&mdp);
         GroundTruth { mdp, solution }
     })

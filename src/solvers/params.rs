@@ -26,6 +26,15 @@ impl TrainOpponent {
         }
     }
 
+    /// The spelling in job keys and the resolved spec (a saved policy's hash key, see
+    /// [`Opponent::key`]).
+    pub fn key(self) -> &'static str {
+        match self {
+            TrainOpponent::Fixed(o) => o.key(),
+            TrainOpponent::SelfPlay => "self",
+        }
+    }
+
     /// Every training opponent: the fixed ones, then self-play.
     pub const ALL: [TrainOpponent; 4] = [
         TrainOpponent::Fixed(Opponent::Random),
@@ -37,9 +46,12 @@ impl TrainOpponent {
     /// Every spelling, in the order of [`TrainOpponent::ALL`].
     pub const NAMES: &'static [&'static str] = &["random", "minimax", "minimax-uniform", "self"];
 
-    /// The training opponent with this name.
+    /// The training opponent with this name (or a registered saved policy's key or name).
     pub fn from_name(s: &str) -> Option<TrainOpponent> {
-        TrainOpponent::ALL.into_iter().find(|o| o.name() == s)
+        TrainOpponent::ALL
+            .into_iter()
+            .find(|o| o.name() == s)
+            .or_else(|| Opponent::from_name(s).map(TrainOpponent::Fixed))
     }
 }
 

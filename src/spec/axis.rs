@@ -18,6 +18,7 @@
 
 use super::MAX_JOBS;
 use super::error::{Report, closest, quoted_list};
+use super::policy_file;
 use super::sample::{self, Dist};
 use super::tree::{Entry, Leaf, Node};
 use crate::kinds::param::fmt_short;
@@ -57,6 +58,9 @@ pub(crate) fn read(report: &mut Report, key: &str, node: &Node, param: &Param, k
             let read: Vec<Option<Val>> = items.iter().map(|item| scalar(report, key, item, param, kind)).collect();
             read.into_iter().collect::<Option<Vec<Val>>>()?
         }
+        Leaf::Table(entries) if takes_policy(param) && policy_file::is_policy(entries) => {
+            vec![scalar(report, key, node, param, kind)?]
+        }
         Leaf::Table(entries) => match table(report, key, node, entries, param)? {
             Axis::Values(values) => values,
             sampled => return Some(sampled),
@@ -90,6 +94,11 @@ pub(crate) fn accepted(param: &Param) -> String {
              ({{ int_uniform = [low, high] }}, {{ int_loguniform = [low, high] }})"
         ),
         Ty::Flag => format!("true, false or a list of them {SAMPLED} ({{ choice = [false, true] }})"),
+        Ty::Choice(names) if takes_policy(param) => format!(
+            "one of {} or {}, or a non-empty list of them",
+            quoted_list(names.iter().copied()),
+            policy_file::FORM
+        ),
         Ty::Choice(names) => format!(
             "one of {} or a non-empty list of them {SAMPLED} ({{ choice = [..] }})",
             quoted_list(names.iter().copied())
@@ -153,6 +162,10 @@ pub(crate) fn scalar(report: &mut Report, key: &str, node: &Node, param: &Param,
                 None
             }
         },
+        (Ty::Choice(_), Leaf::Table(entries)) if takes_policy(param) => {
+            let file = report.spec_file();
+            policy_file::read(report, key, node, entries, file).map(|o| Val::Name(o.key()))
+        }
         (Ty::Choice(names), Leaf::Str(s)) => {
             let val = param.choose(s);
             if val.is_none() {
@@ -165,6 +178,11 @@ pub(crate) fn scalar(report: &mut Report, key: &str, node: &Node, param: &Param,
             None
         }
     }
+}
+
+/// Whether the parameter takes a saved policy, `{ policy = "file.csv" }` (`opponent`).
+fn takes_policy(param: &Param) -> bool {
+    param.name == "opponent"
 }
 
 fn unknown_name(

@@ -96,6 +96,11 @@ impl<'a> Report<'a> {
         Report { file, lines: Lines::new(text), problems: Vec::new(), values_left: 2 * MAX_JOBS, notes: Vec::new() }
     }
 
+    /// The spec file as given (saved policies are read relative to its folder).
+    pub fn spec_file(&self) -> &'a str {
+        self.file
+    }
+
     /// Claims `n` generated axis values; false when the spec's allowance is spent.
     pub fn claim_values(&mut self, n: u64) -> bool {
         let ok = n <= self.values_left;

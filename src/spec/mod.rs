@@ -76,6 +76,7 @@ mod axis;
 mod error;
 mod grid;
 mod jobs;
+mod policy_file;
 mod sample;
 pub mod search;
 mod sobol;
@@ -211,7 +212,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
         "seed": checked.seed,
         "replicates": checked.replicates,
         "evaluation": {
-            "opponents": checked.evaluation.opponents.iter().map(|o| o.name()).collect::<Vec<_>>(),
+            "opponents": checked.evaluation.opponents.iter().map(|o| o.key()).collect::<Vec<_>>(),
             "games": checked.evaluation.games,
             "checkpoints": checked.evaluation.checkpoints,
         },
@@ -260,6 +261,28 @@ impl Sweep {
     /// parameter of its kind as the list of its axis values (defaults included).
     pub fn resolved(&self) -> serde_json::Value {
         self.resolved.clone()
+    }
+
+    /// The saved policy files its opponents read (training and evaluation), each once, in
+    /// the order first met.
+    pub fn policies(&self) -> Vec<crate::report::manifest::PolicyFile> {
+        let training = self.solvers.iter().flat_map(|s| s.points.iter()).flat_map(|p| p.values());
+        let names = training.filter_map(|v| match v {
+            crate::kinds::Val::Name(s) if s.starts_with("policy:") => Opponent::from_name(s),
+            _ => None,
+        });
+        let mut files: Vec<crate::report::manifest::PolicyFile> = Vec::new();
+        for opponent in self.evaluation.opponents.iter().copied().chain(names) {
+            if let Opponent::Policy(p) = opponent {
+                if !files.iter().any(|f| f.path == p.path) {
+                    files.push(crate::report::manifest::PolicyFile {
+                        path: p.path.clone(),
+                        fnv1a: format!("{:016x}", p.hash),
+                    });
+                }
+            }
+        }
+        files
     }
 
     /// 16 hex digits of the FNV-1a hash of the canonical JSON of [`Sweep::resolved`]

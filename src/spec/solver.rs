@@ -10,12 +10,15 @@ use super::MAX_JOBS;
 use super::axis::{self, Axis};
 use super::error::{Report, closest, quoted_list};
 use super::grid::{Grid, Sampled};
+use super::policy_file;
 use super::sample::Sampler;
 use super::sobol::MAX_DIMENSIONS;
 use super::tree::{Entry, Leaf, Node};
 use super::validate::whole;
+use crate::game::Game;
 use crate::kinds::param::fmt_short;
 use crate::kinds::{Kind, Param, SELF_PLAY, Val, any_param, parameter_names, takers};
+use crate::mdp::{Opponent, Seat};
 
 /// A solver as read, before the checks across solvers.
 pub(crate) struct Draft<'t> {
@@ -309,6 +312,15 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
             ok = false;
         }
     }
+    if let Some((o, Some(entry))) = find("opponent").map(|o| (o, entries[o])) {
+        ok &= check_policies(
+            report,
+            key,
+            entry,
+            &spans[o],
+            (find("seat").map(|i| &spans[i][..]), find("game").map(|i| &spans[i][..])),
+        );
+    }
     let floors = kind.params().iter().filter_map(|p| p.floor_of.map(|main| (p.name, main)));
     for (floor, main) in floors {
         if let (Some(f), Some(m)) = (find(floor), find(main)) {
@@ -329,6 +341,31 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
         points: Vec::new(),
     });
     ok.then_some(Grid { kind, axes, sampled })
+}
+
+/// Checks every saved policy among the `opponent` values against the solver's seats and
+/// games (see [`policy_file::check`]); false (and a problem) when one fails.
+fn check_policies(
+    report: &mut Report,
+    key: &str,
+    entry: &Entry,
+    opponents: &[Val],
+    (seats, games): (Option<&[Val]>, Option<&[Val]>),
+) -> bool {
+    let seats: Vec<Seat> =
+        seats.unwrap_or(&[]).iter().filter_map(|v| if let Val::Name(s) = v { s.parse().ok() } else { None }).collect();
+    let games: Vec<Game> =
+        games.unwrap_or(&[]).iter().filter_map(|v| if let Val::Game(g) = v { Some(*g) } else { None }).collect();
+    let mut ok = true;
+    for value in opponents {
+        let Val::Name(name) = value else { continue };
+        let Some(opponent) = Opponent::from_name(name) else { continue };
+        if let Err(why) = policy_file::check(opponent, &seats, &games) {
+            report.entry(&format!("{key}.opponent"), entry, format!("is not allowed: {why}"));
+            ok = false;
+        }
+    }
+    ok
 }
 
 /// The rates with a schedule: (rate, decay, floor); `<floor>_at` is the fraction of the

@@ -10,11 +10,14 @@ use super::EvaluationSpec;
 use super::across;
 use super::error::{Report, SpecError, closest, quoted_list};
 use super::grid::Grid;
+use super::policy_file;
 use super::search::{self, SearchSpec};
 use super::solver::{self, Draft};
 use super::test_split::{self, TestSpec};
 use super::tree::{self, Entry, Leaf, Node};
-use crate::mdp::Opponent;
+use crate::game::Game;
+use crate::kinds::Val;
+use crate::mdp::{Opponent, Seat};
 use crate::solvers::spacing::Spacing;
 
 /// A spec that passed every check.
@@ -51,6 +54,8 @@ struct Top<'t> {
     replicates: u32,
     evaluation: EvaluationSpec,
     checkpoints: Option<&'t Entry>,
+    /// The `[evaluation] opponents` entry, when given.
+    opponents: Option<&'t Entry>,
     solvers: Vec<Draft<'t>>,
     has_solver_key: bool,
     search: Option<&'t Entry>,
@@ -73,6 +78,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
             exact_searches: super::EXACT_SEARCHES,
         },
         checkpoints: None,
+        opponents: None,
         solvers: Vec::new(),
         has_solver_key: false,
         search: None,
@@ -91,6 +97,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
             grid.draw(top.seed, label);
         }
     }
+    check_evaluation_policies(&mut report, &top);
     let checkpoints = (top.evaluation.checkpoints, top.checkpoints);
     across::check_checkpoints(&mut report, &top.solvers, checkpoints);
     across::check_size(&mut report, &top.solvers, top.replicates, &labels);
@@ -252,6 +259,7 @@ fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry)
         let key = format!("evaluation.{}", e.key);
         match e.key.as_str() {
             "opponents" => {
+                top.opponents = Some(e);
                 if let Some(opponents) = read_opponents(report, &key, e) {
                     top.evaluation.opponents = opponents;
                 }
@@ -283,7 +291,8 @@ fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry)
 }
 
 fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<Opponent>> {
-    let allowed = quoted_list(Opponent::ALL.iter().map(|o| o.name()));
+    let names = quoted_list(Opponent::ALL.iter().map(|o| o.name()));
+    let allowed = format!("{names} or {}", policy_file::FORM);
     let items: Vec<&Node> = match &entry.node.value {
         Leaf::Array(items) if items.is_empty() => {
             report.entry(key, entry, format!("is an empty list: give at least one of {allowed}"));
@@ -295,6 +304,16 @@ fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<O
     let mut opponents = Vec::with_capacity(items.len());
     for item in items {
         match &item.value {
+            Leaf::Table(entries) => {
+                let file = report.spec_file();
+                match policy_file::read(report, key, item, entries, file) {
+                    Some(o) if opponents.contains(&o) => {
+                        report.value(key, item, "is listed twice: each evaluation opponent once".into());
+                    }
+                    Some(o) => opponents.push(o),
+                    None => {}
+                }
+            }
             Leaf::Str(name) => match name.parse::<Opponent>() {
                 Ok(o) if opponents.contains(&o) => {
                     report.value(key, item, "is listed twice: each evaluation opponent once".into());
@@ -316,6 +335,34 @@ fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<O
         }
     }
     (!opponents.is_empty()).then_some(opponents)
+}
+
+/// Checks each saved policy among the evaluation opponents against every solver's games
+/// and evaluated seats (a self-play solver is evaluated in both).
+fn check_evaluation_policies(report: &mut Report, top: &Top<'_>) {
+    let Some(entry) = top.opponents else { return };
+    for grid in top.solvers.iter().filter_map(|d| d.grid.as_ref()) {
+        let axis = |name: &str| grid.kind.params().iter().position(|p| p.name == name).map(|i| &grid.axes[i][..]);
+        let games: Vec<Game> = axis("game")
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|v| if let Val::Game(g) = v { Some(*g) } else { None })
+            .collect();
+        let mut seats: Vec<Seat> = axis("seat")
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|v| if let Val::Name(s) = v { s.parse().ok() } else { None })
+            .collect();
+        if axis("opponent").is_some_and(|o| o.contains(&crate::kinds::SELF_PLAY)) {
+            seats = Seat::ALL.to_vec();
+        }
+        for &opponent in &top.evaluation.opponents {
+            if let Err(why) = policy_file::check(opponent, &seats, &games) {
+                report.entry("evaluation.opponents", entry, format!("is not allowed: {why}"));
+                return;
+            }
+        }
+    }
 }
 
 fn read_solvers<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) {
