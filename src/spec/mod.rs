@@ -92,7 +92,7 @@ pub use search::{Method, Metric, SearchSpec};
 pub use test_split::{Per, TestSpec};
 
 use crate::kinds::{Kind, Params};
-use crate::mdp::Opponent;
+use crate::mdp::EvalOpponent;
 use crate::solvers::spacing::Spacing;
 
 /// The most jobs one sweep may have: larger grids are refused when the spec is read, before
@@ -136,7 +136,7 @@ pub struct Sweep {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvaluationSpec {
     /// Exact evaluation against each of these, distinct (default `["random"]`).
-    pub opponents: Vec<Opponent>,
+    pub opponents: Vec<EvalOpponent>,
     /// Extra sampled games per opponent (default 0).
     pub games: u64,
     /// Learning-curve points of learners, >= 1 (default 10).

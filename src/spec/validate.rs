@@ -14,7 +14,7 @@ use super::search::{self, SearchSpec};
 use super::solver::{self, Draft};
 use super::test_split::{self, TestSpec};
 use super::tree::{self, Entry, Leaf, Node};
-use crate::mdp::Opponent;
+use crate::mdp::{EvalOpponent, Opponent};
 use crate::solvers::spacing::Spacing;
 
 /// A spec that passed every check.
@@ -66,7 +66,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         seed: 0,
         replicates: 1,
         evaluation: EvaluationSpec {
-            opponents: vec![Opponent::Random],
+            opponents: vec![EvalOpponent::Fixed(Opponent::Random)],
             games: 0,
             checkpoints: 10,
             spacing: Spacing::Even,
@@ -282,8 +282,8 @@ fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry)
     }
 }
 
-fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<Opponent>> {
-    let allowed = quoted_list(Opponent::ALL.iter().map(|o| o.name()));
+fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<EvalOpponent>> {
+    let allowed = quoted_list(EvalOpponent::ALL.iter().map(|o| o.name()));
     let items: Vec<&Node> = match &entry.node.value {
         Leaf::Array(items) if items.is_empty() => {
             report.entry(key, entry, format!("is an empty list: give at least one of {allowed}"));
@@ -295,14 +295,14 @@ fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<O
     let mut opponents = Vec::with_capacity(items.len());
     for item in items {
         match &item.value {
-            Leaf::Str(name) => match name.parse::<Opponent>() {
+            Leaf::Str(name) => match name.parse::<EvalOpponent>() {
                 Ok(o) if opponents.contains(&o) => {
                     report.value(key, item, "is listed twice: each evaluation opponent once".into());
                 }
                 Ok(o) => opponents.push(o),
                 Err(_) => {
                     let mut message = format!("is not a known evaluation opponent: allowed are {allowed}");
-                    if let Some(near) = closest(name, Opponent::ALL.iter().map(|o| o.name())) {
+                    if let Some(near) = closest(name, EvalOpponent::ALL.iter().map(|o| o.name())) {
                         message.push_str(&format!(" (did you mean \"{near}\"?)"));
                     }
                     report.value(key, item, message);
