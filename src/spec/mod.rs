@@ -27,7 +27,7 @@
 //!
 //! - Top level: `name` (default: the file's stem), `seed` (a TOML integer, so
 //!   `0..=i64::MAX`; default 0), `replicates` (default 1), `[evaluation]` (`opponents`,
-//!   default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
+//!   fixed opponents and `"best-response"`, default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
 //!   episodes of every q-learning grid point; `checkpoint_spacing`, `"even"` (default) or
 //!   `"log"`; `exact_searches`, default 50,000) and one or more `[[solver]]` tables.
 //! - A solver has a `kind`, an optional `label`, an optional `replicates` (its own, instead
