@@ -146,3 +146,35 @@ pub fn best_response_within(
     let outcome = |v: i8| if worst == v { 1.0 } else { 0.0 };
     Some(Evaluation { value: f64::from(worst), p_win: outcome(1), p_draw: outcome(0), p_loss: outcome(-1), states })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_list_the_best_response() {
+        for &o in EvalOpponent::ALL {
+            assert_eq!(o.name().parse::<EvalOpponent>(), Ok(o));
+        }
+        assert_eq!("minimax".parse::<EvalOpponent>(), Ok(EvalOpponent::Fixed(Opponent::Minimax)));
+        let e = "best".parse::<EvalOpponent>().unwrap_err();
+        assert!(e.to_string().contains("random, minimax, minimax-uniform, best-response"), "{e}");
+    }
+
+    #[test]
+    fn a_draw_is_worth_plus_zero_to_both_seats() {
+        for &seat in Seat::ALL {
+            assert_eq!(game_value(Game::TIC_TAC_TOE, seat).to_bits(), 0.0f64.to_bits());
+        }
+    }
+
+    #[test]
+    fn the_lowest_cell_policy_loses_to_its_best_response_within_few_searches() {
+        // X always takes the lowest free cell: a best response wins against it.
+        let lowest = |b: Board| b.legal_moves().trailing_zeros() as u8;
+        let e = best_response(Game::TIC_TAC_TOE, Seat::X, lowest);
+        assert_eq!((e.value, e.p_loss), (-1.0, 1.0));
+        assert_eq!(best_response_within(Game::TIC_TAC_TOE, Seat::X, e.states - 1, lowest), None);
+        assert_eq!(best_response_within(Game::TIC_TAC_TOE, Seat::X, e.states, lowest), Some(e));
+    }
+}
