@@ -19,12 +19,14 @@ import plot_style as ps
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 EXAMPLE = "python3 scripts/plot_curves.py results/qlearning --eval-opponent random --log-x auto"
+# Against a best response, the regret is the policy's exploitability.
+EXPLOITABILITY_LABEL = "exploitability (game value − worst case)"
 
 
 def parse_args():
     p = pc.parser(__doc__, EXAMPLE)
     p.add_argument("--eval-opponent", metavar="NAME",
-                   help="plot only the evaluations against NAME (e.g. random, minimax)")
+                   help="plot only the evaluations against NAME (e.g. random, minimax, best-response)")
     p.add_argument("--log-x", choices=["auto", "on", "off"], default="auto",
                    help="log-scaled episode axis; auto (the default) = on when the "
                         "checkpoints span two decades or more")
@@ -127,7 +129,7 @@ def style_axes(axes, span):
     for (seat, opp), ax in axes.items():
         ax.set_title(ps.facet_title(seat, opp), fontsize=10)
         ax.set_xlabel("training episodes (games)" + (", log scale" if log_x else ""))
-        ax.set_ylabel(ps.REGRET_LABEL)
+        ax.set_ylabel(EXPLOITABILITY_LABEL if opp == "best-response" else ps.REGRET_LABEL)
         ax.axhline(0, color="0.4", linewidth=0.8, zorder=0)
         ax.grid(True, which="major", alpha=0.3)
         if log_x:

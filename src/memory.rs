@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use crate::game::Game;
 use crate::game::figures::Side;
-use crate::mdp::{Opponent, Seat};
+use crate::mdp::{EvalOpponent, Opponent, Seat};
 
 /// A table that every job of a process shares once built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -48,11 +48,12 @@ pub struct Need {
 }
 
 impl Need {
-    /// The shared tables of evaluating `seats` against `opponents` on `game`.
-    pub fn evaluations(game: Game, seats: &[Seat], opponents: &[Opponent]) -> BTreeSet<Shared> {
+    /// The shared tables of evaluating `seats` against `opponents` on `game` (a best
+    /// response needs only the positions).
+    pub fn evaluations(game: Game, seats: &[Seat], opponents: &[EvalOpponent]) -> BTreeSet<Shared> {
         let mut shared = BTreeSet::from([Shared::Positions(game)]);
         for &seat in seats {
-            for &opponent in opponents {
+            for opponent in opponents.iter().filter_map(|o| o.fixed()) {
                 shared.insert(Shared::Mdp(game, seat, opponent));
             }
         }

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::mdp::{Opponent, Seat};
+use crate::mdp::{EvalOpponent, Seat};
 use crate::report::files::each_row;
 use crate::report::{Field, RESULT_COLUMNS};
 use crate::spec::{Job, Method, Metric, SearchSpec, Sweep};
@@ -206,7 +206,7 @@ pub fn read_scores(path: &Path, search: &SearchSpec) -> Result<HashMap<String, f
 pub fn read_metric(
     path: &Path,
     metric: Metric,
-    opponent: Opponent,
+    opponent: EvalOpponent,
     seat: Option<Seat>,
 ) -> Result<HashMap<String, f64>> {
     // The metric's spelling is its column's name.

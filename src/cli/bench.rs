@@ -56,7 +56,7 @@ fn speedup_jobs(episodes: u64) -> Vec<Job> {
 
 fn wall_seconds(jobs: &[Job], threads: usize) -> f64 {
     let evaluation = EvaluationSpec {
-        opponents: vec![Opponent::Random],
+        opponents: vec![Opponent::Random.into()],
         games: 0,
         checkpoints: 10,
         spacing: crate::solvers::spacing::Spacing::Even,

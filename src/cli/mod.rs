@@ -6,6 +6,7 @@
 mod bench;
 mod columns;
 mod compare;
+mod evaluate;
 mod fidelity;
 mod guard;
 mod importance;
@@ -93,6 +94,11 @@ enum Command {
     /// Can a short budget pick the winner? Rank correlation of each checkpoint's ranking with the final one.
     #[command(after_help = fidelity::HELP)]
     Fidelity(fidelity::FidelityArgs),
+    /// Two saved policies head to head: the exact value and win/draw/loss of A against B, and each one's exploitability.
+    #[command(
+        after_help = "Examples:\n  sweep evaluate x.csv o.csv           # files from `sweep reproduce --policy-out`\n  sweep evaluate x.csv o.csv --json"
+    )]
+    Evaluate(evaluate::EvaluateArgs),
     /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
     #[command(
         after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --game 3x4k3         # 3x4, three in a row\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
@@ -191,7 +197,7 @@ impl RunArgs {
     }
 }
 
-const SUBCOMMANDS: [&str; 14] = [
+const SUBCOMMANDS: [&str; 15] = [
     "run",
     "plan",
     "solve",
@@ -206,6 +212,7 @@ const SUBCOMMANDS: [&str; 14] = [
     "bench",
     "columns",
     "fidelity",
+    "evaluate",
 ];
 
 /// `sweep SPEC ...` means `sweep run SPEC ...`.
@@ -270,6 +277,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Compare(args) => compare::compare(&args),
         Command::Importance(args) => importance::importance(&args),
         Command::Fidelity(args) => fidelity::fidelity(&args),
+        Command::Evaluate(args) => evaluate::evaluate(&args),
         Command::Play(args) => play::play(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Columns { json } => columns::columns(json),

@@ -5,6 +5,8 @@
 //! configuration by a paired comparison with its block's best (the test and level of
 //! `--significance` and `--alpha`, `cannot-reject` where the replicates could never
 //! separate them), and `sampled` counts each group's rows evaluated by sampled games.
+//! Under the table, self-play configurations evaluated against `best-response` get their
+//! NashConv (the two seats' exploitability summed per job; see [`crate::report::nash_conv`]).
 
 use std::path::PathBuf;
 
@@ -208,6 +210,9 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     println!("{}", footer(groups.len(), agg.rows(), failed, sampled, marks.is_some().then_some(verdicts)));
     for note in notes {
         println!("{note}");
+    }
+    for line in crate::report::nash_conv::lines(&results, filter).map_err(|e| bad_input(format!("{e:#}")))? {
+        println!("{line}");
     }
     match filter {
         None => println!("split: tuning and test rows, grouped by the split column"),

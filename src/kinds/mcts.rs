@@ -6,7 +6,7 @@ use super::states_over_tic_tac_toe;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::game::{Board, Game};
-use crate::mdp::{Evaluator, Opponent, Policy, Seat};
+use crate::mdp::{EvalOpponent, Evaluator, Opponent, Policy, Seat};
 use crate::memory::{self, Need};
 use crate::solvers::mcts::Searcher;
 use crate::solvers::q_learning::Checkpoint;
@@ -51,8 +51,12 @@ impl Solver for MctsParams {
     /// iteration like the number of cells (simulations play out the board).
     fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
         let index = |seat: Seat| Seat::ALL.iter().position(|&s| s == seat).expect("a seat");
-        // A saved policy is deterministic, like `minimax`: its reach stands in.
-        let opp = |o: Opponent| Opponent::ALL.iter().position(|&x| x == o).unwrap_or(1);
+        // A best response reaches at most what the random opponent reaches; a saved policy
+        // is deterministic, like `minimax`: its reach stands in.
+        let opp = |o: EvalOpponent| match o.fixed().unwrap_or(Opponent::Random) {
+            Opponent::Policy(_) => 1,
+            o => Opponent::ALL.iter().position(|&x| x == o).expect("a fixed opponent"),
+        };
         let positions: usize = seats
             .iter()
             .map(|&s| evaluation.opponents.iter().map(|&o| cal.reach[index(s)][opp(o)]).max().unwrap_or(0))

@@ -23,11 +23,13 @@
 //! States are kept in increasing position id, which is a topological order: every
 //! transition goes to a larger state id, so one backward pass evaluates any policy exactly.
 
+pub mod best_response;
 pub mod evaluate;
 mod opponent;
 mod outcome;
 pub mod saved_policy;
 
+pub use best_response::{EvalOpponent, best_response, best_response_within, game_value};
 pub use evaluate::{Evaluation, Evaluator, GameTally, Policy, sample_games};
 pub use opponent::{Opponent, ParseNameError, Seat};
 pub use outcome::{Outcome, Outcomes};

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod fidelity;
 pub mod files;
 pub mod manifest;
+pub mod nash_conv;
 pub mod paired_runs;
 pub mod rows;
 pub mod splits;

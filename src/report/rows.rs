@@ -3,7 +3,7 @@
 
 use super::{CURVE_COLUMNS, Field, RESULT_COLUMNS, Record, column};
 use crate::kinds::Params;
-use crate::mdp::{Evaluation, GameTally, Opponent, Seat};
+use crate::mdp::{EvalOpponent, Evaluation, GameTally, Seat};
 use crate::solvers::params::fmt_f64;
 use crate::stats::curve::CurveMetrics;
 
@@ -41,7 +41,7 @@ pub struct Scored {
     /// The seat evaluated.
     pub seat: Seat,
     /// The evaluation opponent.
-    pub opponent: Opponent,
+    pub opponent: EvalOpponent,
     /// Exact evaluation.
     pub eval: Evaluation,
     /// The optimum of (seat, opponent).
@@ -53,7 +53,7 @@ pub struct Scored {
     pub sampled: Option<f64>,
 }
 
-fn head(job: &JobKey<'_>, seat: Seat, opponent: Opponent) -> Record {
+fn head(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent) -> Record {
     let mut r = vec![String::new(); RESULT_COLUMNS.len()];
     r[Field::JobId.column()] = job.id.to_string();
     r[Field::Solver.column()] = job.params.kind().name().to_string();
@@ -118,7 +118,7 @@ pub fn result_row(
 }
 
 /// A failed row: parameters, status `failed` and the message; no metrics.
-pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: Opponent, error: &str) -> Record {
+pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent, error: &str) -> Record {
     let mut r = head(job, seat, opponent);
     r[Field::Status.column()] = "failed".to_string();
     r[Field::Error.column()] = error.replace(['\n', '\r'], " ");

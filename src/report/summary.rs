@@ -219,8 +219,10 @@ fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
     if parts.is_empty() { "(single configuration)".to_string() } else { parts.join(" ") }
 }
 
-/// Prints the end-of-run summary: counts, wall time, the directory, and the best
-/// configuration of each solver in each seat and evaluation (see [`best_lines`]).
+/// Prints the end-of-run summary: counts, wall time, the directory, the best
+/// configuration of each solver in each seat and evaluation (see [`best_lines`]), and the
+/// NashConv of self-play configurations evaluated against `best-response`
+/// (see [`super::nash_conv`]).
 pub fn print_run_summary(
     sweep: &Sweep,
     results: &Path,
@@ -239,6 +241,9 @@ pub fn print_run_summary(
         dir.display()
     );
     for line in best_lines(results)? {
+        eprintln!("{line}");
+    }
+    for line in super::nash_conv::lines(results, Some(crate::spec::Split::Tune))? {
         eprintln!("{line}");
     }
     Ok(())

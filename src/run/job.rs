@@ -9,7 +9,10 @@ use std::time::Instant;
 
 use crate::game::Board;
 use crate::kinds::{Agent, SearchAgent, search_policy};
-use crate::mdp::{Evaluator, GameTally, Opponent, Policy, Seat, sample_games};
+use crate::mdp::{
+    EvalOpponent, Evaluator, GameTally, Opponent, Policy, Seat, best_response, best_response_within, game_value,
+    sample_games,
+};
 use crate::report::Record;
 use crate::report::rows::{JobKey, Scored, curve_row, failed_row, regret, result_row};
 use crate::seed::{self, Stream};
@@ -123,14 +126,17 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
         for (k, &opp) in evaluation.opponents.iter().enumerate() {
             let stream_key = (seat as u64) << 8 | k as u64;
             let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
-            scored.push(agent.score(&mut evaluator, seat, opp, evaluation, &mut rng));
+            scored.push(agent.score(&mut evaluator, seat, opp, evaluation, &mut rng).map_err(|e| (seat, opp, e)));
         }
     }
     let eval_ms = started.elapsed().as_secs_f64() * 1e3;
     let rows = scored
         .iter()
         .zip(&tracks)
-        .map(|(s, (start, points))| result_row(key, s, curve_metrics(*start, points), q_error, train_ms, eval_ms))
+        .map(|(s, (start, points))| match s {
+            Ok(s) => result_row(key, s, curve_metrics(*start, points), q_error, train_ms, eval_ms),
+            Err((seat, opp, message)) => failed_row(key, *seat, *opp, message),
+        })
         .collect();
     Ok(JobOutput { rows, curves, failure: None })
 }
@@ -148,22 +154,41 @@ enum Player {
 impl Player {
     /// The row's scores in `seat` against `opp`: exact, or sampled where an exact
     /// evaluation would need more searches than `[evaluation] exact_searches`; plus the
-    /// extra sampled games of `[evaluation] games`, drawn from `rng`.
+    /// extra sampled games of `[evaluation] games`, drawn from `rng`. A best response is
+    /// always exact and plays no sampled games: beyond `exact_searches` it is refused
+    /// (`Err`, a failed row), never estimated.
     fn score(
         &mut self,
         evaluator: &mut Evaluator,
         seat: Seat,
-        opp: Opponent,
+        opp: EvalOpponent,
         evaluation: &EvaluationSpec,
         rng: &mut seed::Rng,
-    ) -> Scored {
+    ) -> Result<Scored, String> {
+        let opp = match (opp, &mut *self) {
+            (EvalOpponent::Fixed(opp), _) => opp,
+            (EvalOpponent::BestResponse, Player::Table(policy)) => {
+                return Ok(score_table(evaluator, policy, seat, EvalOpponent::BestResponse));
+            }
+            (EvalOpponent::BestResponse, Player::Search(agent)) => {
+                let limit = usize::try_from(evaluation.exact_searches).unwrap_or(usize::MAX);
+                let eval = best_response_within(agent.game(), seat, limit, |b| agent.choose(b)).ok_or_else(|| {
+                    format!(
+                        "best-response: a best response reaches more than exact_searches = {limit} positions of the \
+                         search; raise [evaluation] exact_searches for an exact worst case"
+                    )
+                })?;
+                let (optimal, games) = (game_value(agent.game(), seat), GameTally::default());
+                return Ok(Scored { seat, opponent: EvalOpponent::BestResponse, eval, optimal, games, sampled: None });
+            }
+        };
         let games = evaluation.games;
         let extra = |game, rng: &mut seed::Rng, choose: &mut dyn FnMut(Board) -> u8| {
             if games == 0 { GameTally::default() } else { sample_games(game, seat, opp, games, rng, choose) }
         };
-        match self {
+        Ok(match self {
             Player::Table(policy) => {
-                let mut s = score_table(evaluator, policy, seat, opp);
+                let mut s = score_table(evaluator, policy, seat, opp.into());
                 s.games = extra(policy.game(), rng, &mut |b| policy.get_or_first(b));
                 s
             }
@@ -174,23 +199,32 @@ impl Player {
                 let before = agent.searched();
                 if let Some(eval) = evaluator.evaluate_within(&truth.mdp, limit, |_, b| agent.choose(b)) {
                     let games = extra(agent.game(), rng, &mut |b| agent.choose(b));
-                    return Scored { seat, opponent: opp, eval, optimal, games, sampled: None };
+                    return Ok(Scored { seat, opponent: opp.into(), eval, optimal, games, sampled: None });
                 }
                 let n = if evaluation.games > 0 { evaluation.games } else { SAMPLED_GAMES };
                 let games = sample_games(agent.game(), seat, opp, n, rng, |b| agent.choose(b));
                 let eval = games.as_evaluation(agent.searched() - before);
-                Scored { seat, opponent: opp, eval, optimal, games, sampled: Some(games.standard_error()) }
+                Scored { seat, opponent: opp.into(), eval, optimal, games, sampled: Some(games.standard_error()) }
             }
-        }
+        })
     }
 }
 
-/// Exact score of a table policy (positions it lacks: lowest legal cell).
-fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Opponent) -> Scored {
-    let truth = ground_truth(policy.game(), seat, opp);
-    let eval = evaluator.evaluate(&truth.mdp, |_, b| policy.get_or_first(b));
+/// Exact score of a table policy (positions it lacks: lowest legal cell); against the
+/// best response, `optimal` is the seat's game value.
+fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: EvalOpponent) -> Scored {
     let games = GameTally::default();
-    Scored { seat, opponent: opp, eval, optimal: truth.solution.value, games, sampled: None }
+    let (eval, optimal) = match opp {
+        EvalOpponent::Fixed(opp) => {
+            let truth = ground_truth(policy.game(), seat, opp);
+            (evaluator.evaluate(&truth.mdp, |_, b| policy.get_or_first(b)), truth.solution.value)
+        }
+        EvalOpponent::BestResponse => {
+            let game = policy.game();
+            (best_response(game, seat, |b| policy.get_or_first(b)), game_value(game, seat))
+        }
+    };
+    Scored { seat, opponent: opp, eval, optimal, games, sampled: None }
 }
 
 /// The job's final greedy policy (trained again from its seed, without checkpoints), over
@@ -199,7 +233,8 @@ pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
     match job.params.train(job.seed, &[], &mut |_, _| {}) {
         Agent::Table(policy) | Agent::Learned { policy, .. } => policy,
         Agent::Search(m) => {
-            let mut opponents = evaluation.opponents.clone();
+            // A best response reaches no position the random opponent does not.
+            let mut opponents: Vec<Opponent> = evaluation.opponents.iter().filter_map(|o| o.fixed()).collect();
             if !opponents.contains(&Opponent::Random) {
                 opponents.push(Opponent::Random);
             }

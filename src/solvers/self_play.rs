@@ -120,7 +120,7 @@ mod tests {
     use crate::mdp::{Evaluator, Opponent, Seat};
     use crate::solvers::ground_truth;
 
-    /// The schedule the `selfplay` experiment uses.
+    /// A long self-play schedule: 500,000 episodes, rates decaying per episode.
     pub(crate) fn schedule() -> QParams {
         QParams {
             opponent: crate::solvers::TrainOpponent::SelfPlay,

@@ -27,7 +27,7 @@
 //!
 //! - Top level: `name` (default: the file's stem), `seed` (a TOML integer, so
 //!   `0..=i64::MAX`; default 0), `replicates` (default 1), `[evaluation]` (`opponents`,
-//!   default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
+//!   fixed opponents and `"best-response"`, default `["random"]`; `games`, default 0; `checkpoints`, default 10, at most the
 //!   episodes of every q-learning grid point; `checkpoint_spacing`, `"even"` (default) or
 //!   `"log"`; `exact_searches`, default 50,000) and one or more `[[solver]]` tables.
 //! - A solver has a `kind`, an optional `label`, an optional `replicates` (its own, instead
@@ -93,7 +93,7 @@ pub use search::{Method, Metric, SearchSpec};
 pub use test_split::{Per, TestSpec};
 
 use crate::kinds::{Kind, Params};
-use crate::mdp::Opponent;
+use crate::mdp::EvalOpponent;
 use crate::solvers::spacing::Spacing;
 
 /// The most jobs one sweep may have: larger grids are refused when the spec is read, before
@@ -137,7 +137,7 @@ pub struct Sweep {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EvaluationSpec {
     /// Exact evaluation against each of these, distinct (default `["random"]`).
-    pub opponents: Vec<Opponent>,
+    pub opponents: Vec<EvalOpponent>,
     /// Extra sampled games per opponent (default 0).
     pub games: u64,
     /// Learning-curve points of learners, >= 1 (default 10).
@@ -268,12 +268,12 @@ impl Sweep {
     pub fn policies(&self) -> Vec<crate::report::manifest::PolicyFile> {
         let training = self.solvers.iter().flat_map(|s| s.points.iter()).flat_map(|p| p.values());
         let names = training.filter_map(|v| match v {
-            crate::kinds::Val::Name(s) if s.starts_with("policy:") => Opponent::from_name(s),
+            crate::kinds::Val::Name(s) if s.starts_with("policy:") => crate::mdp::Opponent::from_name(s),
             _ => None,
         });
         let mut files: Vec<crate::report::manifest::PolicyFile> = Vec::new();
-        for opponent in self.evaluation.opponents.iter().copied().chain(names) {
-            if let Opponent::Policy(p) = opponent {
+        for opponent in self.evaluation.opponents.iter().filter_map(|o| o.fixed()).chain(names) {
+            if let crate::mdp::Opponent::Policy(p) = opponent {
                 if !files.iter().any(|f| f.path == p.path) {
                     files.push(crate::report::manifest::PolicyFile {
                         path: p.path.clone(),

@@ -19,7 +19,7 @@ use super::solver::Draft;
 use super::tree::{Entry, Leaf};
 use super::validate::whole;
 use crate::kinds::{Kind, Ty};
-use crate::mdp::{Opponent, Seat};
+use crate::mdp::{EvalOpponent, Seat};
 
 /// How a search cuts configurations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +73,7 @@ pub struct SearchSpec {
     /// The ranking metric.
     pub metric: Metric,
     /// The evaluation opponent it is judged on.
-    pub opponent: Opponent,
+    pub opponent: EvalOpponent,
     /// The evaluated seat it is judged on (`None`: the mean over the job's seats).
     pub seat: Option<Seat>,
     /// The budget parameter (`episodes` or `iterations`).
@@ -124,7 +124,7 @@ struct Fields {
     min_budget: Option<u64>,
     max_budget: Option<u64>,
     metric: Metric,
-    opponent: Option<Opponent>,
+    opponent: Option<EvalOpponent>,
     seat: Option<Seat>,
 }
 
@@ -133,7 +133,7 @@ struct Fields {
 pub(crate) fn read(
     report: &mut Report,
     entry: &Entry,
-    opponents: &[Opponent],
+    opponents: &[EvalOpponent],
     checkpoints: u32,
     drafts: &[Draft],
     tables: &[&[Entry]],
@@ -226,7 +226,7 @@ fn metric_is_written(report: &mut Report, entry: &Entry, search: &SearchSpec) ->
     true
 }
 
-fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Opponent]) {
+fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[EvalOpponent]) {
     let key = format!("search.{}", e.key);
     let text = |report: &mut Report, allowed: &[&str]| -> Option<String> {
         match &e.node.value {

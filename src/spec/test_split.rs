@@ -17,7 +17,7 @@ use super::search::{Metric, SearchSpec, budget_parameter};
 use super::solver::Draft;
 use super::tree::{Entry, Leaf};
 use super::validate::whole;
-use crate::mdp::{Opponent, Seat};
+use crate::mdp::{EvalOpponent, Seat};
 
 /// Whose best configurations a `[test]` re-runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub struct TestSpec {
     /// The ranking metric (mean over tuning replicates at the full budget, lower first).
     pub metric: Metric,
     /// The evaluation opponent the ranking reads.
-    pub opponent: Opponent,
+    pub opponent: EvalOpponent,
     /// The evaluated seat the ranking reads (`None`: the mean over the job's seats).
     pub seat: Option<Seat>,
 }
@@ -75,7 +75,7 @@ impl TestSpec {
 pub(crate) fn read(
     report: &mut Report,
     entry: &Entry,
-    opponents: &[Opponent],
+    opponents: &[EvalOpponent],
     search: Option<&SearchSpec>,
     drafts: &[Draft],
 ) -> Option<TestSpec> {

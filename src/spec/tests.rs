@@ -3,7 +3,7 @@
 //! and the stability of job ids.
 
 use super::*;
-use crate::mdp::Seat;
+use crate::mdp::{Opponent, Seat};
 use crate::seed::{job_id, job_seed};
 use crate::solvers::params::ExactParams;
 use crate::solvers::{FinalMove, MctsParams, OpponentModel, QParams, TrainOpponent};
@@ -554,7 +554,7 @@ fn design_example() {
     assert_eq!(
         sweep.evaluation,
         EvaluationSpec {
-            opponents: vec![Opponent::Random, Opponent::Minimax],
+            opponents: vec![Opponent::Random.into(), Opponent::Minimax.into()],
             games: 1000,
             checkpoints: 20,
             spacing: crate::solvers::spacing::Spacing::Even,

@@ -17,7 +17,7 @@ use super::test_split::{self, TestSpec};
 use super::tree::{self, Entry, Leaf, Node};
 use crate::game::Game;
 use crate::kinds::Val;
-use crate::mdp::{Opponent, Seat};
+use crate::mdp::{EvalOpponent, Opponent, Seat};
 use crate::solvers::spacing::Spacing;
 
 /// A spec that passed every check.
@@ -71,7 +71,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         seed: 0,
         replicates: 1,
         evaluation: EvaluationSpec {
-            opponents: vec![Opponent::Random],
+            opponents: vec![EvalOpponent::Fixed(Opponent::Random)],
             games: 0,
             checkpoints: 10,
             spacing: Spacing::Even,
@@ -290,8 +290,8 @@ fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry)
     }
 }
 
-fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<Opponent>> {
-    let names = quoted_list(Opponent::ALL.iter().map(|o| o.name()));
+fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<EvalOpponent>> {
+    let names = quoted_list(EvalOpponent::ALL.iter().map(|o| o.name()));
     let allowed = format!("{names} or {}", policy_file::FORM);
     let items: Vec<&Node> = match &entry.node.value {
         Leaf::Array(items) if items.is_empty() => {
@@ -307,21 +307,21 @@ fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<O
             Leaf::Table(entries) => {
                 let file = report.spec_file();
                 match policy_file::read(report, key, item, entries, file) {
-                    Some(o) if opponents.contains(&o) => {
+                    Some(o) if opponents.contains(&EvalOpponent::Fixed(o)) => {
                         report.value(key, item, "is listed twice: each evaluation opponent once".into());
                     }
-                    Some(o) => opponents.push(o),
+                    Some(o) => opponents.push(EvalOpponent::Fixed(o)),
                     None => {}
                 }
             }
-            Leaf::Str(name) => match name.parse::<Opponent>() {
+            Leaf::Str(name) => match name.parse::<EvalOpponent>() {
                 Ok(o) if opponents.contains(&o) => {
                     report.value(key, item, "is listed twice: each evaluation opponent once".into());
                 }
                 Ok(o) => opponents.push(o),
                 Err(_) => {
                     let mut message = format!("is not a known evaluation opponent: allowed are {allowed}");
-                    if let Some(near) = closest(name, Opponent::ALL.iter().map(|o| o.name())) {
+                    if let Some(near) = closest(name, EvalOpponent::ALL.iter().map(|o| o.name())) {
                         message.push_str(&format!(" (did you mean \"{near}\"?)"));
                     }
                     report.value(key, item, message);
@@ -356,7 +356,7 @@ fn check_evaluation_policies(report: &mut Report, top: &Top<'_>) {
         if axis("opponent").is_some_and(|o| o.contains(&crate::kinds::SELF_PLAY)) {
             seats = Seat::ALL.to_vec();
         }
-        for &opponent in &top.evaluation.opponents {
+        for opponent in top.evaluation.opponents.iter().filter_map(|o| o.fixed()) {
             if let Err(why) = policy_file::check(opponent, &seats, &games) {
                 report.entry("evaluation.opponents", entry, format!("is not allowed: {why}"));
                 return;

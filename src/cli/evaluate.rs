@@ -1,0 +1,184 @@
+//! `sweep evaluate A.csv B.csv`: two saved policies head to head, exactly.
+//!
+//! Both files are deterministic policies (`board,action,seat,game`, as `sweep reproduce
+//! --policy-out` writes them), so A against B is one game: its value for A (+1, 0, -1)
+//! and its win/draw/loss probabilities (each 0 or 1). Each policy's exploitability is
+//! its seat's game value minus its value against a best response (see
+//! [`crate::mdp::best_response`]). A plays X when A holds X positions and B holds O
+//! positions, else O (a self-play file holds both). The game is the files' `game`
+//! column (`--game` when they have none). A position the game or a best response reaches
+//! that a file lacks is an error naming the board (exit 2).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::play::read_policy;
+use crate::error::{bad_input, exit};
+use crate::game::{Board, Game, Status};
+use crate::mdp::{Evaluation, Policy, Seat, best_response, game_value};
+
+/// Flags of `sweep evaluate`.
+#[derive(clap::Args, Debug)]
+pub struct EvaluateArgs {
+    /// Policy A (CSV board,action,seat,game from `sweep reproduce --policy-out`).
+    a: PathBuf,
+    /// Policy B, of the other seat and the same game.
+    b: PathBuf,
+    /// The game, for files without a game column (default 3x3k3).
+    #[arg(long, value_parser = super::game_arg)]
+    game: Option<Game>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A policy file and the seat it plays.
+struct Side<'a> {
+    path: &'a Path,
+    policy: Policy,
+    seat: Seat,
+}
+
+impl Side<'_> {
+    /// The move in `b`, or an error naming the board the file lacks.
+    fn get(&self, b: Board) -> Result<u8> {
+        self.policy.get(b).ok_or_else(|| {
+            bad_input(format!("{}: no move for the position {b} ({} to move)", self.path.display(), self.seat))
+        })
+    }
+
+    /// Its value against a best response, or an error naming a position it lacks.
+    fn worst_case(&self) -> Result<Evaluation> {
+        let mut missing = None;
+        let eval = best_response(self.policy.game(), self.seat, |b| {
+            self.policy.get(b).unwrap_or_else(|| {
+                missing.get_or_insert(b);
+                b.legal_moves().trailing_zeros() as u8
+            })
+        });
+        match missing {
+            Some(b) => Err(bad_input(format!(
+                "{}: no move for the position {b} ({} to move), which a best response reaches",
+                self.path.display(),
+                self.seat
+            ))),
+            None => Ok(eval),
+        }
+    }
+}
+
+/// The `game` column of the first row of a policy file, if it has one.
+fn file_game(path: &Path) -> Result<Option<Game>> {
+    let mut reader =
+        csv::Reader::from_path(path).map_err(|e| bad_input(format!("{}: cannot read: {e}", path.display())))?;
+    let Some(rec) = reader.records().next() else { return Ok(None) };
+    let rec = rec.map_err(|e| bad_input(format!("{}: row 2: {e}", path.display())))?;
+    match rec.get(3) {
+        None | Some("") => Ok(None),
+        Some(g) => g.parse().map(Some).map_err(|e| bad_input(format!("{}: row 2: game {g:?}: {e}", path.display()))),
+    }
+}
+
+/// Runs `sweep evaluate`.
+pub fn evaluate(args: &EvaluateArgs) -> Result<i32> {
+    let (ga, gb) = (file_game(&args.a)?, file_game(&args.b)?);
+    let game = match (ga.or(args.game), gb.or(args.game)) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(bad_input(format!(
+                "{} is a policy for {a} and {} one for {b}: both must play the same game",
+                args.a.display(),
+                args.b.display()
+            )));
+        }
+        (a, b) => a.or(b).unwrap_or(Game::TIC_TAC_TOE),
+    };
+    let (pa, seats_a) = read_policy(&args.a, game)?;
+    let (pb, seats_b) = read_policy(&args.b, game)?;
+    let seat_a = [Seat::X, Seat::O]
+        .into_iter()
+        .find(|&s| seats_a.contains(&s) && seats_b.contains(&s.other()))
+        .ok_or_else(|| {
+            let names = |s: &[Seat]| s.iter().map(|s| s.name()).collect::<Vec<_>>().join(" and ");
+            bad_input(format!(
+                "{} holds positions of {} and {} of {}: the two policies must play opposite seats",
+                args.a.display(),
+                names(&seats_a),
+                args.b.display(),
+                names(&seats_b)
+            ))
+        })?;
+    let a = Side { path: &args.a, policy: pa, seat: seat_a };
+    let b = Side { path: &args.b, policy: pb, seat: seat_a.other() };
+    let (moves, value) = play_out(game, &a, &b)?;
+    let (worst_a, worst_b) = (a.worst_case()?, b.worst_case()?);
+    let outcome = |v: f64| match v {
+        v if v > 0.0 => "win",
+        v if v < 0.0 => "loss",
+        _ => "draw",
+    };
+    let p = |o: &str| if outcome(value) == o { 1.0 } else { 0.0 };
+    let side_json = |s: &Side, worst: &Evaluation| {
+        let optimal = game_value(game, s.seat);
+        json!({
+            "file": s.path.display().to_string(),
+            "seat": s.seat.name(),
+            "worst_case": worst.value,
+            "game_value": optimal,
+            "exploitability": optimal - worst.value,
+        })
+    };
+    if args.json {
+        let obj = json!({
+            "game": game.to_string(),
+            "a": side_json(&a, &worst_a),
+            "b": side_json(&b, &worst_b),
+            "value": value,
+            "p_win": p("win"),
+            "p_draw": p("draw"),
+            "p_loss": p("loss"),
+            "moves": moves,
+        });
+        println!("{}", serde_json::to_string_pretty(&obj)?);
+        return Ok(exit::OK);
+    }
+    let cells: Vec<String> = moves.iter().map(u8::to_string).collect();
+    println!(
+        "{game}: {} ({}) against {} ({}), one game (both deterministic)",
+        a.path.display(),
+        a.seat,
+        b.path.display(),
+        b.seat
+    );
+    println!("  moves {}", cells.join(" "));
+    println!("  value for A {value:+}: p_win {} p_draw {} p_loss {}", p("win"), p("draw"), p("loss"));
+    for (s, worst) in [(&a, &worst_a), (&b, &worst_b)] {
+        let optimal = game_value(game, s.seat);
+        println!(
+            "  exploitability of {} ({}): {} (worst case {:+}, game value {:+})",
+            s.path.display(),
+            s.seat,
+            optimal - worst.value,
+            worst.value,
+            optimal
+        );
+    }
+    Ok(exit::OK)
+}
+
+/// Plays the one game of A against B: the cells played and the value for A.
+fn play_out(game: Game, a: &Side, b: &Side) -> Result<(Vec<u8>, f64)> {
+    let mut board = Board::empty(game);
+    let mut moves = Vec::new();
+    loop {
+        if board.status() != Status::Ongoing {
+            let r = board.status().reward(a.seat.player()).expect("the game is over");
+            return Ok((moves, r));
+        }
+        let side = if board.to_move() == a.seat.player() { a } else { b };
+        let cell = side.get(board)?;
+        moves.push(cell);
+        board = board.play(cell);
+    }
+}

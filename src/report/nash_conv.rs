@@ -1,0 +1,106 @@
+//! NashConv of self-play policies: the sum of the exploitability of a self-play table in
+//! seat X and in seat O (the `regret` of its two `best-response` rows, one job), 0 exactly
+//! when the table is a Nash equilibrium of the game. One line per self-play configuration,
+//! under the end-of-run summary and under `sweep summary`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::summary::{NEEDED_COLUMNS, config_columns};
+use super::{RESULT_COLUMNS, column};
+use crate::mdp::EvalOpponent;
+use crate::spec::Split;
+
+/// Per configuration (the default configuration columns but the seat), the NashConv of
+/// each of its self-play jobs that has both seats' `best-response` rows, in job order.
+pub fn per_config(results: &Path, split: Option<Split>) -> anyhow::Result<BTreeMap<Vec<String>, Vec<f64>>> {
+    let by: Vec<usize> = config_columns().into_iter().filter(|&c| c != "seat").map(column).collect();
+    let (opponent, eval, status, regret, job) =
+        (column("opponent"), column("eval_opponent"), column("status"), column("regret"), column("job_id"));
+    // Per configuration, per job: the sum of the seats' exploitability and how many seats.
+    let mut jobs: BTreeMap<Vec<String>, BTreeMap<String, (f64, u32)>> = BTreeMap::new();
+    super::files::each_row(results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        let wanted = &rec[opponent] == "self"
+            && &rec[eval] == EvalOpponent::BEST_RESPONSE
+            && &rec[status] == "ok"
+            && split.is_none_or(|s| super::splits::of_row(rec) == s);
+        let Some(r) = rec[regret].parse::<f64>().ok().filter(|_| wanted) else { return };
+        let key = by.iter().map(|&i| rec[i].to_string()).collect();
+        let e = jobs.entry(key).or_default().entry(rec[job].to_string()).or_default();
+        e.0 += r;
+        e.1 += 1;
+    })?;
+    Ok(jobs
+        .into_iter()
+        .map(|(k, js)| (k, js.into_values().filter(|&(_, seats)| seats == 2).map(|(sum, _)| sum).collect()))
+        .filter(|(_, v): &(_, Vec<f64>)| !v.is_empty())
+        .collect())
+}
+
+/// One line per self-play configuration with `best-response` rows: the mean NashConv over
+/// its replicates, the smallest and largest, and in how many it is 0.
+pub fn lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>> {
+    let configs = per_config(results, split)?;
+    let names: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat").collect();
+    let keys: Vec<&Vec<String>> = configs.keys().collect();
+    // Show the columns that tell the configurations apart (and the solver).
+    let varies = |k: usize| keys.iter().any(|o| o[k] != keys[0][k]);
+    let mut out = Vec::new();
+    for (key, values) in &configs {
+        let parts: Vec<String> = (0..names.len())
+            .filter(|&k| names[k] != "solver" && names[k] != "eval_opponent" && !key[k].is_empty() && varies(k))
+            .map(|k| format!("{}={}", names[k], key[k]))
+            .collect();
+        let what = if parts.is_empty() { String::new() } else { format!(" {}", parts.join(" ")) };
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+        let zero = values.iter().filter(|&&v| v == 0.0).count();
+        out.push(format!(
+            "  nash_conv {} (self-play{what}): mean {mean:.4} (min {min:.4}, max {max:.4}) over {}; 0 in {zero}",
+            key[0],
+            crate::names::count(values.len(), "replicate"),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Field, Record};
+
+    #[test]
+    fn sums_the_two_seats_of_each_job() {
+        let row = |job: &str, seat: &str, opp: &str, eval: &str, regret: &str| -> Record {
+            let mut r = vec![String::new(); RESULT_COLUMNS.len()];
+            r[column("job_id")] = job.into();
+            r[column("solver")] = "q-learning".into();
+            r[column("seat")] = seat.into();
+            r[column("opponent")] = opp.into();
+            r[Field::EvalOpponent.column()] = eval.into();
+            r[column("status")] = "ok".into();
+            r[column("regret")] = regret.into();
+            r
+        };
+        let rows = vec![
+            row("a", "x", "self", "best-response", "1"),
+            row("a", "o", "self", "best-response", "0.5"),
+            row("a", "x", "self", "random", "0.25"),
+            row("b", "x", "self", "best-response", "0"),
+            row("b", "o", "self", "best-response", "0"),
+            row("c", "x", "self", "best-response", "1"),
+            row("d", "o", "random", "best-response", "1"),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.csv");
+        crate::report::files::write_atomic(&path, &RESULT_COLUMNS, rows).unwrap();
+        let configs = per_config(&path, None).unwrap();
+        assert_eq!(configs.len(), 1);
+        assert_eq!(configs.values().next().unwrap(), &vec![1.5, 0.0]);
+        let lines = lines(&path, None).unwrap();
+        assert_eq!(
+            lines,
+            vec!["  nash_conv q-learning (self-play): mean 0.7500 (min 0.0000, max 1.5000) over 2 replicates; 0 in 1"]
+        );
+    }
+}
