@@ -62,6 +62,8 @@ def load(args):
     curves = curves.rename(columns={"alpha": "alpha_now", "epsilon": "epsilon_now"})
     params = [c for c in ["solver"] + pc.PARAM_COLUMNS if c != "seat"]  # the curve's own seat is kept
     jobs = rows[["job_id"] + params].drop_duplicates("job_id")
+    # a newer curves.csv may carry a parameter column of its own: the job's row decides
+    curves = curves.drop(columns=[c for c in params if c in curves.columns])
     merged = curves.merge(jobs, on="job_id", how="inner")
     dropped = len(curves) - len(merged)
     if dropped:
