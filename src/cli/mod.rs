@@ -155,7 +155,7 @@ struct RunArgs {
     /// Run even more than 100,000 jobs, or an estimated hour or more, without asking.
     #[arg(long)]
     yes: bool,
-    /// No progress bar and no summary.
+    /// No progress bar, no summary, and no line about the shared tables built before the first job.
     #[arg(long, short)]
     quiet: bool,
     /// Memory the jobs may hold at once, e.g. 8G or 500M (default: the Slurm allocation, else 80% of the available memory).
