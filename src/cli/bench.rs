@@ -254,4 +254,30 @@ mod tests {
         let none = line("rate", Err("too short"), "M/s", 1e6);
         assert!(none.ends_with("(not measured: too short)") && !none.chars().any(|c| c.is_ascii_digit()), "{none}");
     }
+
+    #[test]
+    fn a_figure_not_measured_is_null_in_json_with_its_reason() {
+        let one = Figure::of(vec![1.0]);
+        let mut figures = Figures {
+            learners: vec![one; LEARNERS.len()],
+            shares: vec![one; LEARNERS.len()],
+            mcts_empty: one,
+            mcts_midgame: one,
+            mcts_4x4: one,
+            q_4x4: Err("too short".into()),
+            solve: one,
+            eval: one,
+            speedup: one,
+            threads: 2,
+            reps: 5,
+        };
+        let json = figures.to_json();
+        assert!(json["qlearning_4x4k4_episodes_per_s"].is_null());
+        assert_eq!(json["not_measured"]["qlearning_4x4k4_episodes_per_s"], "too short");
+        assert_eq!(json["solve_ms"]["median"], 1.0);
+        figures.q_4x4 = Ok(one);
+        let json = figures.to_json();
+        assert_eq!(json["qlearning_4x4k4_episodes_per_s"]["max"], 1.0);
+        assert!(json.get("not_measured").is_none(), "no reasons when every figure was measured");
+    }
 }
