@@ -1,7 +1,9 @@
 //! Speed kernels of this machine, shared by `sweep bench` and `sweep plan`'s estimate.
 //!
 //! Each figure is the median of several timed repetitions after a warm-up, with min and
-//! max. The kernels are the real code paths: Q-learning training, one MCTS search, the
+//! max. A repetition that cannot be measured (a difference of two timings lost in their
+//! noise) is left out and counted; a figure with fewer than half of its repetitions
+//! measured is none, with the reason, never a number. The kernels are the real code paths: Q-learning training, one MCTS search, the
 //! exact solve and the exact evaluation.
 
 use std::time::{Duration, Instant};
@@ -25,15 +27,45 @@ pub struct Figure {
     pub min: f64,
     /// The largest.
     pub max: f64,
+    /// Repetitions that could not be measured, left out of the three figures.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unmeasured: usize,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One repetition's figure, or why it could not be measured.
+pub type Sample = Result<f64, String>;
+
 impl Figure {
-    /// From samples (at least one).
-    pub fn of(mut samples: Vec<f64>) -> Figure {
-        samples.sort_by(f64::total_cmp);
+    /// From samples (at least one, each finite).
+    pub fn of(samples: Vec<f64>) -> Figure {
+        Figure::of_samples(samples.into_iter().map(Ok).collect()).expect("measured samples")
+    }
+
+    /// From repetitions some of which may not have been measured (a sample that is not
+    /// finite counts as not measured): the figure of the measured ones, or, when fewer
+    /// than half of them were measured, why not (the first reason, and how many).
+    pub fn of_samples(samples: Vec<Sample>) -> Result<Figure, String> {
         let n = samples.len();
-        let median = if n % 2 == 1 { samples[n / 2] } else { (samples[n / 2 - 1] + samples[n / 2]) / 2.0 };
-        Figure { median, min: samples[0], max: samples[n - 1] }
+        let (mut measured, mut reasons) = (Vec::new(), Vec::new());
+        for sample in samples {
+            match sample {
+                Ok(v) if v.is_finite() => measured.push(v),
+                Ok(v) => reasons.push(format!("a repetition gave {v}")),
+                Err(reason) => reasons.push(reason),
+            }
+        }
+        if measured.is_empty() || 2 * measured.len() < n {
+            let first = reasons.first().map_or("no repetition ran", String::as_str);
+            return Err(format!("{first} ({} of {n} repetitions)", reasons.len()));
+        }
+        measured.sort_by(f64::total_cmp);
+        let m = measured.len();
+        let median = if m % 2 == 1 { measured[m / 2] } else { (measured[m / 2 - 1] + measured[m / 2]) / 2.0 };
+        Ok(Figure { median, min: measured[0], max: measured[m - 1], unmeasured: reasons.len() })
     }
 }
 
@@ -41,6 +73,13 @@ impl Figure {
 pub fn repeat(reps: usize, mut f: impl FnMut() -> f64) -> Figure {
     f();
     Figure::of((0..reps.max(1)).map(|_| f()).collect())
+}
+
+/// Repeats `f`, whose repetitions may not be measurable, `reps` times after one warm-up
+/// call: [`Figure::of_samples`].
+pub fn repeat_samples(reps: usize, mut f: impl FnMut() -> Sample) -> Result<Figure, String> {
+    let _ = f();
+    Figure::of_samples((0..reps.max(1)).map(|_| f()).collect())
 }
 
 /// The seed article's Q-learning settings, X against random.
@@ -118,8 +157,9 @@ pub fn share_of_qlearning(learner: Learner, episodes: u64, budget: Duration) -> 
 /// Training episodes per second on a bigger `game` (seed settings, X against random):
 /// one run of `episodes` episodes, less the time of a one-episode run (building the
 /// learner's table, which on 4x4k4 has 26.5 M slots, and reading out its policy). The MDP
-/// against random is built before the clock starts.
-pub fn learner_rate_on(game: Game, learner: Learner, episodes: u64) -> f64 {
+/// against random is built before the clock starts. See [`rate_beyond_setup`] for when
+/// it cannot be measured.
+pub fn learner_rate_on(game: Game, learner: Learner, episodes: u64) -> Sample {
     crate::solvers::ground_truth(game, Seat::X, Opponent::Random);
     let time = |episodes: u64| {
         let started = Instant::now();
@@ -127,7 +167,26 @@ pub fn learner_rate_on(game: Game, learner: Learner, episodes: u64) -> f64 {
         started.elapsed().as_secs_f64()
     };
     let setup = time(1);
-    episodes as f64 / (time(episodes) - setup).max(1e-9)
+    rate_beyond_setup(episodes, time(episodes), setup)
+}
+
+/// `episodes` per second of a run that took `total` seconds, `setup` of which (timed
+/// apart, in another run) were not episodes. The difference of two timings is only a
+/// measure while it stands out of their noise: when the episodes took less than a tenth
+/// of the run (or the run was not longer than its setup, which once gave "100,000,000 M
+/// episodes/s" from a difference clamped to a nanosecond), there is no figure, and the
+/// reason says so.
+pub fn rate_beyond_setup(episodes: u64, total: f64, setup: f64) -> Sample {
+    let training = total - setup;
+    if !(training > 0.0 && training >= total / 10.0) {
+        return Err(format!(
+            "{episodes} episodes took {:.1} ms beyond the {:.1} ms of building the table, too little to tell \
+             from its noise; give more --seconds",
+            training.max(0.0) * 1e3,
+            setup * 1e3
+        ));
+    }
+    Ok(episodes as f64 / training)
 }
 
 /// The mid-game position of the benchmarks: X on 4, O on 0, X on 2, O to move.
@@ -225,4 +284,40 @@ fn reach(evaluator: &mut Evaluator) -> [[usize; 3]; 2] {
         }
     }
     reach
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_figure_is_the_median_min_and_max_of_its_samples() {
+        assert_eq!(Figure::of(vec![3.0, 1.0, 2.0]), Figure { median: 2.0, min: 1.0, max: 3.0, unmeasured: 0 });
+        assert_eq!(Figure::of(vec![4.0, 1.0, 2.0, 3.0]).median, 2.5);
+        assert_eq!(Figure::of(vec![7.0]), Figure { median: 7.0, min: 7.0, max: 7.0, unmeasured: 0 });
+    }
+
+    #[test]
+    fn repetitions_that_were_not_measured_are_left_out_or_leave_no_figure() {
+        let some = Figure::of_samples(vec![Ok(5.0), Err("short".into()), Ok(1.0), Ok(f64::INFINITY), Ok(3.0)]);
+        assert_eq!(some, Ok(Figure { median: 3.0, min: 1.0, max: 5.0, unmeasured: 2 }));
+        let most = Figure::of_samples(vec![Err("short".into()), Ok(1.0), Err("shorter".into())]).unwrap_err();
+        assert!(most.starts_with("short") && most.ends_with("(2 of 3 repetitions)"), "{most}");
+        assert!(Figure::of_samples(vec![Ok(f64::NAN)]).is_err());
+        assert!(Figure::of_samples(Vec::new()).is_err());
+    }
+
+    #[test]
+    fn a_rate_beyond_the_setup_is_measured_only_when_the_episodes_stand_out() {
+        // 1,000,000 episodes in 1.5 s beyond a setup of 0.5 s.
+        let rate = rate_beyond_setup(1_000_000, 2.0, 0.5).unwrap();
+        assert!((rate - 1e6 / 1.5).abs() < 1e-6);
+        // A run no longer than its setup (once printed as 1e14 episodes/s) or hardly
+        // longer gives no figure; neither does a difference of under a tenth of the run.
+        for (total, setup) in [(0.5, 0.6), (0.5, 0.5), (1.0, 0.95), (f64::NAN, 0.1)] {
+            let reason = rate_beyond_setup(100_000, total, setup).unwrap_err();
+            assert!(reason.contains("100000 episodes") && reason.contains("--seconds"), "{reason}");
+        }
+        assert!(rate_beyond_setup(100_000, 1.0, 0.8).is_ok(), "a fifth of the run is measured");
+    }
 }

@@ -4,8 +4,9 @@
 //! A job's memory has two parts. Its own ([`Need::job`]: the learner's table, the policies
 //! it records, the evaluator's buffers, the exact values `q_error` compares with) is freed
 //! when the job ends. The tables every job of the process shares ([`Shared`]: a game's
-//! positions, the agent MDP of a (game, seat, opponent) and its optimum) are built on first
-//! use and kept until the process ends, so the executor counts each of them once.
+//! positions, the agent MDP of a (game, seat, opponent) and its optimum) are built once
+//! (by the executor before its first job, see `run::shared`; elsewhere on first use) and
+//! kept until the process ends, so the executor counts each of them once.
 //!
 //! Each estimate follows the layout of its structure (bytes per position, per agent state,
 //! per move, per outcome); `tests` checks every one against the structure's real size on

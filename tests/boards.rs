@@ -255,3 +255,65 @@ fn a_search_too_dear_to_evaluate_exactly_is_sampled_and_says_so() {
     }
     assert!(seen_sampled >= 2, "against random the search reaches more than 20 positions");
 }
+
+/// The positions and the exact MDPs a run's jobs share are built once, before the first
+/// job (the executor checks it before each job in debug builds), said in one line and
+/// recorded in the manifest; a run that has nothing left to build builds nothing, and a
+/// search records its passes' tables once each.
+#[test]
+fn shared_tables_are_built_before_the_jobs_and_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    // X trains against random and is scored against random and minimax: the positions
+    // of 3x4k3 and two MDPs (X against random, X against minimax).
+    let spec = write_spec(
+        tmp.path(),
+        "shared.toml",
+        "name = \"shared\"\nseed = 3\nreplicates = 4\n[evaluation]\nopponents = [\"random\", \"minimax\"]\n\
+         [[solver]]\nkind = \"q-learning\"\ngame = \"3x4k3\"\nseat = \"x\"\nopponent = \"random\"\nepisodes = 3000\n",
+    );
+    let out = tmp.path().join("out");
+    let shared_tables = |dir: &std::path::Path| -> serde_json::Value {
+        let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["shared_tables"].clone()
+    };
+    let o = run(&[spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = "shared tables: positions of 3x4k3, 2 exact MDPs with their optimum, built in ";
+    assert_eq!(stderr(&o).matches(line).count(), 1, "{}", stderr(&o));
+    let first = stderr(&o).find(line).unwrap();
+    assert!(!stderr(&o)[..first].contains("job"), "the line comes before any job: {}", stderr(&o));
+    let t = shared_tables(&out);
+    assert_eq!((t["positions"].clone(), t["mdps"].clone()), (serde_json::json!(["3x4k3"]), serde_json::json!(2)));
+    assert!(t["ms"].as_f64().unwrap() > 0.0, "{t}");
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let train_ms = header.iter().position(|c| c == "train_ms").unwrap();
+    assert!(rows.iter().all(|r| r[train_ms].parse::<f64>().unwrap() >= 0.0));
+    // Resuming a finished run: nothing to run, nothing to build.
+    let o = run(&[spec.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success() && !stderr(&o).contains("shared tables"), "{}", stderr(&o));
+    let t = shared_tables(&out);
+    assert_eq!((t["positions"].clone(), t["mdps"].clone()), (serde_json::json!([]), serde_json::json!(0)), "{t}");
+    // --quiet says nothing but records the tables.
+    let o = run(&[spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--fresh", "--quiet"]);
+    assert!(o.status.success() && !stderr(&o).contains("shared tables"), "{}", stderr(&o));
+    assert_eq!(shared_tables(&out)["mdps"], 2);
+    // A search builds in its first pass what every pass needs, once.
+    let search = write_spec(
+        tmp.path(),
+        "search.toml",
+        "name = \"search\"\nseed = 3\nreplicates = 2\n[evaluation]\nopponents = [\"random\"]\n\
+         [search]\nmethod = \"halving\"\neta = 2\nmin_budget = 1000\nmax_budget = 2000\nmetric = \"regret\"\n\
+         opponent = \"random\"\n[[solver]]\nkind = \"q-learning\"\ngame = \"4x3k3\"\nseat = \"o\"\n\
+         opponent = \"minimax\"\nalpha = [0.1, 0.5]\n",
+    );
+    let searched = tmp.path().join("searched");
+    let o = run(&[search.to_str().unwrap(), "--out", searched.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o).matches("shared tables: positions of 4x3k3, 2 exact MDPs").count(), 1, "{}", stderr(&o));
+    let t = shared_tables(&searched);
+    assert_eq!(
+        (t["positions"].clone(), t["mdps"].clone()),
+        (serde_json::json!(["4x3k3"]), serde_json::json!(2)),
+        "{t}"
+    );
+}

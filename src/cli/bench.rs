@@ -7,7 +7,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::bench::{
-    Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat,
+    Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat, repeat_samples,
     share_of_qlearning, solve_seconds,
 };
 use crate::error::{bad_input, exit};
@@ -97,8 +97,8 @@ struct Figures {
     mcts_empty: Figure,
     mcts_midgame: Figure,
     mcts_4x4: Figure,
-    /// Q-learning training episodes/s on 4x4k4.
-    q_4x4: Figure,
+    /// Q-learning training episodes/s on 4x4k4, or why it could not be measured.
+    q_4x4: Result<Figure, String>,
     solve: Figure,
     eval: Figure,
     speedup: Figure,
@@ -129,7 +129,7 @@ fn measure(args: &BenchArgs) -> Figures {
     }
     let learners: Vec<Figure> = samples.into_iter().map(Figure::of).collect();
     say("each learner's share of Q-learning's episodes/s, in pairs of runs");
-    let alone = Figure { median: 1.0, min: 1.0, max: 1.0 };
+    let alone = Figure::of(vec![1.0]);
     let shares: Vec<Figure> = std::iter::once(alone)
         .chain(LEARNERS[1..].iter().map(|(_, learner)| share_of_qlearning(*learner, SHARE_EPISODES, 4 * slice)))
         .collect();
@@ -137,7 +137,7 @@ fn measure(args: &BenchArgs) -> Figures {
     let four_by_four = Game::new(4, 4, 4).expect("4x4k4 is a game");
     // About a slice of work per repetition at a million episodes per second.
     let q_episodes = ((slice.as_secs_f64() * 1e6) as u64).max(100_000);
-    let q_4x4 = repeat(reps, || learner_rate_on(four_by_four, LEARNERS[0].1, q_episodes));
+    let q_4x4 = repeat_samples(reps, || learner_rate_on(four_by_four, LEARNERS[0].1, q_episodes));
     say("MCTS iterations/s from the empty board");
     let mcts_empty = repeat(reps, || mcts_rate(Board::EMPTY, slice));
     say("MCTS iterations/s from the mid-game position");
@@ -165,31 +165,40 @@ impl Figures {
             LEARNERS.iter().zip(figures).map(|((name, _), f)| (name.to_string(), json!(f))).collect()
         };
         let (learners, shares) = (by_name(&self.learners), by_name(&self.shares));
-        json!({
+        let mut not_measured = serde_json::Map::new();
+        let mut maybe = |name: &str, figure: &Result<Figure, String>| match figure {
+            Ok(f) => json!(f),
+            Err(reason) => {
+                not_measured.insert(name.to_string(), json!(reason));
+                serde_json::Value::Null
+            }
+        };
+        let q_4x4 = maybe("qlearning_4x4k4_episodes_per_s", &self.q_4x4);
+        let mut object = json!({
             "qlearning_episodes_per_s": self.learners[0],
             "learner_episodes_per_s": learners,
             "learner_share_of_qlearning": shares,
             "mcts_empty_iterations_per_s": self.mcts_empty,
             "mcts_midgame_iterations_per_s": self.mcts_midgame,
             "mcts_4x4k4_empty_iterations_per_s": self.mcts_4x4,
-            "qlearning_4x4k4_episodes_per_s": self.q_4x4,
+            "qlearning_4x4k4_episodes_per_s": q_4x4,
             "solve_ms": self.solve,
             "evaluate_us": self.eval,
             "parallel_speedup": self.speedup,
             "threads": self.threads,
             "repetitions": self.reps,
-        })
+        });
+        if !not_measured.is_empty() {
+            object["not_measured"] = serde_json::Value::Object(not_measured);
+        }
+        object
     }
 
     /// The figures as a table.
     fn print(&self) {
-        let row = |name: &str, f: &Figure, unit: &str, scale: f64| {
-            println!(
-                "{name:<52} {:>12.3} {unit:<12} (min {:.3}, max {:.3})",
-                f.median / scale,
-                f.min / scale,
-                f.max / scale
-            );
+        let row = |name: &str, f: &Figure, unit: &str, scale: f64| println!("{}", line(name, Ok(f), unit, scale));
+        let maybe = |name: &str, f: &Result<Figure, String>, unit: &str, scale: f64| {
+            println!("{}", line(name, f.as_ref().map_err(String::as_str), unit, scale))
         };
         let q = self.learners[0];
         println!("one core each, median of {} after a warm-up:", self.reps);
@@ -199,7 +208,7 @@ impl Figures {
             let percent = 100.0 * share.median;
             row(&format!("{name} training ({percent:.0}% of Q-learning)"), f, "M episodes/s", 1e6);
         }
-        row("Q-learning on 4x4k4 (x vs random, training only)", &self.q_4x4, "M episodes/s", 1e6);
+        maybe("Q-learning on 4x4k4 (x vs random, training only)", &self.q_4x4, "M episodes/s", 1e6);
         row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
         row("MCTS, mid-game (X4 O0 X2, O to move)", &self.mcts_midgame, "M iter/s", 1e6);
         row("MCTS, 4x4k4 empty board, 10,000 iterations", &self.mcts_4x4, "M iter/s", 1e6);
@@ -207,5 +216,68 @@ impl Figures {
         row("exact evaluation of one policy", &self.eval, "µs", 1.0);
         let threads = self.threads;
         row(&format!("executor speedup, 8 jobs, 1 -> {threads} threads"), &self.speedup, "x", 1.0);
+    }
+}
+
+/// One line of the table: the figure's median in `unit` (the figures divided by `scale`)
+/// with its min and max and how many repetitions were left out, or why it could not be
+/// measured.
+fn line(name: &str, figure: Result<&Figure, &str>, unit: &str, scale: f64) -> String {
+    match figure {
+        Ok(f) => {
+            let left_out = match f.unmeasured {
+                0 => String::new(),
+                n => format!("; {n} not measured"),
+            };
+            format!(
+                "{name:<52} {:>12.3} {unit:<12} (min {:.3}, max {:.3}{left_out})",
+                f.median / scale,
+                f.min / scale,
+                f.max / scale
+            )
+        }
+        Err(reason) => format!("{name:<52} {:>12} {unit:<12} (not measured: {reason})", "-"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_shows_the_figure_or_why_there_is_none() {
+        let f = Figure::of(vec![2e6, 1e6, 3e6]);
+        let shown = line("rate", Ok(&f), "M/s", 1e6);
+        assert!(shown.contains("2.000 M/s") && shown.ends_with("(min 1.000, max 3.000)"), "{shown}");
+        let partial = Figure::of_samples(vec![Ok(1.0), Err("noise".into()), Ok(3.0)]).unwrap();
+        assert!(line("rate", Ok(&partial), "x", 1.0).ends_with("(min 1.000, max 3.000; 1 not measured)"));
+        let none = line("rate", Err("too short"), "M/s", 1e6);
+        assert!(none.ends_with("(not measured: too short)") && !none.chars().any(|c| c.is_ascii_digit()), "{none}");
+    }
+
+    #[test]
+    fn a_figure_not_measured_is_null_in_json_with_its_reason() {
+        let one = Figure::of(vec![1.0]);
+        let mut figures = Figures {
+            learners: vec![one; LEARNERS.len()],
+            shares: vec![one; LEARNERS.len()],
+            mcts_empty: one,
+            mcts_midgame: one,
+            mcts_4x4: one,
+            q_4x4: Err("too short".into()),
+            solve: one,
+            eval: one,
+            speedup: one,
+            threads: 2,
+            reps: 5,
+        };
+        let json = figures.to_json();
+        assert!(json["qlearning_4x4k4_episodes_per_s"].is_null());
+        assert_eq!(json["not_measured"]["qlearning_4x4k4_episodes_per_s"], "too short");
+        assert_eq!(json["solve_ms"]["median"], 1.0);
+        figures.q_4x4 = Ok(one);
+        let json = figures.to_json();
+        assert_eq!(json["qlearning_4x4k4_episodes_per_s"]["max"], 1.0);
+        assert!(json.get("not_measured").is_none(), "no reasons when every figure was measured");
     }
 }

@@ -105,7 +105,9 @@ enum Command {
     )]
     Play(play::PlayArgs),
     /// Measure this machine's speed for each kernel (one core each) and the parallel speedup.
-    #[command(after_help = "Examples:\n  sweep bench\n  sweep bench --json --seconds 10")]
+    #[command(
+        after_help = "Each figure is the median of its repetitions, with min and max. A figure that could not be measured (too short to tell from noise) prints `not measured: why`; in --json it is null and `not_measured` holds the reason.\n\nExamples:\n  sweep bench\n  sweep bench --json --seconds 10"
+    )]
     Bench(bench::BenchArgs),
     /// List the columns of results.csv and curves.csv; for parameters, their type, default,
     /// allowed values and the kinds that take them.
@@ -153,7 +155,7 @@ struct RunArgs {
     /// Run even more than 100,000 jobs, or an estimated hour or more, without asking.
     #[arg(long)]
     yes: bool,
-    /// No progress bar and no summary.
+    /// No progress bar, no summary, and no line about the shared tables built before the first job.
     #[arg(long, short)]
     quiet: bool,
     /// Memory the jobs may hold at once, e.g. 8G or 500M (default: the Slurm allocation, else 80% of the available memory).

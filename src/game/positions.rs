@@ -183,8 +183,17 @@ impl Positions {
     /// The table of `game`, built on first use (about a millisecond for tic-tac-toe) and
     /// shared afterwards; one per game.
     pub fn of(game: Game) -> &'static Positions {
+        Positions::cell(game).get_or_init(|| Positions::build(game))
+    }
+
+    /// Whether the table of `game` is built already (the next [`Positions::of`] is free).
+    pub fn is_built(game: Game) -> bool {
+        Positions::cell(game).get().is_some()
+    }
+
+    fn cell(game: Game) -> &'static OnceLock<Positions> {
         static CACHE: [OnceLock<Positions>; SLOTS] = [const { OnceLock::new() }; SLOTS];
-        CACHE[game.slot()].get_or_init(|| Positions::build(game))
+        &CACHE[game.slot()]
     }
 
     fn build(game: Game) -> Positions {

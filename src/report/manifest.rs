@@ -81,6 +81,37 @@ pub struct Manifest {
     /// when there are none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<PolicyFile>,
+    /// The tables the jobs share that this run built before its first job (absent in
+    /// manifests written before they were timed apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_tables: Option<SharedTables>,
+}
+
+/// The tables a run built for its jobs to share, before the first job started (the ones
+/// its process had built already are not counted again): no job's `train_ms` holds them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SharedTables {
+    /// The games whose positions were built.
+    pub positions: Vec<String>,
+    /// The exact MDPs (a seat against an opponent) built and solved, ground truths of
+    /// the evaluations and the learners' training.
+    pub mdps: u64,
+    /// The wall time of building them, in milliseconds.
+    pub ms: f64,
+}
+
+impl SharedTables {
+    /// Adds `other`, built later by the same run (a search's next pass).
+    pub fn add(&mut self, other: &SharedTables) {
+        self.positions.extend(other.positions.iter().cloned());
+        self.mdps += other.mdps;
+        self.ms += other.ms;
+    }
+
+    /// Whether nothing was built.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty() && self.mdps == 0
+    }
 }
 
 /// A saved policy file an opponent reads: its path as the spec gives it (relative to the

@@ -145,6 +145,8 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     merged.jobs_done = merged_jobs as u64;
     merged.jobs_failed = failed as u64;
     merged.complete = finished;
+    // Each shard built its own shared tables; its manifest keeps what they took.
+    merged.shared_tables = None;
     merged.write(dir)?;
     Ok(MergeReport { shards: n, jobs: merged_jobs, rows: row_count, failed, upgraded: scan.upgraded })
 }

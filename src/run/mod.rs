@@ -4,7 +4,8 @@
 //! [`run`] validates everything (spec, shard, `--only`, size) before touching the disk,
 //! takes the directory lock and decides resume / `--fresh` / `--extend`; then it runs in
 //! named phases: `resume` keeps the finished jobs' rows, `schedule` orders the rest
-//! most expensive first, `pool` runs them on worker threads while its writer loop (this
+//! most expensive first, `shared` builds the tables they share (timed apart, recorded in
+//! the manifest), `pool` runs them on worker threads while its writer loop (this
 //! thread) appends and flushes rows, and `finish` rewrites both files sorted by job in
 //! spec order (atomically) and completes the manifest.
 //!
@@ -22,6 +23,7 @@ pub mod merge;
 mod pool;
 mod progress;
 mod rungs;
+mod shared;
 pub mod state;
 mod stop;
 
@@ -35,7 +37,7 @@ use anyhow::{Context, Result};
 use crate::bench::Calibration;
 use crate::error::bad_input;
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
-use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, now_utc};
+use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, SharedTables, now_utc};
 use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS, summary};
 use crate::spec::{self, Job, Sweep};
 use budget::{Budget, Needs};
@@ -109,6 +111,8 @@ pub struct RunReport {
     pub failed: usize,
     /// How it ended.
     pub outcome: Outcome,
+    /// The shared tables it built before its first job.
+    pub shared_tables: SharedTables,
 }
 
 /// Orders jobs most expensive first, by each kind's own estimate at nominal speeds.
@@ -144,13 +148,15 @@ struct Plan<'a> {
 }
 
 /// A search's earlier passes: the jobs they ran and failed, the jobs the first kept from
-/// before, their wall time, and one line per rung to print before the summary.
+/// before, their wall time, the shared tables they built, and one line per rung to print
+/// before the summary.
 #[derive(Default)]
 struct Earlier {
     ran: usize,
     failed: usize,
     kept: Option<usize>,
     wall: Duration,
+    shared_tables: SharedTables,
     rung_lines: Vec<String>,
 }
 
@@ -278,6 +284,7 @@ fn manifest(plan: &Plan<'_>) -> Result<Manifest> {
         jobs_failed: 0,
         complete: false,
         policies: plan.sweep.policies(),
+        shared_tables: None,
     })
 }
 
@@ -297,12 +304,20 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         Some((limit, source)) => Budget::new(*limit, &needs, &pending.iter().collect::<Vec<_>>(), source)?,
         None => Budget::unlimited(),
     };
+    let opts = plan.opts;
+    let started = Instant::now();
+    // Shared tables: built here, before any job, so that no job's train_ms holds them.
+    let built = shared::build(&needs.shared, plan.threads);
+    if let (false, Some(line)) = (opts.quiet, shared::line(&built)) {
+        eprintln!("{line}");
+    }
     let mut manifest = manifest(plan)?;
+    let mut shared_tables = plan.earlier.shared_tables.clone();
+    shared_tables.add(&built);
+    manifest.shared_tables = Some(shared_tables);
     manifest.write(&plan.dir)?;
     let mut appender = Appender::open(&plan.dir)?;
     let bar = progress::Bar::new(plan.jobs.len() as u64, kept as u64, plan.opts.quiet);
-    let started = Instant::now();
-    let opts = plan.opts;
     let work = Work::new(
         pending,
         (needs.jobs, budget),
@@ -323,7 +338,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         None if written.fail_fast_stop => Outcome::StoppedByFailFast,
         None => Outcome::Completed,
     };
-    let report = RunReport { dir: plan.dir.clone(), ran, kept, failed, outcome };
+    let report = RunReport { dir: plan.dir.clone(), ran, kept, failed, outcome, shared_tables: built };
     if matches!(report.outcome, Outcome::WriteFailed(_) | Outcome::Interrupted) {
         // The jobs still running are abandoned: their rows are never written.
         let failed_before = resumed.done.values().filter(|&&f| f).count();

@@ -107,6 +107,11 @@ impl Work {
             if !self.budget.acquire(self.needs[index], || self.is_halted()) {
                 break;
             }
+            debug_assert!(
+                job.params.memory(&self.evaluation).shared.into_iter().all(super::shared::is_built),
+                "job {}'s shared tables are built before it starts, timed apart",
+                job.id
+            );
             let out = job::execute(job, &self.evaluation, &self.labels[job.solver], self.fault.as_ref());
             self.budget.release(self.needs[index]);
             if self.fail_fast && out.failure.is_some() {

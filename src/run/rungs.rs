@@ -41,6 +41,7 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         }
     };
     let (mut ran, mut failed, mut kept) = (0, 0, None);
+    let mut shared_tables = crate::report::manifest::SharedTables::default();
     let started = std::time::Instant::now();
     loop {
         let scores = Scores::read(&scores_dir.join("results.csv"), sweep).map_err(|e| bad_input(format!("{e:#}")))?;
@@ -91,12 +92,19 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         plan.tell_resume = false;
         ran += report.ran;
         failed += report.failed;
+        shared_tables.add(&report.shared_tables);
         let kept = *kept.get_or_insert(report.kept);
         if plan.last || !matches!(report.outcome, Outcome::Completed) {
-            return Ok(RunReport { ran, kept, failed, ..report });
+            return Ok(RunReport { ran, kept, failed, shared_tables, ..report });
         }
-        plan.earlier =
-            super::Earlier { ran, failed, kept: Some(kept), wall: started.elapsed(), rung_lines: Vec::new() };
+        plan.earlier = super::Earlier {
+            ran,
+            failed,
+            kept: Some(kept),
+            wall: started.elapsed(),
+            shared_tables: shared_tables.clone(),
+            rung_lines: Vec::new(),
+        };
     }
 }
 

@@ -35,31 +35,28 @@ fn slot(game: Game, seat: Seat, opponent: Opponent) -> usize {
 
 /// The MDP of `seat` against `opponent` in `game` with its exact solution.
 pub fn ground_truth(game: Game, seat: Seat, opponent: Opponent) -> &'static GroundTruth {
-    if let Opponent::Policy(policy) = opponent {
-        return saved(game, seat, policy);
-    }
-    static CACHE: [OnceLock<GroundTruth>; SLOTS * PAIRS] = [const { OnceLock::new() }; SLOTS * PAIRS];
-    CACHE[slot(game, seat, opponent)].get_or_init(|| {
+    cell(game, seat, opponent).get_or_init(|| {
         let mdp = AgentMdp::build(game, seat, opponent);
         let solution = policy_iteration::backward(&mdp);
         GroundTruth { mdp, solution }
     })
 }
 
-/// The ground truth against a saved policy, kept for the process in a cache keyed by
-/// (game, seat, the file's hash).
-fn saved(game: Game, seat: Seat, policy: PolicyRef) -> &'static GroundTruth {
+/// Whether the ground truth of (game, seat, opponent) is built already (the next
+/// [`ground_truth`] of it is free).
+pub fn is_built(game: Game, seat: Seat, opponent: Opponent) -> bool {
+    cell(game, seat, opponent).get().is_some()
+}
+
+/// The cache cell of (game, seat, opponent); a saved policy opponent's is keyed by
+/// (game, seat, the file's hash) and made on first use.
+fn cell(game: Game, seat: Seat, opponent: Opponent) -> &'static OnceLock<GroundTruth> {
+    static CACHE: [OnceLock<GroundTruth>; SLOTS * PAIRS] = [const { OnceLock::new() }; SLOTS * PAIRS];
     type Key = (Game, Seat, PolicyRef);
     static SAVED: Mutex<BTreeMap<Key, &'static OnceLock<GroundTruth>>> = Mutex::new(BTreeMap::new());
-    let cell = *SAVED.lock().unwrap_or_else(|e| e.into_inner()).entry((game, seat, policy)).or_insert_with(|| {
-        let cell: &'static OnceLock<GroundTruth> = Box::leak(Box::new(OnceLock::new()));
-        cell
-    });
-    cell.get_or_init(|| {
-        let mdp = AgentMdp::build(game, seat, Opponent::Policy(policy));
-        let solution = policy_iteration::backward(&mdp);
-        GroundTruth { mdp, solution }
-    })
+    let Opponent::Policy(policy) = opponent else { return &CACHE[slot(game, seat, opponent)] };
+    let mut saved = SAVED.lock().unwrap_or_else(|e| e.into_inner());
+    saved.entry((game, seat, policy)).or_insert_with(|| Box::leak(Box::new(OnceLock::new())))
 }
 
 #[cfg(test)]
