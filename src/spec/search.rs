@@ -14,10 +14,10 @@
 //! `max_budget`. Every solver must take the same budget parameter and must not set it: the
 //! search sets it, rung by rung (a solver's grid is its other axes).
 
-use super::error::{Report, quoted_list};
+use super::error::Report;
 use super::solver::Draft;
 use super::tree::{Entry, Leaf};
-use super::validate::whole;
+use super::validate::{one_of, whole};
 use crate::kinds::{Kind, Ty};
 use crate::mdp::{EvalOpponent, Seat};
 
@@ -228,17 +228,7 @@ fn metric_is_written(report: &mut Report, entry: &Entry, search: &SearchSpec) ->
 
 fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[EvalOpponent]) {
     let key = format!("search.{}", e.key);
-    let text = |report: &mut Report, allowed: &[&str]| -> Option<String> {
-        match &e.node.value {
-            Leaf::Str(s) if allowed.contains(&s.as_str()) => Some(s.clone()),
-            _ => {
-                let message =
-                    format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
-                report.entry(&key, e, message);
-                None
-            }
-        }
-    };
+    let text = |report: &mut Report, allowed: &[&str]| one_of(report, &key, e, allowed);
     match e.key.as_str() {
         "method" => {
             fields.method = text(report, &["halving", "hyperband"]).map(|m| match m.as_str() {

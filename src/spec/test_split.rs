@@ -12,11 +12,11 @@
 //! job key ends in `;split=test`, so no test job shares an id with a tuning job, and a
 //! spec without `[test]` keeps every id it had.
 
-use super::error::{Report, quoted_list};
+use super::error::Report;
 use super::search::{Metric, SearchSpec, budget_parameter};
 use super::solver::Draft;
 use super::tree::{Entry, Leaf};
-use super::validate::whole;
+use super::validate::{one_of, whole};
 use crate::mdp::{EvalOpponent, Seat};
 
 /// Whose best configurations a `[test]` re-runs.
@@ -100,17 +100,7 @@ pub(crate) fn read(
     let mut replicates = None;
     for e in entries {
         let key = format!("test.{}", e.key);
-        let text = |report: &mut Report, allowed: &[&str]| -> Option<String> {
-            match &e.node.value {
-                Leaf::Str(s) if allowed.contains(&s.as_str()) => Some(s.clone()),
-                _ => {
-                    let message =
-                        format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
-                    report.entry(&key, e, message);
-                    None
-                }
-            }
-        };
+        let text = |report: &mut Report, allowed: &[&str]| one_of(report, &key, e, allowed);
         match e.key.as_str() {
             "replicates" => {
                 let rule = "replicates must be a whole number from 1 to 4294967295 (test runs per configuration)";

@@ -191,6 +191,19 @@ fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, known:
     report.entry(key, entry, message);
 }
 
+/// The string of table entry `e` (reported as `key`) if it is one of `allowed`; else reports
+/// what the key takes.
+pub(crate) fn one_of(report: &mut Report, key: &str, e: &Entry, allowed: &[&str]) -> Option<String> {
+    match &e.node.value {
+        Leaf::Str(s) if allowed.contains(&s.as_str()) => Some(s.clone()),
+        _ => {
+            let message = format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
+            report.entry(key, e, message);
+            None
+        }
+    }
+}
+
 /// A whole number in `lo..=hi`; `rule` says so in words.
 pub(crate) fn whole(report: &mut Report, key: &str, entry: &Entry, lo: u64, hi: u64, rule: &str) -> Option<u64> {
     match entry.node.value {
