@@ -153,8 +153,8 @@ def draw(cells, x, y, title, subtitle):
     for i in range(len(ys)):
         for j in range(len(xs)):
             annotate(ax, i, j, grid[i, j], runs[i, j], uneven, image)
-    ax.set_xticks(range(len(xs)), [pc.show(v) for v in xs])
-    ax.set_yticks(range(len(ys)), [pc.show(v) for v in ys])
+    ax.set_xticks(range(len(xs)), tick_labels(xs))
+    ax.set_yticks(range(len(ys)), tick_labels(ys))
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
@@ -162,6 +162,20 @@ def draw(cells, x, y, title, subtitle):
     fig.suptitle(title, fontsize=12, fontweight="bold")
     ax.set_title(subtitle, fontsize=8.5, color="0.25")
     return fig
+
+
+def tick_labels(values):
+    """Labels for an axis: numbers with the fewest significant digits (at least 3) that
+    still tell every value apart, so that long values such as 0.99975854625 fit."""
+    try:
+        numbers = [float(v) for v in values]
+    except ValueError:
+        return [pc.show(v) for v in values]
+    for digits in range(3, 18):
+        labels = [f"{x:.{digits}g}" for x in numbers]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [pc.show(v) for v in values]
 
 
 def annotate(ax, i, j, value, runs, uneven, image):

@@ -452,6 +452,16 @@ class Scripts(unittest.TestCase):
         search = df.assign(episodes=list("123123"), rung=list("012012"))
         self.assertNotIn("episodes", plot_heatmap.default_axes(search, params))
 
+    def test_heatmap_ticks_are_short_but_tell_values_apart(self):
+        values = ["0.987044576753", "0.99975854625", "0.9999195089", "0.9995"]
+        labels = plot_heatmap.tick_labels(values)
+        self.assertEqual(len(set(labels)), len(values))
+        self.assertTrue(all(len(t) <= 7 for t in labels), labels)
+        for t, v in zip(labels, values):  # each label rounds its own value
+            self.assertAlmostEqual(float(t), float(v), delta=5e-4)
+        self.assertEqual(plot_heatmap.tick_labels(["adversarial", "random"]),
+                         ["adversarial", "random"])
+
     def test_curves_default_to_every_learner_and_say_why_rows_were_left_out(self):
         # the q-learning jobs with alpha = 0.5 become sarsa jobs
         mixed = self.rewritten("mixed", lambda r: dict(r, solver="sarsa") if r["solver"] ==
