@@ -107,11 +107,29 @@ PY
     )
 }
 
-# Does RESULTS hold learning curves (curves.csv)?
+# Does RESULTS hold learning curves (curves.csv with a row beyond its header)?
 has_curves() {
     local dir=$results
     [ -d "$dir" ] || dir=$(dirname "$dir")
-    [ -s "$dir/curves.csv" ]
+    [ -f "$dir/curves.csv" ] && [ "$(head -n 2 "$dir/curves.csv" | wc -l)" -ge 2 ]
+}
+
+# Does some block (solver, seat, evaluation opponent, game) of RESULTS hold two
+# configurations for plot_paired.py to compare? Like `sweep compare`, the test split's
+# rows when there are any, else the tuning rows.
+has_pairs() {
+    (cd "$here" && "$py" - "$results" <<'PY'
+import sys, plot_common as pc
+_, csv = pc.results_dir(sys.argv[1])
+df = pc.read_csv(csv, pc.RESULTS_COLUMNS, "results.csv", required=[])
+test = df["split"] == "test"
+df = df[(df["status"] == "ok") & (test if test.any() else ~test)]
+params = [c for c in pc.PARAM_COLUMNS if c != "seat"]
+sizes = df.drop_duplicates(["solver", "seat", "eval_opponent", "game"] + params).groupby(
+    ["solver", "seat", "eval_opponent", "game"]).size()
+sys.exit(0 if (sizes >= 2).any() else 1)
+PY
+    )
 }
 
 # The parameters of a full grid in RESULTS for plot_importance.py (empty: none).
@@ -156,6 +174,10 @@ for script in plot_curves.py plot_heatmap.py plot_mcts.py plot_profile.py plot_p
             echo "skip $script: no sweep binary (set SWEEP, put sweep on PATH or cargo build --release)"
             continue
         fi
+        if [ "$script" = plot_paired.py ] && ! has_pairs && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
+            echo "skip $script: no solver, seat and opponent with two configurations to compare in $results"
+            continue
+        fi
     elif [ "$needs" = curves ]; then
         if ! has_curves && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
             echo "skip $script: no learning curves (curves.csv) in $results"
@@ -163,7 +185,7 @@ for script in plot_curves.py plot_heatmap.py plot_mcts.py plot_profile.py plot_p
         fi
     elif [ "$needs" = grid ]; then
         if ! has_grid && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
-            echo "skip $script: no solver's runs vary in two parameters in $results"
+            echo "skip $script: no solver's runs vary in two parameters over a grid in $results"
             continue
         fi
     elif [ -n "$needs" ] && ! has_solver "$needs" && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then

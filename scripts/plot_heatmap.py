@@ -6,7 +6,9 @@ The solver is --solver; by default q-learning, or when its runs vary in fewer th
 parameters, the first solver of results.csv whose runs vary in two. The axes are --x and
 --y; by default the two parameters that take the most values among the solver's runs
 (ties: the earlier column of results.csv), the larger on the x axis; in a search (rows
-with a `rung`) the episodes, which are the rung's budget, are not chosen by default.
+with a `rung`) the episodes, which are the rung's budget, are not chosen by default, nor
+is the game (each game has its own heatmaps) or a parameter with more than 20 values (a
+random search's samples, not a grid).
 When fewer than two parameters vary there is no grid to draw, and the script says so.
 
 Every cell is annotated with its value. Each configuration's regret is first averaged
@@ -35,6 +37,8 @@ SOLVER_NAMES = {"q-learning": "Q-learning", "mcts": "MCTS", "sarsa": "SARSA",
                 "monte-carlo": "Monte Carlo", "policy-iteration": "Policy iteration",
                 "value-iteration": "Value iteration"}
 AGGREGATES = ["mean", "median", "min", "max"]
+# A parameter with more values than this (sampled by a random search) is no default axis.
+MAX_VALUES = 20
 
 
 def parse_args():
@@ -64,10 +68,13 @@ def solver_name(solver):
 
 
 def axis_candidates(df, params):
-    """The parameters that vary in `df`, most values first (ties: the earlier column);
-    in a search, without the episodes (the rung's budget)."""
+    """The parameters that vary in `df` and can be a grid's axis, most values first
+    (ties: the earlier column). Left out: the game (each game has its own heatmaps), in
+    a search the episodes (the rung's budget), and parameters with more than MAX_VALUES
+    values (sampled by a random search: not a grid)."""
     search = "rung" in df and (df["rung"] != "").any()
-    vary = [c for c in pc.varying(df, params) if not (search and c == "episodes")]
+    vary = [c for c in pc.varying(df, params) if c != "game"
+            and not (search and c == "episodes") and df[c].nunique() <= MAX_VALUES]
     return sorted(vary, key=lambda c: -df[c].nunique())  # stable
 
 
@@ -96,6 +103,10 @@ def default_axes(df, params, x=None, y=None):
     if x is None and y is None:
         if len(vary) < 2:
             said = (f"only {vary[0]} varies" if vary else "no parameter varies")
+            sampled = [c for c in pc.varying(df, params) if df[c].nunique() > MAX_VALUES]
+            if sampled:
+                said += (f" over a grid ({', '.join(sampled)} take more than {MAX_VALUES} "
+                         "values, as a random search samples them)")
             raise pc.UsageError(
                 f"{said} among the {df['solver'].iloc[0]} runs: a heatmap needs two "
                 "parameters that vary; plot_curves.py and plot_profile.py show such a "

@@ -448,6 +448,12 @@ class Scripts(unittest.TestCase):
         params = ["episodes", "alpha", "gamma"]
         self.assertEqual(plot_heatmap.default_axes(df, params), ("alpha", "gamma"))
         self.assertEqual(plot_heatmap.default_axes(df, params, y="alpha"), ("gamma", "alpha"))
+        # sampled values (a random search) are not a grid's axis; the message says so
+        sampled = pd.DataFrame({"solver": ["mcts"] * 30, "uct_c": [str(i / 7) for i in range(30)],
+                                "iterations": [str(10 * i) for i in range(30)],
+                                "rung": [""] * 30})
+        with self.assertRaisesRegex(pc.UsageError, "iterations, uct_c take more than 20"):
+            plot_heatmap.default_axes(sampled, ["iterations", "uct_c"])
         # in a search the episodes (the rung's budget) are not a default axis
         search = df.assign(episodes=list("123123"), rung=list("012012"))
         self.assertNotIn("episodes", plot_heatmap.default_axes(search, params))
