@@ -14,6 +14,10 @@ not drawn.
 For a search (results with a `rung`), only each solver's final rung is drawn, and with
 fewer than 5 replicates per line the lines are drawn without bands.
 
+With more than 10 configurations, each solver's best ones are drawn (lowest mean regret
+at its last checkpoint, over the panels), 10 lines in all shared among the solvers;
+--top K keeps K per solver (0: every configuration). A note and the caption say so.
+
 Writes curves.png into the results directory, or --out, and prints its path (with
 --eval-opponent or --fix, the name gains _<opponent> and _<COL>=<VALUE>; --name sets it).
 """
@@ -43,6 +47,9 @@ def parse_args():
                    help="plot this learner kind's jobs (repeatable, e.g. --solver sarsa "
                         "--solver monte-carlo; default: every learner whose jobs wrote "
                         "checkpoints); with several, `solver` is a parameter like the others")
+    p.add_argument("--top", type=int, metavar="K",
+                   help="draw each solver's K best configurations (lowest final regret; "
+                        "0: all; default: all up to 10 lines, else 10 shared among the solvers)")
     p.add_argument("--no-band", action="store_true", help="draw the means only")
     p.add_argument("--title", metavar="TEXT", help="the figure's title")
     p.add_argument("--name", metavar="NAME",
@@ -158,6 +165,40 @@ def select(df, args):
     return df, fixed
 
 
+MAX_LINES = 10
+
+
+def best_configs(df, top):
+    """(rows of each solver's `top` best configurations, 'the K best of N' text or None).
+    Best: the lowest mean regret at the configuration's last checkpoint, averaged over
+    its panels. `top` None: every configuration when there are at most MAX_LINES, else
+    MAX_LINES shared among the solvers (at least one each); 0: every configuration."""
+    params = [c for c in ["solver"] + pc.PARAM_COLUMNS if c != "seat"]
+    vary = pc.varying(df, params)
+    if not vary:
+        return df, None
+    keys = df[vary].astype(str).agg("\x1f".join, axis=1)
+    total = keys.nunique()
+    solvers = pc.in_order(df["solver"])
+    if top is None:
+        top = 0 if total <= MAX_LINES else max(1, MAX_LINES // len(solvers))
+    if top == 0:
+        return df, None
+    last = df["episode"] == df.groupby(keys)["episode"].transform("max")
+    final = df[last].assign(_key=keys[last]).groupby(["_key", "seat", "eval_opponent"])[
+        "regret"].mean().groupby("_key").mean()
+    solver_of = df.assign(_key=keys).drop_duplicates("_key").set_index("_key")["solver"]
+    keep = set()
+    for solver in solvers:
+        ranked = final[solver_of.reindex(final.index) == solver].sort_values(kind="stable")
+        keep.update(ranked.index[:top])
+    if len(keep) == total:
+        return df, None
+    text = (f"the {top} best configuration(s) of each solver (lowest final regret) of "
+            f"{total} in all")
+    return df[keys.isin(keep).to_numpy()], text
+
+
 def use_log(episodes, mode):
     """Whether the episode axis is log-scaled: `auto` means when the positive episodes
     span two decades or more."""
@@ -187,7 +228,7 @@ def default_title(df):
     return f"{who}{' learning curves' if len(solvers) == 1 else ''}: regret against training episodes"
 
 
-def draw(df, log_x, band, failed, fixed, colour_by=None, title=None):
+def draw(df, log_x, band, failed, fixed, colour_by=None, title=None, shown=None):
     params = [c for c in ["solver"] + pc.PARAM_COLUMNS if c != "seat"]
     vary = pc.varying(df, params)
     stats = pc.summarize(df, ["seat", "eval_opponent"] + vary + ["episode"])
@@ -200,6 +241,8 @@ def draw(df, log_x, band, failed, fixed, colour_by=None, title=None):
     if len(enc.configs) > 1:
         enc.legend(fig)
     text = caption(df, stats, band, failed, fixed, vary, width=int(11 * fig.get_figwidth()))
+    if shown:
+        text = f"lines: {shown}\n{text}"
     fig.text(0.5, -0.01, text, ha="center", va="top", fontsize=8.5, color="0.25")
     return fig
 
@@ -245,6 +288,11 @@ def main():
     args = parse_args()
     directory, df, failed, search = load(args)
     df, fixed = select(df, args)
+    if args.top is not None and args.top < 0:
+        raise pc.UsageError(f"--top {args.top}: give 0 (every configuration) or more")
+    df, shown = best_configs(df, args.top)
+    if shown:
+        pc.note(f"note: drawing {shown} (--top K to choose, --top 0 for all)")
     colour_by = colour_columns(df, args.colour)
     name = file_name(args, fixed)
     failed = pc.failed_jobs(failed, fixed, eval_opponent=args.eval_opponent)
@@ -259,7 +307,7 @@ def main():
             pc.note(f"note: a search with {n.min()} replicate(s) per line: lines drawn "
                     f"without bands (bands from {SEARCH_MIN_BAND_N} replicates)")
             band = False
-    fig = draw(df, log_x, band, failed, fixed, colour_by, args.title)
+    fig = draw(df, log_x, band, failed, fixed, colour_by, args.title, shown)
     ps.save(fig, pc.out_dir(args, directory) / f"{name}.png")
 
 

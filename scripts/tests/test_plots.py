@@ -490,6 +490,21 @@ class Scripts(unittest.TestCase):
         self.assertIn(f"{of_failed} curve row(s) of jobs that failed", done.stderr)
         self.assertNotIn("not ok", done.stderr)
 
+    def test_curves_of_many_configurations_keep_each_solvers_best(self):
+        # two solvers of 12 configurations each, one checkpoint; regret = the index
+        rows = [{"solver": s, "alpha": str(i), "seat": "x", "eval_opponent": "random",
+                 "episode": e, "regret": i + (0.5 if e == 10 else 0.0)}
+                for s in ("q-learning", "sarsa") for i in range(12) for e in (10, 20)]
+        df = pd.DataFrame(rows).assign(**{c: "" for c in pc.PARAM_COLUMNS if c != "alpha"})
+        kept, text = plot_curves.best_configs(df, None)  # 24 lines: 10 // 2 = 5 each
+        for solver in ("q-learning", "sarsa"):
+            mine = kept[kept["solver"] == solver]
+            self.assertEqual(sorted(mine["alpha"].astype(int).unique()), [0, 1, 2, 3, 4])
+        self.assertIn("of 24 in all", text)
+        self.assertEqual(len(plot_curves.best_configs(df, 0)[0]), len(df))
+        few = df[df["alpha"].astype(int) < 3]  # 6 lines: all drawn
+        self.assertIsNone(plot_curves.best_configs(few, None)[1])
+
     def test_curves_of_a_search_draw_the_final_rung_without_bands_for_few_runs(self):
         # rung 0: every q-learning job; rung 1: the alpha = 0.25 ones (as if they survived)
         search = self.rewritten("search", lambda r: dict(r, rung=(
