@@ -13,10 +13,12 @@
 # it reuses the environment and rewrites the PNGs.
 #
 # plot_paired.py and plot_importance.py run the sweep binary ($SWEEP, sweep on PATH, or
-# target/release/sweep); importance gets --by $IMPORTANCE_BY (default alpha,iterations,
-# a full grid in experiments/smoke.toml). A script whose solver is absent from RESULTS
-# (plot_mcts.py on a Q-learning-only sweep), or that needs the binary when there is none,
-# is skipped with a note, unless PLOTS_REQUIRE_ALL=1, which makes that a failure (CI).
+# target/release/sweep); importance gets --by $IMPORTANCE_BY when it is set, and
+# otherwise the parameters of a full grid that plot_importance.py finds in RESULTS (it
+# is skipped with a note when no parameter forms one). A script whose solver is absent
+# from RESULTS (plot_mcts.py on a Q-learning-only sweep), or that needs the binary when
+# there is none, is skipped with a note, unless PLOTS_REQUIRE_ALL=1, which makes that a
+# failure (CI).
 #
 # Exit status: 0 all good, 1 a script or an image failed, 2 bad usage or no usable Python.
 set -euo pipefail
@@ -27,7 +29,7 @@ venv=${VENV:-$root/.venv}
 python=${PYTHON:-python3}
 
 usage() {
-    sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,/^# Exit status/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 case ${1:-} in
@@ -92,6 +94,50 @@ with open(path, newline="") as f:
 PY
 }
 
+# Does some solver of RESULTS vary in two parameters (a heatmap's grid)?
+has_grid() {
+    (cd "$here" && "$py" - "$results" <<'PY'
+import sys, plot_common as pc, plot_heatmap as h
+_, csv = pc.results_dir(sys.argv[1])
+df = pc.read_csv(csv, pc.RESULTS_COLUMNS, "results.csv", required=[])
+df = df[(df["status"] == "ok") & (df["split"] != "test")]
+params = [c for c in pc.PARAM_COLUMNS if c != "seat"]
+sys.exit(0 if any(len(h.axis_candidates(p, params)) >= 2 for _, p in df.groupby("solver")) else 1)
+PY
+    )
+}
+
+# Does RESULTS hold learning curves (curves.csv with a row beyond its header)?
+has_curves() {
+    local dir=$results
+    [ -d "$dir" ] || dir=$(dirname "$dir")
+    [ -f "$dir/curves.csv" ] && [ "$(head -n 2 "$dir/curves.csv" | wc -l)" -ge 2 ]
+}
+
+# Does some block (solver, seat, evaluation opponent, game) of RESULTS hold two
+# configurations for plot_paired.py to compare? Like `sweep compare`, the test split's
+# rows when there are any, else the tuning rows.
+has_pairs() {
+    (cd "$here" && "$py" - "$results" <<'PY'
+import sys, plot_common as pc
+_, csv = pc.results_dir(sys.argv[1])
+df = pc.read_csv(csv, pc.RESULTS_COLUMNS, "results.csv", required=[])
+test = df["split"] == "test"
+df = df[(df["status"] == "ok") & (test if test.any() else ~test)]
+params = [c for c in pc.PARAM_COLUMNS if c != "seat"]
+sizes = df.drop_duplicates(["solver", "seat", "eval_opponent", "game"] + params).groupby(
+    ["solver", "seat", "eval_opponent", "game"]).size()
+sys.exit(0 if (sizes >= 2).any() else 1)
+PY
+    )
+}
+
+# The parameters of a full grid in RESULTS for plot_importance.py (empty: none).
+grid_columns() {
+    (cd "$here" && "$py" -c 'import sys, plot_importance as p
+print(",".join(p.results_grid_columns(sys.argv[1])))' "$results")
+}
+
 # Can the sweep binary be found (plot_paired.py and plot_importance.py run it)?
 has_sweep() {
     (cd "$here" && "$py" -c 'import sweep_tables; sweep_tables.find_sweep()' 2>/dev/null)
@@ -104,7 +150,8 @@ for script in plot_curves.py plot_heatmap.py plot_mcts.py plot_profile.py plot_p
         plot_mcts.py) needs=mcts ;;
         plot_profile.py) needs= ;;
         plot_paired.py | plot_importance.py) needs=sweep ;;
-        *) needs=q-learning ;;
+        plot_curves.py) needs=curves ;;
+        plot_heatmap.py) needs=grid ;;
     esac
     if [ -n "$self_test" ]; then
         # the synthetic results come with the tables of sweep compare and importance
@@ -113,12 +160,32 @@ for script in plot_curves.py plot_heatmap.py plot_mcts.py plot_profile.py plot_p
             plot_importance.py) args=("$results/importance.csv") needs= ;;
         esac
     elif [ "$script" = plot_importance.py ]; then
-        args+=(--by "${IMPORTANCE_BY:-alpha,iterations}")
+        by=${IMPORTANCE_BY:-$(grid_columns)}
+        if [ -z "$by" ]; then
+            echo "== $script ${args[*]}"
+            echo "skip $script: no parameter varies over a full grid in $results (set IMPORTANCE_BY)"
+            continue
+        fi
+        args+=(--by "$by")
     fi
     echo "== $script ${args[*]}"
     if [ "$needs" = sweep ]; then
         if ! has_sweep && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
             echo "skip $script: no sweep binary (set SWEEP, put sweep on PATH or cargo build --release)"
+            continue
+        fi
+        if [ "$script" = plot_paired.py ] && ! has_pairs && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
+            echo "skip $script: no solver, seat and opponent with two configurations to compare in $results"
+            continue
+        fi
+    elif [ "$needs" = curves ]; then
+        if ! has_curves && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
+            echo "skip $script: no learning curves (curves.csv) in $results"
+            continue
+        fi
+    elif [ "$needs" = grid ]; then
+        if ! has_grid && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then
+            echo "skip $script: no solver's runs vary in two parameters over a grid in $results"
             continue
         fi
     elif [ -n "$needs" ] && ! has_solver "$needs" && [ "${PLOTS_REQUIRE_ALL:-0}" != 1 ]; then

@@ -1,6 +1,15 @@
 #!/usr/bin/env python3
-"""Heatmap of final regret over two parameters (default alpha × gamma) for the
-q-learning jobs of a results directory, one PNG per (seat, evaluation opponent).
+"""Heatmap of final regret over two parameters for the jobs of one solver of a results
+directory, one PNG per (seat, evaluation opponent).
+
+The solver is --solver; by default q-learning, or when its runs vary in fewer than two
+parameters, the first solver of results.csv whose runs vary in two. The axes are --x and
+--y; by default the two parameters that take the most values among the solver's runs
+(ties: the earlier column of results.csv), the larger on the x axis; in a search (rows
+with a `rung`) the episodes, which are the rung's budget, are not chosen by default, nor
+is the game (each game has its own heatmaps) or a parameter with more than 20 values (a
+random search's samples, not a grid).
+When fewer than two parameters vary there is no grid to draw, and the script says so.
 
 Every cell is annotated with its value. Each configuration's regret is first averaged
 over its replicates; the configurations that fall into one cell (they differ in other
@@ -23,25 +32,94 @@ import numpy as np  # noqa: E402
 
 EXAMPLE = ("python3 scripts/plot_heatmap.py results/qlearning --x alpha --y gamma "
            "--fix epsilon_decay=0.9995")
-SOLVER_NAMES = {"q-learning": "Q-learning", "mcts": "MCTS",
-                "policy-iteration": "Policy iteration", "value-iteration": "Value iteration"}
+SOLVER_NAMES = {"q-learning": "Q-learning", "mcts": "MCTS", "sarsa": "SARSA",
+                "expected-sarsa": "Expected SARSA", "double-q-learning": "Double Q-learning",
+                "monte-carlo": "Monte Carlo", "policy-iteration": "Policy iteration",
+                "value-iteration": "Value iteration"}
 AGGREGATES = ["mean", "median", "min", "max"]
+# A parameter with more values than this (sampled by a random search) is no default axis.
+MAX_VALUES = 20
 
 
 def parse_args():
     p = pc.parser(__doc__, EXAMPLE)
-    p.add_argument("--x", default="alpha", metavar="COL", help="parameter on the x axis (default: alpha)")
-    p.add_argument("--y", default="gamma", metavar="COL", help="parameter on the y axis (default: gamma)")
+    p.add_argument("--x", metavar="COL",
+                   help="parameter on the x axis (default: the parameter that takes the "
+                        "most values)")
+    p.add_argument("--y", metavar="COL",
+                   help="parameter on the y axis (default: the one that takes the most "
+                        "values after --x)")
     p.add_argument("--eval-opponent", metavar="NAME",
                    help="draw only the evaluations against NAME (e.g. random, minimax)")
     pc.add_fix_option(p)
     p.add_argument("--aggregate", choices=AGGREGATES, default="mean",
                    help="how configurations that share a cell are combined, after the "
                         "mean over replicates (default: mean)")
-    p.add_argument("--solver", default="q-learning", choices=pc.SOLVERS,
-                   help="whose rows to plot (default: q-learning; e.g. mcts with --x "
-                        "iterations --y uct_c)")
+    p.add_argument("--solver", choices=pc.SOLVERS,
+                   help="whose rows to plot (any solver kind, e.g. sarsa, monte-carlo or "
+                        "mcts; default: q-learning, or the first solver whose runs vary in "
+                        "two parameters)")
     return p.parse_args()
+
+
+def solver_name(solver):
+    """How a title names `solver` (a kind unknown here is shown as it is spelled)."""
+    return SOLVER_NAMES.get(solver, solver)
+
+
+def axis_candidates(df, params):
+    """The parameters that vary in `df` and can be a grid's axis, most values first
+    (ties: the earlier column). Left out: the game (each game has its own heatmaps), in
+    a search the episodes (the rung's budget), and parameters with more than MAX_VALUES
+    values (sampled by a random search: not a grid)."""
+    search = "rung" in df and (df["rung"] != "").any()
+    vary = [c for c in pc.varying(df, params) if c != "game"
+            and not (search and c == "episodes") and df[c].nunique() <= MAX_VALUES]
+    return sorted(vary, key=lambda c: -df[c].nunique())  # stable
+
+
+def choose_solver(arg):
+    """The default solver: q-learning when its runs vary in two parameters, else the
+    first solver of results.csv whose runs do; q-learning (or the first solver) when
+    none does, for default_axes to explain."""
+    _, csv = pc.results_dir(arg)
+    table = pc.read_csv(csv, pc.RESULTS_COLUMNS, "results.csv of `sweep run`",
+                        required=pc.RESULTS_COLUMNS[:pc.FIRST_RESULTS_WIDTH])
+    table = table[(table["status"] == "ok") & (table["split"] != "test")]
+    solvers = pc.in_order(table["solver"], first=("q-learning",))
+    params = [c for c in pc.PARAM_COLUMNS if c != "seat"]
+    for solver in solvers:
+        if len(axis_candidates(table[table["solver"] == solver], params)) >= 2:
+            return solver
+    return solvers[0] if solvers else "q-learning"
+
+
+def default_axes(df, params, x=None, y=None):
+    """(x, y): the given ones, the missing ones filled with the parameters that take the
+    most values in `df` (ties: the earlier column), the larger on x. A UsageError when
+    fewer than two parameters vary: a heatmap needs a grid."""
+    vary = axis_candidates(df, params)
+    free = [c for c in vary if c not in (x, y)]
+    if x is None and y is None:
+        if len(vary) < 2:
+            said = (f"only {vary[0]} varies" if vary else "no parameter varies")
+            sampled = [c for c in pc.varying(df, params) if df[c].nunique() > MAX_VALUES]
+            if sampled:
+                said += (f" over a grid ({', '.join(sampled)} take more than {MAX_VALUES} "
+                         "values, as a random search samples them)")
+            raise pc.UsageError(
+                f"{said} among the {df['solver'].iloc[0]} runs: a heatmap needs two "
+                "parameters that vary; plot_curves.py and plot_profile.py show such a "
+                "sweep")
+        return free[0], free[1]
+    if x is None or y is None:
+        if not free:
+            given = x or y
+            raise pc.UsageError(
+                f"no other parameter varies besides {given}; name the other axis with "
+                f"{'--y' if y is None else '--x'}")
+        return (x or free[0]), (y or free[0])
+    return x, y
 
 
 def check_axes(args, params):
@@ -76,8 +154,7 @@ def draw(cells, x, y, title, subtitle):
     width = max(6.4, 2.6 + 1.05 * len(xs))
     height = max(4.6, 2.2 + 0.62 * len(ys))
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
-    cmap = plt.get_cmap("YlOrRd").copy()
-    cmap.set_bad("0.85")
+    cmap = plt.get_cmap("YlOrRd").with_extremes(bad="0.85")
     lo, hi = np.nanmin(grid), np.nanmax(grid)
     if hi - lo < 1e-9:
         lo, hi = lo - 0.01, hi + 0.01
@@ -87,8 +164,8 @@ def draw(cells, x, y, title, subtitle):
     for i in range(len(ys)):
         for j in range(len(xs)):
             annotate(ax, i, j, grid[i, j], runs[i, j], uneven, image)
-    ax.set_xticks(range(len(xs)), [pc.show(v) for v in xs])
-    ax.set_yticks(range(len(ys)), [pc.show(v) for v in ys])
+    ax.set_xticks(range(len(xs)), tick_labels(xs))
+    ax.set_yticks(range(len(ys)), tick_labels(ys))
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     bar = fig.colorbar(image, ax=ax, shrink=0.9)
@@ -96,6 +173,20 @@ def draw(cells, x, y, title, subtitle):
     fig.suptitle(title, fontsize=12, fontweight="bold")
     ax.set_title(subtitle, fontsize=8.5, color="0.25")
     return fig
+
+
+def tick_labels(values):
+    """Labels for an axis: numbers with the fewest significant digits (at least 3) that
+    still tell every value apart, so that long values such as 0.99975854625 fit."""
+    try:
+        numbers = [float(v) for v in values]
+    except ValueError:
+        return [pc.show(v) for v in values]
+    for digits in range(3, 18):
+        labels = [f"{x:.{digits}g}" for x in numbers]
+        if len(set(labels)) == len(labels):
+            return labels
+    return [pc.show(v) for v in values]
 
 
 def annotate(ax, i, j, value, runs, uneven, image):
@@ -132,14 +223,16 @@ def describe(df, args, fixed, others, only, failed):
 
 def main():
     args = parse_args()
+    args.solver = args.solver or choose_solver(args.results)
     directory, df, failed = pc.load_results(args.results, args.solver)
     # seat is not an axis: each (seat, evaluation opponent) gets its own heatmap
     params = [c for c in pc.PARAM_COLUMNS if c != "seat" and (df[c] != "").any()]
+    args.x, args.y = default_axes(df, params, args.x, args.y)
     check_axes(args, params)
     df = pc.only_eval_opponent(df, args.eval_opponent, f"{args.solver} rows evaluated")
     df, fixed = pc.parse_fix(args.fix, df, params)
     out = pc.out_dir(args, directory)
-    name = SOLVER_NAMES[args.solver]
+    name = solver_name(args.solver)
     # regrets on different boards are never pooled: one heatmap per game too
     games = sorted(df["game"].unique()) if "game" in df and df["game"].nunique() > 1 else [None]
     for (seat, opp), game in ((f, g) for f in ps.facets_of(df) for g in games):

@@ -7,8 +7,11 @@ What the main effects and pairs leave is drawn as "higher-order interactions".
 RESULTS is either a results directory (or its results.csv), on which the script runs
 `sweep importance RESULTS --csv` with --metric and --by, or a CSV file saved from
 `sweep importance ... --csv > FILE` (then --metric only names the axis). `sweep
-importance` needs a full grid in every block: where some solver's grid is not full
-(self-play beside a grid over opponents), choose the parameters with --by. The sweep
+importance` needs a full grid in every block: where the grid over every parameter is not
+full (self-play beside a grid over opponents, a search whose later rungs keep a few
+configurations), the script picks, with a note, the largest set of parameters that
+forms a full grid in every block (ties: the larger grid, then the earlier columns); --by
+chooses them yourself. The sweep
 binary is --sweep, $SWEEP, sweep on PATH, or target/release/sweep (or
 target/debug/sweep) of this repository, in that order.
 
@@ -19,6 +22,8 @@ directory), or --out, and prints its path.
 import plot_common as pc  # first: it checks the packages and selects the Agg backend
 import plot_style as ps
 import sweep_tables as st
+import itertools
+
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -37,6 +42,45 @@ def parse_args():
     p.add_argument("--name", metavar="NAME", help="file name (default: importance_<metric>)")
     st.add_sweep_option(p)
     return p.parse_args()
+
+
+BLOCK = ["solver", "seat", "eval_opponent", "game"]
+
+
+def grid_columns(rows):
+    """The parameters (the seat aside) for `sweep importance --by`: the largest set that
+    forms a full grid in every (solver, seat, evaluation opponent, game) block of `rows`
+    (results.csv's ok tuning rows) and varies in at least one; ties go to the larger
+    grids, then to the earlier columns. [] when no parameter can."""
+    params = [c for c in pc.PARAM_COLUMNS if c != "seat"]
+    blocks = [part for _, part in rows.groupby([c for c in BLOCK if c in rows], sort=False)]
+    vary = [c for c in params if any(part[c].nunique() > 1 for part in blocks)]
+
+    def full(columns):
+        for part in blocks:
+            cols = [c for c in columns if part[c].nunique() > 1]
+            if cols:
+                cells = np.prod([part[c].nunique() for c in cols])
+                if len(part[cols].drop_duplicates()) != cells:
+                    return False
+        return True
+
+    def size(columns):  # the summed grid size over the blocks
+        return sum(int(np.prod([part[c].nunique() for c in columns])) for part in blocks)
+
+    for k in range(len(vary), 0, -1):
+        fits = [list(c) for c in itertools.combinations(vary, k) if full(c)]
+        if fits:
+            return max(fits, key=size)  # max keeps the first (earlier columns) of a tie
+    return []
+
+
+def results_grid_columns(arg):
+    """grid_columns of the ok tuning rows of a results directory (or its results.csv)."""
+    _, csv = pc.results_dir(arg)
+    df = pc.read_csv(csv, pc.RESULTS_COLUMNS, "results.csv of `sweep run`",
+                     required=pc.RESULTS_COLUMNS[:pc.FIRST_RESULTS_WIDTH])
+    return grid_columns(df[(df["status"] == "ok") & (df["split"] != "test")])
 
 
 def terms(block):
@@ -91,8 +135,21 @@ def draw(blocks, metric):
 def main():
     args = parse_args()
     options = ["--metric", args.metric] + (["--by", args.by] if args.by else [])
-    directory, df = st.table(args.results, "importance", options, st.IMPORTANCE_COLUMNS,
-                             args.sweep)
+    try:
+        directory, df = st.table(args.results, "importance", options, st.IMPORTANCE_COLUMNS,
+                                 args.sweep)
+    except pc.UsageError as refused:
+        if args.by or "is not full" not in str(refused):
+            raise
+        by = results_grid_columns(args.results)
+        if not by:
+            raise pc.UsageError(f"{refused}; and no set of parameters forms a full grid in "
+                                "every block, so there is no importance to show") from None
+        pc.note(f"note: the grid over every parameter is not full; importance over "
+                f"{', '.join(by)}, the largest set that is (choose with --by)")
+        options = ["--metric", args.metric, "--by", ",".join(by)]
+        directory, df = st.table(args.results, "importance", options,
+                                 st.IMPORTANCE_COLUMNS, args.sweep)
     df = pc.only_eval_opponent(df, args.eval_opponent, "importance rows")
     fig = draw(st.blocks(df), args.metric)
     name = args.name or f"importance_{args.metric}"

@@ -2,8 +2,13 @@
 """Performance profile (in the style of rliable): for each configuration, the fraction
 of its runs whose regret (or --metric) is at most τ, over τ from 0 up, one panel per
 (seat, evaluation opponent). A curve that rises earlier is better; its height at τ = 0 is
-the fraction of runs that play optimally. The τ axis is linear from 0 to the smallest
-nonzero value seen and logarithmic beyond (symlog), so 0 and small regrets both show.
+the fraction of runs that play optimally. The τ axis is linear from 0 up to a fixed
+threshold and logarithmic beyond (symlog), so 0 and small regrets both show: 0.001 for
+regret and regret_auc, 1 episode for solved_at, the same in every figure.
+
+The --top best configurations (default 8; ranked by their mean metric over all panels,
+lower first) are drawn one by one; the rest are pooled into one grey "others" curve, so
+that a large sweep stays readable. --top 0 draws every configuration.
 
 A configuration is the solver and every parameter that varies (the seat aside), or the
 columns of --by (e.g. --by label). Every solver with the metric is drawn unless --solver
@@ -22,6 +27,10 @@ import pandas as pd  # noqa: E402
 EXAMPLE = "python3 scripts/plot_profile.py results/epsilon --metric regret_auc --by label"
 METRICS = ["regret", "regret_auc", "solved_at"]
 ZERO = 1e-12  # regret at most this counts as 0 (as sweep's solved_at does)
+# Where the τ axis turns from linear to logarithmic, fixed per metric so that figures
+# compare: a regret of 0.001 is one game lost in a thousand; solved_at is in episodes.
+THRESHOLDS = {"regret": 1e-3, "regret_auc": 1e-3, "solved_at": 1.0}
+OTHERS_STYLE = ("0.55", ":", None)
 
 
 def parse_args():
@@ -35,6 +44,9 @@ def parse_args():
                    help="draw only this solver's runs (repeatable; default: all)")
     p.add_argument("--eval-opponent", metavar="NAME", help="only the evaluations against NAME")
     pc.add_fix_option(p)
+    p.add_argument("--top", type=int, default=8, metavar="K",
+                   help="draw the K best configurations and pool the rest as \"others\" "
+                        "(default: 8; 0: draw every configuration)")
     p.add_argument("--band", action="store_true",
                    help="add the 95%% Wilson interval of each fraction")
     return p.parse_args()
@@ -84,6 +96,23 @@ def with_configs(df, by):
     return df.assign(configuration=names)
 
 
+def top_and_others(df, metric, k):
+    """(df with the configurations beyond the `k` best renamed `others (N
+    configurations)`, the configuration names in drawing order: best first, others last).
+    Best = lowest mean metric over all its runs (a run never solved counts as the largest
+    finite value seen). k = 0 or k at least the number of configurations: all kept."""
+    values = df[metric].replace(np.inf, np.nan)
+    worst = values.max() if values.notna().any() else 0.0
+    means = values.fillna(worst).groupby(df["configuration"], sort=False).mean()
+    order = list(means.sort_values(kind="stable").index)
+    if k <= 0 or len(order) <= k + 1:  # pooling a single configuration gains nothing
+        return df, order
+    rest = set(order[k:])
+    others = f"others ({len(rest)} configurations)"
+    renamed = df["configuration"].where(~df["configuration"].isin(rest), others)
+    return df.assign(configuration=renamed), order[:k] + [others]
+
+
 def fractions(values, taus):
     v = np.sort(np.asarray(values, float))
     return np.searchsorted(v, taus + ZERO, side="right") / len(v)
@@ -95,15 +124,21 @@ def wilson(p, n, z=1.959964):
     return centre - half, centre + half
 
 
-def draw(df, metric, band, failed, fixed):
+def draw(df, metric, band, failed, fixed, order):
     columns = ["configuration"]
-    enc = ps.Encoding(pc.sorted_configs(df, columns), columns)
+    enc = ps.Encoding(pd.DataFrame({"configuration": order}), columns)
+    pooled = order[-1].startswith("others (") if order else False
+    if pooled:
+        enc.styles[-1] = OTHERS_STYLE
+        handle = enc.rows[-1][0]
+        handle.set_color(OTHERS_STYLE[0])
+        handle.set_linestyle(OTHERS_STYLE[1])
+        handle.set_marker("None")
     enc.rows = [(h, label.removeprefix("configuration="), header)
                 for h, label, header in enc.rows if not header]  # one column: no headers
     fig, axes = ps.facet_grid(ps.facets_of(df), enc)
     finite = df[metric][np.isfinite(df[metric])]
-    positive = finite[finite > ZERO]
-    threshold = 10 ** np.floor(np.log10(positive.min())) if len(positive) else 1e-3
+    threshold = THRESHOLDS[metric]
     top = max(finite.max() if len(finite) else 1.0, threshold) * 1.5
     for (seat, opp), ax in axes.items():
         part = df[(df["seat"] == seat) & (df["eval_opponent"] == opp)]
@@ -130,18 +165,21 @@ def draw(df, metric, band, failed, fixed):
     fig.suptitle(f"Performance profile: {metric}", fontsize=13, fontweight="bold")
     if len(enc.configs) > 1:
         enc.legend(fig, title="configuration")
-    fig.text(0.5, -0.01, caption(df, metric, band, failed, fixed), ha="center",
+    fig.text(0.5, -0.01, caption(df, metric, band, failed, fixed, pooled), ha="center",
              va="top", fontsize=8.5, color="0.25")
     return fig
 
 
-def caption(df, metric, band, failed, fixed):
-    counts = df.groupby(["configuration", "seat", "eval_opponent"]).size()
+def caption(df, metric, band, failed, fixed, pooled=False):
+    drawn = df[~df["configuration"].str.startswith("others (")] if pooled else df
+    counts = drawn.groupby(["configuration", "seat", "eval_opponent"]).size()
     runs = f"{counts.min()}" if counts.min() == counts.max() else f"{counts.min()} to {counts.max()}"
     parts = [f"{runs} run(s) per configuration and panel",
              "higher and further left is better; at τ = 0: the runs that are exactly optimal"]
     if metric == "solved_at":
         parts.append("runs never solved stay below 1")
+    if pooled:
+        parts.append("legend: best first (lowest mean); others: the runs of the rest, pooled")
     if band:
         parts.append("band: 95% Wilson interval of the fraction")
     if fixed:
@@ -156,8 +194,11 @@ def main():
     directory, df, failed = load(args)
     df = pc.only_eval_opponent(df, args.eval_opponent, "runs evaluated")
     df, fixed = pc.parse_fix(args.fix, df, pc.PARAM_COLUMNS)
+    if args.top < 0:
+        raise pc.UsageError(f"--top {args.top}: give 0 (every configuration) or more")
     df = with_configs(df, args.by)
-    fig = draw(df, args.metric, args.band, failed, fixed)
+    df, order = top_and_others(df, args.metric, args.top)
+    fig = draw(df, args.metric, args.band, failed, fixed, order)
     name = f"profile_{args.metric}"
     if args.eval_opponent:
         name += "_" + pc.slug(args.eval_opponent)

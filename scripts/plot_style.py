@@ -16,6 +16,11 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: 
 REGRET_LABEL = "regret (expected return lost per game)"
 BAND_NOTE = "band: 95% Student-t interval of the mean over replicates"
 
+# Colours of distinct configurations: the Okabe-Ito palette (yellow last, as it is the
+# faintest on white), told apart by readers with the common colour-vision deficiencies.
+# Beyond 8 configurations the colours repeat with another line style.
+OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
+             "#000000", "#F0E442"]
 LINESTYLES = ["-", "--", ":", "-."]
 MARKERS = ["o", "s", "^", "D"]
 
@@ -23,7 +28,8 @@ MARKERS = ["o", "s", "^", "D"]
 class Encoding:
     """How configurations are told apart in a plot: a (colour, linestyle, marker) per
     configuration, and the legend rows that explain it. With up to 10 configurations each
-    gets its own colour and legend row. With more, the varying columns are split: line
+    gets its own colour (colour-blind safe: OKABE_ITO, then again dashed) and
+    legend row. With more, the varying columns are split: line
     style shows one with at most 4 values, marker another (when colour would otherwise
     need more than 10 shades), colour the rest; the legend then lists each value once."""
 
@@ -32,7 +38,7 @@ class Encoding:
         self.columns = columns
         self.rows = []  # (handle, label, is_header)
         if colour_by is None and len(configs) <= 10:
-            self._one_each("tab10")
+            self._one_each("okabe-ito")
             return
         if len(configs) > 30:
             pc.note(f"note: {len(configs)} configurations in one panel; pick fewer with "
@@ -80,10 +86,13 @@ class Encoding:
 
     def _one_each(self, cmap):
         n = len(self.configs)
-        colours = _palette(n, False) if cmap == "tab10" else [
-            plt.get_cmap(cmap)(0.05 + 0.9 * i / max(n - 1, 1)) for i in range(n)]
-        self.styles = [(colours[i], LINESTYLES[(i // 10) % 4] if cmap != "tab10" else "-",
-                        MARKERS[0]) for i in range(n)]
+        if cmap == "okabe-ito":  # the colour-blind-safe colours, repeated dashed beyond 8
+            k = len(OKABE_ITO)
+            self.styles = [(OKABE_ITO[i % k], LINESTYLES[(i // k) % 4], MARKERS[0])
+                           for i in range(n)]
+        else:
+            self.styles = [(plt.get_cmap(cmap)(0.05 + 0.9 * i / max(n - 1, 1)),
+                            LINESTYLES[(i // 10) % 4], MARKERS[0]) for i in range(n)]
         for (_, row), (colour, ls, m) in zip(self.configs.iterrows(), self.styles):
             self._row(colour, ls, m, pc.config_label(row, self.columns))
 
@@ -180,8 +189,8 @@ def _palette(n, ordered):
     if ordered and n > 1:
         cmap = plt.get_cmap("viridis")
         return [cmap(0.9 * i / (n - 1)) for i in range(n)]
-    if n <= 10:
-        return [plt.get_cmap("tab10")(i) for i in range(n)]
+    if n <= len(OKABE_ITO):
+        return OKABE_ITO[:n]
     if n <= 20:
         return [plt.get_cmap("tab20")(i) for i in range(n)]
     cmap = plt.get_cmap("turbo")

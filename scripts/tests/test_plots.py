@@ -26,6 +26,7 @@ import pandas as pd  # noqa: E402
 import check_png  # noqa: E402
 import plot_common as pc  # noqa: E402
 import plot_curves  # noqa: E402
+import plot_heatmap  # noqa: E402
 import plot_importance  # noqa: E402
 import plot_mcts  # noqa: E402
 import plot_paired  # noqa: E402
@@ -351,7 +352,9 @@ class Scripts(unittest.TestCase):
         only_exact = self.filtered("exact", lambda r: r["solver"] == "policy-iteration")
         self.assert_usage_error(call("plot_mcts.py", only_exact), "no mcts rows")
         self.assert_usage_error(call("plot_curves.py", only_exact), "no q-learning rows")
-        self.assert_usage_error(call("plot_heatmap.py", only_exact), "no q-learning rows")
+        self.assert_usage_error(call("plot_heatmap.py", only_exact), "no parameter varies")
+        self.assert_usage_error(call("plot_heatmap.py", only_exact, "--solver", "q-learning"),
+                                "no q-learning rows")
 
     def test_all_rows_failed(self):
         failed = self.filtered("failed", lambda r: r["status"] == "failed")
@@ -368,7 +371,8 @@ class Scripts(unittest.TestCase):
                                 "values present: 0.9, 0.99, 1")
         self.assert_usage_error(self.plot("plot_heatmap.py", "--x", "iterations"),
                                 "--x iterations: not a parameter of q-learning")
-        self.assert_usage_error(self.plot("plot_heatmap.py", "--y", "alpha"), "both alpha")
+        self.assert_usage_error(self.plot("plot_heatmap.py", "--x", "alpha", "--y", "alpha"),
+                                "both alpha")
         self.assert_usage_error(self.plot("plot_curves.py", "--eval-opponent", "nobody"),
                                 "present: random, minimax")
         self.assert_usage_error(self.plot("plot_curves.py", "--fix", "alpha=0.1", "--colour",
@@ -396,6 +400,172 @@ class Scripts(unittest.TestCase):
         both = self.filtered("seats", lambda r: True, also_seat_o=True)
         self.assert_pngs(call("plot_curves.py", both), 1)
         self.assert_pngs(call("plot_heatmap.py", both), 4)
+
+    def rewritten(self, name, change):
+        """A copy of the fake results whose results.csv rows pass through `change` (a
+        row dict -> the new row, or None to drop it); curves.csv is copied as it is."""
+        out = self.tmp / name
+        out.mkdir(exist_ok=True)
+        with open(self.results / "results.csv", newline="") as f:
+            reader = csv.DictReader(f)
+            fields = list(reader.fieldnames)
+            rows = [r for r in map(change, reader) if r is not None]
+        for extra in (k for r in rows for k in r if k not in fields):
+            fields.append(extra)
+        with open(out / "results.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields, restval="")
+            w.writeheader()
+            w.writerows(rows)
+        shutil.copy(self.results / "curves.csv", out / "curves.csv")
+        return out
+
+    def test_heatmap_accepts_every_learner(self):
+        for kind in ("sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"):
+            renamed = self.rewritten(f"as_{kind}", lambda r, k=kind: dict(
+                r, solver=k if r["solver"] == "q-learning" else r["solver"]))
+            paths = self.assert_pngs(call("plot_heatmap.py", renamed, "--solver", kind), 2)
+            self.assertTrue(all(f"heatmap_{kind}_" in p for p in paths), paths)
+            # without --solver, the first solver whose runs vary in two parameters
+            self.assert_pngs(call("plot_heatmap.py", renamed), 2)
+        self.assertEqual(plot_heatmap.solver_name("sarsa"), "SARSA")
+        self.assertEqual(plot_heatmap.solver_name("a-new-kind"), "a-new-kind")
+
+    def test_heatmap_default_axes_are_the_parameters_that_vary(self):
+        # alpha fixed at one value: gamma and epsilon_decay are the two left that vary
+        one_alpha = self.rewritten("one_alpha", lambda r: r if r["solver"] != "q-learning"
+                                   or float(r["alpha"]) == 0.1 else None)
+        paths = self.assert_pngs(call("plot_heatmap.py", one_alpha, "--out", self.tmp / "h1"), 2)
+        self.assertIn("heatmap_q-learning_gamma_epsilon_decay_", paths[0])
+        # alpha and gamma fixed: one parameter varies, no grid; the message says so
+        one_cell = self.rewritten("one_cell", lambda r: r if r["solver"] != "q-learning" or (
+            float(r["alpha"]) == 0.1 and float(r["gamma"]) == 0.9) else None)
+        self.assert_usage_error(call("plot_heatmap.py", one_cell, "--solver", "q-learning"),
+                                "only epsilon_decay varies", "needs two parameters")
+        # most values first; a given axis is kept and the other filled
+        df = pd.DataFrame({"solver": ["q-learning"] * 6, "alpha": list("aabbcc"),
+                           "gamma": list("xyxyxy"), "episodes": list("111111"),
+                           "rung": [""] * 6})
+        params = ["episodes", "alpha", "gamma"]
+        self.assertEqual(plot_heatmap.default_axes(df, params), ("alpha", "gamma"))
+        self.assertEqual(plot_heatmap.default_axes(df, params, y="alpha"), ("gamma", "alpha"))
+        # sampled values (a random search) are not a grid's axis; the message says so
+        sampled = pd.DataFrame({"solver": ["mcts"] * 30, "uct_c": [str(i / 7) for i in range(30)],
+                                "iterations": [str(10 * i) for i in range(30)],
+                                "rung": [""] * 30})
+        with self.assertRaisesRegex(pc.UsageError, "iterations, uct_c take more than 20"):
+            plot_heatmap.default_axes(sampled, ["iterations", "uct_c"])
+        # in a search the episodes (the rung's budget) are not a default axis
+        search = df.assign(episodes=list("123123"), rung=list("012012"))
+        self.assertNotIn("episodes", plot_heatmap.default_axes(search, params))
+
+    def test_heatmap_ticks_are_short_but_tell_values_apart(self):
+        values = ["0.987044576753", "0.99975854625", "0.9999195089", "0.9995"]
+        labels = plot_heatmap.tick_labels(values)
+        self.assertEqual(len(set(labels)), len(values))
+        self.assertTrue(all(len(t) <= 7 for t in labels), labels)
+        for t, v in zip(labels, values):  # each label rounds its own value
+            self.assertAlmostEqual(float(t), float(v), delta=5e-4)
+        self.assertEqual(plot_heatmap.tick_labels(["adversarial", "random"]),
+                         ["adversarial", "random"])
+
+    def test_curves_default_to_every_learner_and_say_why_rows_were_left_out(self):
+        # the q-learning jobs with alpha = 0.5 become sarsa jobs
+        mixed = self.rewritten("mixed", lambda r: dict(r, solver="sarsa") if r["solver"] ==
+                               "q-learning" and float(r["alpha"]) == 0.5 else r)
+        with open(mixed / "results.csv", newline="") as f:
+            sarsa = {r["job_id"] for r in csv.DictReader(f) if r["solver"] == "sarsa"}
+            f.seek(0)
+            failed = {r["job_id"] for r in csv.DictReader(f) if r["status"] != "ok"}
+        with open(mixed / "curves.csv", newline="") as f:
+            curves = list(csv.DictReader(f))
+        of_sarsa = sum(r["job_id"] in sarsa - failed for r in curves)
+        of_failed = sum(r["job_id"] in failed for r in curves)
+        self.assertGreater(of_sarsa, 0)
+        done = call("plot_curves.py", mixed, "--out", self.tmp / "c1")
+        self.assert_pngs(done, 1)
+        self.assertNotIn("sarsa jobs (not drawn", done.stderr)  # both learners drawn
+        done = call("plot_curves.py", mixed, "--solver", "q-learning", "--out", self.tmp / "c2")
+        self.assert_pngs(done, 1)
+        self.assertIn(f"{of_sarsa} curve row(s) of sarsa jobs (not drawn", done.stderr)
+        self.assertIn(f"{of_failed} curve row(s) of jobs that failed", done.stderr)
+        self.assertNotIn("not ok", done.stderr)
+
+    def test_curves_of_many_configurations_keep_each_solvers_best(self):
+        # two solvers of 12 configurations each, one checkpoint; regret = the index
+        rows = [{"solver": s, "alpha": str(i), "seat": "x", "eval_opponent": "random",
+                 "episode": e, "regret": i + (0.5 if e == 10 else 0.0)}
+                for s in ("q-learning", "sarsa") for i in range(12) for e in (10, 20)]
+        df = pd.DataFrame(rows).assign(**{c: "" for c in pc.PARAM_COLUMNS if c != "alpha"})
+        kept, text = plot_curves.best_configs(df, None)  # 24 lines: 10 // 2 = 5 each
+        for solver in ("q-learning", "sarsa"):
+            mine = kept[kept["solver"] == solver]
+            self.assertEqual(sorted(mine["alpha"].astype(int).unique()), [0, 1, 2, 3, 4])
+        self.assertIn("of 24 in all", text)
+        self.assertEqual(len(plot_curves.best_configs(df, 0)[0]), len(df))
+        few = df[df["alpha"].astype(int) < 3]  # 6 lines: all drawn
+        self.assertIsNone(plot_curves.best_configs(few, None)[1])
+
+    def test_curves_of_a_search_draw_the_final_rung_without_bands_for_few_runs(self):
+        # rung 0: every q-learning job; rung 1: the alpha = 0.25 ones (as if they survived)
+        search = self.rewritten("search", lambda r: dict(r, rung=(
+            "" if r["solver"] != "q-learning" else "1" if float(r["alpha"]) == 0.25 else "0")))
+        with open(search / "results.csv", newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["solver"] == "q-learning"]
+        # failed jobs are counted apart, as failures
+        earlier = len({r["job_id"] for r in rows if r["rung"] == "0" and r["status"] == "ok"})
+        args = type("Args", (), {"results": str(search), "solver": []})()
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            _, df, _, is_search = plot_curves.load(args)
+        self.assertTrue(is_search)
+        self.assertEqual(set(df["alpha"].astype(float)), {0.25})
+        self.assertIn(f"left out {earlier} job(s) of earlier rungs", err.getvalue())
+        done = call("plot_curves.py", search, "--out", self.tmp / "c3")
+        self.assert_pngs(done, 1)
+        self.assertIn("without bands", done.stderr)  # 3 replicates per line
+
+    def test_colours_of_a_few_configurations_are_colour_blind_safe(self):
+        configs = pd.DataFrame({"alpha": [str(v) for v in range(8)]})
+        enc = ps.Encoding(configs, ["alpha"])
+        colours = [c for c, _, _ in enc.styles]
+        self.assertEqual(colours, ps.OKABE_ITO)
+        self.assertEqual(len(set(colours)), 8)
+
+    def test_profile_pools_all_but_the_best_and_keeps_its_threshold(self):
+        rows = [{"configuration": f"c{i:02d}", "regret": (i % 30) / 100 + r / 1000,
+                 "seat": "x", "eval_opponent": "random", "solver": "q-learning"}
+                for i in range(30) for r in range(3)]
+        df = pd.DataFrame(rows)
+        pooled, order = plot_profile.top_and_others(df, "regret", 8)
+        self.assertEqual(order[:8], [f"c{i:02d}" for i in range(8)])  # lowest mean first
+        self.assertEqual(order[8], "others (22 configurations)")
+        self.assertEqual((pooled["configuration"] == order[8]).sum(), 22 * 3)
+        self.assertEqual(plot_profile.top_and_others(df, "regret", 0)[1],
+                         sorted(df["configuration"].unique()))
+        # the linear threshold is the metric's, whatever the smallest regret
+        for shift in (0.0, 0.05):
+            part = pooled.assign(regret=pooled["regret"] + shift)
+            fig = plot_profile.draw(part, "regret", False, 0, {}, order)
+            thresholds = {ax.xaxis.get_transform().linthresh for ax in fig.axes
+                          if ax.get_xscale() == "symlog"}
+            self.assertEqual(thresholds, {plot_profile.THRESHOLDS["regret"]})
+            ps.plt.close(fig)
+        self.assert_usage_error(self.plot("plot_profile.py", "--top", "-1"), "--top -1")
+
+    def test_importance_columns_form_a_full_grid_in_every_block(self):
+        # opponent x alpha is not a full grid (self-play only at alpha 0.5)
+        block = {"solver": "q-learning", "seat": "x", "eval_opponent": "random", "game": ""}
+        rows = [dict(block, opponent=o, alpha=a, iterations="")
+                for o, a in (("random", "0.25"), ("random", "0.5"), ("self", "0.5"))]
+        rows += [dict(block, solver="mcts", opponent="", alpha="", iterations=i)
+                 for i in ("50", "200")]
+        df = pd.DataFrame(rows).assign(**{c: "" for c in pc.PARAM_COLUMNS
+                                          if c not in ("opponent", "alpha", "iterations")})
+        by = plot_importance.grid_columns(df)
+        self.assertEqual(len(by), 2)
+        self.assertIn("iterations", by)
+        self.assertFalse({"opponent", "alpha"} <= set(by))
+        nothing = df.assign(opponent="random", alpha="0.5", iterations="50")
+        self.assertEqual(plot_importance.grid_columns(nothing), [])
 
     def filtered(self, name, keep, curves=True, also_seat_o=False, extra=None, drop=None,
                  uct_c_values=1):
