@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use common::*;
 use proptest::prelude::*;
 use sweep::report::manifest::Shard;
-use sweep::run::{self, Outcome, RunOptions, StopToken};
+use sweep::run;
 
 /// A small searched spec: `alphas` x 2 epsilons, `replicates`, budgets `min..=max`.
 fn searched(method: &str, eta: u64, min: u64, max: u64, alphas: &[f64], replicates: u32, seed: u64) -> String {
@@ -36,19 +36,6 @@ fn grid(episodes: &[u64], alphas: &[f64], replicates: u32, seed: u64) -> String 
         episodes.join(", "),
         alphas.join(", ")
     )
-}
-
-fn run_in(spec: &Path, out: &Path, threads: usize, shard: Option<Shard>) {
-    let opts = RunOptions {
-        spec: spec.to_path_buf(),
-        threads: Some(threads),
-        out: Some(out.to_path_buf()),
-        shard,
-        quiet: true,
-        ..RunOptions::default()
-    };
-    let report = run::run(&opts, &StopToken::new()).unwrap();
-    assert!(matches!(report.outcome, Outcome::Completed), "{:?}", report.outcome);
 }
 
 /// Runs a search as a cluster would: every shard, then a merge, once per rung.

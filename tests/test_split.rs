@@ -17,7 +17,7 @@ use std::path::Path;
 use common::*;
 use proptest::prelude::*;
 use sweep::report::manifest::Shard;
-use sweep::run::{self, Outcome, RunOptions, StopToken};
+use sweep::run;
 use sweep::seed::{job_seed, test_seed};
 use sweep::spec::Split;
 
@@ -37,19 +37,6 @@ fn without_test(text: &str) -> String {
     let start = text.find("[test]").unwrap();
     let end = text.find("[[solver]]").unwrap();
     format!("{}{}", &text[..start], &text[end..])
-}
-
-fn run_in(spec: &Path, out: &Path, threads: usize, shard: Option<Shard>) {
-    let opts = RunOptions {
-        spec: spec.to_path_buf(),
-        threads: Some(threads),
-        out: Some(out.to_path_buf()),
-        shard,
-        quiet: true,
-        ..RunOptions::default()
-    };
-    let report = run::run(&opts, &StopToken::new()).unwrap();
-    assert!(matches!(report.outcome, Outcome::Completed), "{:?}", report.outcome);
 }
 
 /// A results file as maps from column name to value.

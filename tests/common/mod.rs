@@ -1,4 +1,5 @@
-//! Helpers shared by the command-line tests: one way to run the binary and read its files.
+//! Helpers shared by the command-line tests: one way to run the binary (or the executor,
+//! through the library) and read its files.
 
 #![allow(dead_code)]
 
@@ -94,4 +95,20 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         if p.is_dir() { v.extend(walk(&p)) } else { v.push(p) }
     }
     v
+}
+
+/// Runs `spec` through the library's executor into `out`, quietly, on `threads` threads
+/// (`shard`: only that share), and checks that it completed.
+pub fn run_in(spec: &Path, out: &Path, threads: usize, shard: Option<sweep::report::manifest::Shard>) {
+    use sweep::run::{self, Outcome, RunOptions, StopToken};
+    let opts = RunOptions {
+        spec: spec.to_path_buf(),
+        threads: Some(threads),
+        out: Some(out.to_path_buf()),
+        shard,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    let report = run::run(&opts, &StopToken::new()).unwrap();
+    assert!(matches!(report.outcome, Outcome::Completed), "{:?}", report.outcome);
 }
