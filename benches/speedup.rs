@@ -89,7 +89,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("benches/ is inside the repository");
     let spec: PathBuf =
         std::env::var_os("SWEEP_SPEEDUP_SPEC").map_or_else(|| root.join("experiments/qlearning.toml"), PathBuf::from);
     let pairs: usize = std::env::var("SWEEP_SPEEDUP_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(7);

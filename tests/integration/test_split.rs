@@ -9,12 +9,10 @@
 //! its job ids; `reproduce` re-runs a test row; `summary` and `compare` show the test rows
 //! with each tested configuration's gap; nonsense is refused.
 
-mod common;
-
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use sweep::report::manifest::Shard;
 use sweep::run;

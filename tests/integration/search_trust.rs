@@ -4,12 +4,10 @@
 //! first rung cuts short, one-rung searches and searches dearer than the grid, and shows
 //! Hyperband's brackets; a search's run prints one line per rung and counts every rung.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 /// Mean regret against random per configuration (`alpha`, `gamma`, `epsilon_min_at`) and
 /// replicate, at `rung` (`None`: every row).

@@ -5,11 +5,10 @@
 //! read with the missing columns empty and upgraded, saying so and keeping the old files,
 //! by resume, `--extend` and `merge`. A header that is not a prefix of today's is refused.
 
-mod common;
-
+use crate::common;
 use std::path::{Path, PathBuf};
 
-use common::{read_csv, run, stderr, stdout};
+use crate::common::{read_csv, run, stderr, stdout};
 use sweep::report::{CURVE_COLUMNS, RESULT_COLUMNS};
 
 const SPEC: &str = "tests/data/results-v1.toml";

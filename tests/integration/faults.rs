@@ -1,12 +1,10 @@
 //! Never lose a result: interrupted, killed, failing and refused runs.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Child, Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// A sweep of many short jobs, so that a run can be stopped in the middle.
 const MANY: &str = r#"

@@ -3,9 +3,7 @@
 //! count (checked against that formula in `curves.csv`), the results say what ran, and
 //! `reproduce` gives the same numbers.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn min_at_schedules_scale_with_the_episodes_and_reproduce() {

@@ -1,9 +1,8 @@
 //! `compare`, `importance` and `summary --stat` through the command line, on the smoke
 //! results and on the first version's results directory (whose newer columns are empty).
 
-mod common;
-
-use common::*;
+use crate::common;
+use crate::common::*;
 
 fn fixture() -> std::path::PathBuf {
     common::root().join("tests/data/results-v1")

@@ -6,11 +6,9 @@
 //! each rung keeps the best share by the mean over replicates of the search's metric
 //! (`regret` or `regret_auc`).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use proptest::prelude::*;
 use sweep::report::manifest::Shard;
 use sweep::run;

@@ -1,9 +1,7 @@
 //! Shards and merge: a split sweep merges into the files one machine writes; broken
 //! splits are refused with what is wrong.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 /// Runs shard `k` of `n` of the smoke spec into `out`, with `extra` flags; asserts success.
 fn shard_with(out: &std::path::Path, k: u32, n: u32, extra: &[&str]) {

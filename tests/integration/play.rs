@@ -1,8 +1,6 @@
 //! `sweep play` with moves piped in, and shell completions.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 fn play(args: &[&str], input: &str) -> std::process::Output {
     sweep().arg("play").args(args).write_stdin(input).output().unwrap()

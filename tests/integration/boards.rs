@@ -4,9 +4,7 @@
 //! line. The 4×4 figures need a release build and about 2 GB: they are `#[ignore]`d here
 //! and run by `.ci/run` with `cargo test --release -- --ignored`.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use rand::SeedableRng;
 use sweep::game::{Board, Game};
 use sweep::mdp::{Evaluator, Opponent, Seat, sample_games};

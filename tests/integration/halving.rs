@@ -4,13 +4,11 @@
 //! and says that its per-solver lines are the full grid; nonsense is refused with clear
 //! messages.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// 8 configurations x 10 replicates; rungs of 40, 20 and 10 jobs at 50k, 100k, 200k
 /// episodes: long enough to be killed in the middle of the second rung.

@@ -248,7 +248,8 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_text_never_panics(text in "\\PC{0,200}") {
+    fn arbitrary_text_never_panics(chars in proptest::collection::vec(any::<char>(), 0..200)) {
+        let text: String = chars.into_iter().filter(|c| !c.is_control()).collect();
         let _ = parse(&text, "prop.toml");
     }
 }

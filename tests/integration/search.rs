@@ -2,11 +2,9 @@
 //! `samples` keeps the earlier jobs (ids and rows); a run estimated at more than an hour
 //! needs `--yes` when there is no terminal to ask on; `plan` shows the notes and warnings.
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::*;
+use crate::common::*;
 
 fn sampled_spec(samples: u32) -> String {
     format!(

@@ -3,11 +3,9 @@
 //! Data-driven: each case is a spec (or flags) and the fragments its message must contain
 //! (file and line, key, value, what is allowed).
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 const HEAD: &str = "name = \"bad\"\nseed = 1\n";
 

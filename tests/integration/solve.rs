@@ -1,8 +1,6 @@
 //! `sweep solve`: the ground truth from the command line.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 #[test]
 fn json_has_the_contract_fields_and_the_known_figures() {

@@ -6,12 +6,10 @@
 //! hash; `reproduce` re-runs such a row and refuses a changed file; bad files are refused
 //! with exit 2 and nothing written.
 
-mod common;
-
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{read_csv, run, stderr, stdout, write_spec};
+use crate::common::{read_csv, run, stderr, stdout, write_spec};
 
 /// The rows of `results.csv` as maps from column to cell.
 fn rows(dir: &Path) -> Vec<HashMap<String, String>> {

@@ -1,0 +1,30 @@
+//! The integration tests, in one binary so that a fresh `cargo test` links the crate once
+//! instead of once per file. Each module is one topic; `common` holds the shared helpers
+//! (running the built `sweep`, writing specs, reading CSV).
+//!
+//! One topic: `cargo test --test integration boards::`.
+
+mod common;
+
+mod bad_input;
+mod boards;
+mod budget_schedules;
+mod cluster;
+mod exact_properties;
+mod executor;
+mod exploitability;
+mod faults;
+mod halving;
+mod halving_props;
+mod play;
+mod policy_opponents;
+mod result_files;
+mod runs;
+mod sample_props;
+mod search;
+mod search_trust;
+mod solve;
+mod spec_fuzz;
+mod spec_props;
+mod statistics;
+mod test_split;
