@@ -18,7 +18,7 @@
 //! Nothing here reads files or prints: the commands build a table and print what a
 //! renderer returns.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 /// What a column holds, and how a text table prints its numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +61,17 @@ impl Column {
         Column { name: name.into(), values: Values::Numbers(decimals) }
     }
 
+    /// A key column of `results.csv` (a parameter or a field): numbers where the column
+    /// holds numbers (a real or count parameter, a numeric field), else text.
+    pub fn key(name: &str) -> Column {
+        use crate::kinds::{Ty, any_param};
+        let numeric = match any_param(name) {
+            Some(p) => matches!(p.ty, Ty::Real(_) | Ty::Count { .. }),
+            None => super::Field::ALL.iter().any(|f| f.name() == name && f.numeric()),
+        };
+        if numeric { Column::numbers(name) } else { Column::text(name) }
+    }
+
     /// Whether the column holds numbers.
     pub fn numeric(&self) -> bool {
         self.values != Values::Text
@@ -76,6 +87,9 @@ pub enum Cell {
     Integer(u64),
     /// A real number, kept in full; NaN reads as missing.
     Float(f64),
+    /// A number as `results.csv` writes it (a parameter's value, a count read back): shown
+    /// as written in every form, a number in JSON and when an HTML table sorts.
+    Written(String),
     /// Nothing here (a parameter that does not apply, a statistic that needs more runs).
     Missing,
 }
@@ -91,11 +105,22 @@ impl Cell {
         Cell::Integer(n as u64)
     }
 
+    /// A cell of a key column of `results.csv` (a parameter, a field): empty is missing;
+    /// in a numeric column, a number as written.
+    pub fn key(value: &str, numeric: bool) -> Cell {
+        match value {
+            "" => Cell::Missing,
+            v if numeric && v.parse::<f64>().is_ok() => Cell::Written(v.to_string()),
+            v => Cell::Text(v.to_string()),
+        }
+    }
+
     /// The number held, if any (NaN is none).
     pub fn number(&self) -> Option<f64> {
-        match *self {
-            Cell::Integer(n) => Some(n as f64),
-            Cell::Float(x) if !x.is_nan() => Some(x),
+        match self {
+            Cell::Integer(n) => Some(*n as f64),
+            Cell::Float(x) if !x.is_nan() => Some(*x),
+            Cell::Written(s) => s.parse::<f64>().ok().filter(|x| !x.is_nan()),
             _ => None,
         }
     }
@@ -103,7 +128,7 @@ impl Cell {
     /// In full: text as it is, numbers in their shortest round-trip form, missing empty.
     pub fn full(&self) -> String {
         match self {
-            Cell::Text(s) => s.clone(),
+            Cell::Text(s) | Cell::Written(s) => s.clone(),
             Cell::Integer(n) => n.to_string(),
             Cell::Float(x) if x.is_nan() => String::new(),
             Cell::Float(x) => format!("{x}"),
@@ -126,6 +151,10 @@ impl Cell {
             Cell::Integer(n) => json!(n),
             // JSON has no NaN or infinity: those are null, like a missing cell.
             Cell::Float(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+            Cell::Written(s) => match s.parse::<i64>() {
+                Ok(n) => json!(n),
+                Err(_) => self.number().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number),
+            },
             Cell::Missing => Value::Null,
         }
     }
@@ -217,29 +246,29 @@ pub fn csv(table: &Table) -> String {
     super::files::encode(std::iter::once(header).chain(rows))
 }
 
-/// One JSON object (see the module's documentation), pretty-printed, with a final newline.
+/// One JSON object (see the module's documentation), with a final newline: a column, a
+/// row or a note per line.
 pub fn json(table: &Table) -> String {
-    let columns: Vec<Value> = table
-        .columns
-        .iter()
-        .map(|c| {
-            let kind = match c.values {
-                Values::Text => "text",
-                Values::Integers => "integer",
-                Values::Numbers(_) => "number",
-            };
-            json!({ "name": c.name, "type": kind })
-        })
-        .collect();
-    let rows: Vec<Value> = table.rows.iter().map(|r| Value::Array(r.iter().map(Cell::json).collect())).collect();
-    let mut obj = Map::new();
-    obj.insert("title".into(), json!(table.title));
-    obj.insert("columns".into(), Value::Array(columns));
-    obj.insert("rows".into(), Value::Array(rows));
-    obj.insert("notes".into(), json!(table.notes));
-    let mut out = serde_json::to_string_pretty(&Value::Object(obj)).expect("a JSON value prints");
-    out.push('\n');
-    out
+    let line = |v: Value| format!("    {v}");
+    let list =
+        |items: Vec<String>| if items.is_empty() { "[]".to_string() } else { format!("[\n{}\n  ]", items.join(",\n")) };
+    let columns = table.columns.iter().map(|c| {
+        let kind = match c.values {
+            Values::Text => "text",
+            Values::Integers => "integer",
+            Values::Numbers(_) => "number",
+        };
+        line(json!({ "name": c.name, "type": kind }))
+    });
+    let rows = table.rows.iter().map(|r| line(Value::Array(r.iter().map(Cell::json).collect())));
+    let notes = table.notes.iter().map(|n| line(json!(n)));
+    format!(
+        "{{\n  \"title\": {},\n  \"columns\": {},\n  \"rows\": {},\n  \"notes\": {}\n}}\n",
+        json!(table.title),
+        list(columns.collect()),
+        list(rows.collect()),
+        list(notes.collect())
+    )
 }
 
 /// An HTML fragment: the table (caption, head, one `<tr>` per row), then the notes as a
@@ -375,6 +404,20 @@ mod tests {
         let full = format!("data-value=\"{}\">0.300000</td>", 0.1f64 + 0.2);
         assert!(out.contains(&full), "{out}");
         assert!(out.contains("<td class=\"num\"></td>"));
+    }
+
+    #[test]
+    fn key_cells_keep_their_written_form_and_are_numbers_in_json() {
+        let columns = vec![Column::key("alpha"), Column::key("solver"), Column::key("episodes")];
+        assert_eq!(columns.iter().map(Column::numeric).collect::<Vec<_>>(), [true, false, true]);
+        let mut t = Table::new("keys", columns);
+        t.push(vec![Cell::key("0.10", true), Cell::key("q-learning", false), Cell::key("50000", true)]);
+        t.push(vec![Cell::key("", true), Cell::key("mcts", false), Cell::key("", true)]);
+        assert!(text(&t).lines().nth(1).unwrap().starts_with("0.10   q-learning  50000"), "{}", text(&t));
+        assert_eq!(csv(&t), "alpha,solver,episodes\n0.10,q-learning,50000\n,mcts,\n");
+        let parsed: Value = serde_json::from_str(&json(&t)).unwrap();
+        assert_eq!(parsed["rows"], json!([[0.1, "q-learning", 50000], [null, "mcts", null]]));
+        assert!(html(&t).contains("<td class=\"num\" data-value=\"0.10\">0.10</td>"));
     }
 
     #[test]
