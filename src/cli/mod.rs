@@ -28,7 +28,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::error::{BadInput, bad_input, exit};
 use crate::mdp::{Opponent, Seat};
 use crate::report::manifest::Shard;
-use crate::run::{Existing, Fault, RunOptions};
+use crate::run::{Existing, Fault, Notices, RunOptions};
 
 /// Reinforcement-learning experiments on tic-tac-toe, scored against the exact optimum.
 #[derive(Parser, Debug)]
@@ -195,6 +195,7 @@ impl RunArgs {
             max_memory: self.max_memory,
             quiet: self.quiet,
             fault: Fault::from_env(),
+            notices: Notices::Stderr,
         })
     }
 }
