@@ -3,7 +3,8 @@
 //! or, when `--by` names block columns (`--by solver`), the groups with each other, each
 //! represented by its best configuration. From the test rows when the file has them
 //! (`[test]`), then with each tested configuration's gap to its tuning mean, else from the
-//! tuning rows (`--split`).
+//! tuning rows (`--split`). [`table`] computes the comparisons as a [`Table`] from the
+//! results and plain [`CompareOptions`]; the command prints it in the `--format` asked.
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,8 @@
 //! of the metric's variance over the grid explained by each parameter's main effect and by
 //! each pair's interaction (functional ANOVA, [`crate::stats::anova`]), from each
 //! configuration's mean over its replicates. Only a full grid can be decomposed this way:
-//! the tuning rows (a `[test]` table's rows re-run a few configurations only).
+//! the tuning rows (a `[test]` table's rows re-run a few configurations only). [`table`]
+//! computes the shares as a [`Table`]; the command prints it in the `--format` asked.
 
 use std::path::{Path, PathBuf};
 

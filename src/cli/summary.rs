@@ -7,6 +7,9 @@
 //! separate them), and `sampled` counts each group's rows evaluated by sampled games.
 //! Under the table, self-play configurations evaluated against `best-response` get their
 //! NashConv (the two seats' exploitability summed per job; see [`crate::report::nash_conv`]).
+//! [`table`] computes all this as a [`Table`] (the lines under it are its notes), from the
+//! results and plain [`SummaryOptions`]; the command prints it in the `--format` asked
+//! (text shows only the grouping columns that vary; CSV and JSON show them all).
 
 use std::path::PathBuf;
 

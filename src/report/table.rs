@@ -2,16 +2,16 @@
 //! `importance` compute, as a value ([`Table`]: a title, typed columns, rows of typed cells
 //! and the notes printed under it), and four pure functions that render it.
 //!
-//! - [`text`]: aligned columns for a terminal: each column padded to its widest cell, two
+//! - [`text()`]: aligned columns for a terminal: each column padded to its widest cell, two
 //!   spaces between columns, trailing spaces trimmed; numbers with their column's decimals
 //!   (six unless said), then the notes, one per line.
-//! - [`csv`]: a header and one record per row; numbers in full (the shortest form that
+//! - [`csv()`]: a header and one record per row; numbers in full (the shortest form that
 //!   reads back to the same bits, as `results.csv` writes them); no notes.
-//! - [`json`]: one object `{"title", "columns": [{"name", "type"}], "rows": [[...]],
+//! - [`json()`]: one object `{"title", "columns": [{"name", "type"}], "rows": [[...]],
 //!   "notes": [...]}`; a row is an array in column order (a name may repeat, as `--by
 //!   p_win` shows); numbers are JSON numbers in full precision, a missing or NaN number is
 //!   `null`; `type` is `text`, `integer` or `number`.
-//! - [`html`]: a `<table>` with a `<caption>` (the title), a `<thead>` and one `<tr>` per
+//! - [`html()`]: a `<table>` with a `<caption>` (the title), a `<thead>` and one `<tr>` per
 //!   row; a numeric cell has class `num` and its full-precision value in `data-value`, so a
 //!   sortable table sorts numerically; the notes are a list under it; all text escaped.
 //!
@@ -194,14 +194,14 @@ impl Table {
 /// The output formats of a command that prints a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Format {
-    /// Aligned columns and the notes ([`text`]).
+    /// Aligned columns and the notes ([`text()`]).
     #[default]
     Text,
-    /// CSV, numbers in full ([`csv`]).
+    /// CSV, numbers in full ([`csv()`]).
     Csv,
-    /// One JSON object ([`json`]).
+    /// One JSON object ([`json()`]).
     Json,
-    /// An HTML fragment ([`html`]).
+    /// An HTML fragment ([`html()`]).
     Html,
 }
 
