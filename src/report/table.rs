@@ -287,7 +287,9 @@ pub fn html(table: &Table) -> String {
         for (cell, c) in row.iter().zip(&table.columns) {
             let shown = escape(&cell.shown(c.values));
             match cell.number() {
-                Some(_) => out.push_str(&format!("<td class=\"num\" data-value=\"{}\">{shown}</td>", cell.full())),
+                Some(_) => {
+                    out.push_str(&format!("<td class=\"num\" data-value=\"{}\">{shown}</td>", escape(&cell.full())))
+                }
                 None if c.numeric() => out.push_str(&format!("<td class=\"num\">{shown}</td>")),
                 None => out.push_str(&format!("<td>{shown}</td>")),
             }
