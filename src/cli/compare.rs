@@ -3,19 +3,19 @@
 //! or, when `--by` names block columns (`--by solver`), the groups with each other, each
 //! represented by its best configuration. From the test rows when the file has them
 //! (`[test]`), then with each tested configuration's gap to its tuning mean, else from the
-//! tuning rows (`--split`).
+//! tuning rows (`--split`). [`table`] computes the comparisons as a [`Table`] from the
+//! results and plain [`CompareOptions`]; the command prints it in the `--format` asked.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::table::{number_format, print_table};
+use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
-use crate::report::Record;
 use crate::report::compare::{Baseline, Comparison, Pick, Representative, Verdicts, compare_block, represent};
-use crate::report::files::encode;
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::splits;
+use crate::report::table::{Cell, Column, Table, Values};
 use crate::spec::Split;
 use crate::stats::significance::Significance;
 
@@ -51,9 +51,8 @@ pub struct CompareArgs {
     /// The level below which a Holm-adjusted p-value is a difference.
     #[arg(long, default_value_t = crate::stats::significance::DEFAULT_ALPHA, value_parser = alpha_arg)]
     alpha: f64,
-    /// Write the table as CSV to standard output (numbers in full).
-    #[arg(long)]
-    csv: bool,
+    #[command(flatten)]
+    output: FormatArgs,
     /// The rows compared: `test` (the configurations a [test] table chose, on fresh seeds;
     /// the default when the file has test rows) or `tune` (the grid or search).
     #[arg(long, value_parser = splits::arg, value_name = "tune|test")]
@@ -118,9 +117,50 @@ impl<'a> Layout<'a> {
     }
 }
 
+/// What the comparison table is computed from, beside the results: the flags, without clap.
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// The metric.
+    pub metric: Metric,
+    /// `best`, a label, or col=value,...
+    pub baseline: String,
+    /// What is compared (empty: every parameter but the seat).
+    pub by: Vec<String>,
+    /// Representatives chosen by name (GROUP:CONFIG).
+    pub pick: Vec<String>,
+    /// The paired test that makes the verdicts.
+    pub significance: Significance,
+    /// Its level.
+    pub alpha: f64,
+    /// The rows compared (default: the test rows when the file has them).
+    pub split: Option<Split>,
+}
+
+impl CompareArgs {
+    /// The options these flags give.
+    pub fn options(&self) -> CompareOptions {
+        CompareOptions {
+            metric: self.metric,
+            baseline: self.baseline.clone(),
+            by: self.by.clone(),
+            pick: self.pick.clone(),
+            significance: self.significance,
+            alpha: self.alpha,
+            split: self.split,
+        }
+    }
+}
+
 /// Runs `sweep compare`.
 pub fn compare(args: &CompareArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
+    super::table::print(&table(&dir, &args.options())?, args.output.format());
+    Ok(exit::OK)
+}
+
+/// The comparisons of the results in `dir`: one row per configuration (or group) against
+/// its block's baseline, the lines under it as notes.
+pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
     let layout = Layout::of(&args.by);
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let path = dir.join("results.csv");
@@ -133,12 +173,13 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
     let picks = parse_picks(&args.pick, &layout).map_err(bad)?;
     let baseline = Baseline::parse(&args.baseline);
     let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
-    let number = number_format(args.csv);
-    let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
-    header.extend(["label", "configuration", "n", "mean", "difference", "ci95_low", "ci95_high"].map(String::from));
-    header.extend(["p_t", "p_wilcoxon", "p_holm", "p_improve", "verdict"].map(String::from));
-    header.extend(["test", "p_floor", "unsolved", "configurations"].map(String::from));
-    let mut table: Vec<Record> = Vec::new();
+    let mut columns: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
+    columns.extend([Column::text("label"), Column::text("configuration"), Column::integers("n")]);
+    columns.extend(["mean", "difference", "ci95_low", "ci95_high"].map(Column::numbers));
+    columns.extend(["p_t", "p_wilcoxon", "p_holm", "p_improve"].map(Column::numbers));
+    columns.extend([Column::text("verdict"), Column::text("test"), Column::numbers("p_floor")]);
+    columns.extend([Column::integers("unsolved"), Column::integers("configurations")]);
+    let mut table = Table::new(format!("{} against the baseline, paired by replicate", args.metric.name()), columns);
     let mut notes: Vec<String> = Vec::new();
     let (mut skipped, mut unsolved) = (0, 0);
     for read in &blocks {
@@ -159,47 +200,40 @@ pub fn compare(args: &CompareArgs) -> Result<i32> {
         let comparisons = compare_block(&block, base, args.metric, verdicts);
         for c in &comparisons {
             let rep = reps.as_ref().map(|r| &r[c.config]);
-            table.push(table_row(&layout, &block, c, rep, args.significance, number));
+            table.push(table_row(&layout, &block, c, rep, args.significance));
             unsolved += block.configs[c.config].unsolved();
         }
         notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
     }
-    if table.is_empty() && unsolved > 0 {
+    if table.rows.is_empty() && unsolved > 0 {
         return Err(bad_input(format!(
             "{}: no run was ever solved ({unsolved} runs never reached regret 0, so none has a solved_at)",
             dir.display()
         )));
     }
-    if table.is_empty() {
+    if table.rows.is_empty() {
         return Err(bad_input(format!("--baseline {}: no configuration matches", args.baseline)));
     }
-    if args.csv {
-        print!("{}", encode(std::iter::once(header).chain(table)));
-        return Ok(exit::OK);
-    }
-    print_table(&header, &table);
-    print_notes(args, &picks, layout.group.is_some().then_some(split), skipped, unsolved);
-    for note in notes {
-        println!("{note}");
-    }
+    table.notes = column_notes(args, &picks, layout.group.is_some().then_some(split), skipped, unsolved);
+    table.notes.extend(notes);
     if shown == Split::Test || args.split.is_some() {
-        println!("{}", splits::describe(split, shown == Split::Test));
+        table.notes.push(splits::describe(split, shown == Split::Test));
     }
     if split == Split::Test && args.by.is_empty() {
         // The default columns make each configuration one grid point: its tuning mean.
-        print_gaps(&path, args.metric, &layout.config)?;
+        table.notes.extend(gap_lines(&path, args.metric, &layout.config)?);
     }
-    Ok(exit::OK)
+    Ok(table)
 }
 
 /// One line per tested configuration: its mean over the tuning and the test seeds.
-fn print_gaps(results: &std::path::Path, metric: Metric, columns: &[&str]) -> Result<()> {
+fn gap_lines(results: &Path, metric: Metric, columns: &[&str]) -> Result<Vec<String>> {
     let gaps = splits::gaps(results, metric, columns).map_err(|e| bad_input(format!("{e:#}")))?;
-    let num = number_format(false);
-    println!("gap = test mean - tuning mean of each tested configuration ({}):", metric.name());
+    let num = |x: f64| Cell::Float(x).shown(Values::Numbers(6));
+    let mut lines = vec![format!("gap = test mean - tuning mean of each tested configuration ({}):", metric.name())];
     for g in gaps {
         let on = g.block.get(3).map(|game| format!(" on {game}")).unwrap_or_default();
-        println!(
+        lines.push(format!(
             "  {} {} ({} vs {}{on}): tune {} over {}, test {} over {}, gap {}",
             g.label,
             g.name,
@@ -210,9 +244,9 @@ fn print_gaps(results: &std::path::Path, metric: Metric, columns: &[&str]) -> Re
             num(g.test.1),
             g.test.0,
             num(g.gap())
-        );
+        ));
     }
-    Ok(())
+    Ok(lines)
 }
 
 /// One line of the table: a comparison, its configuration named by what varies (a group by
@@ -223,8 +257,7 @@ fn table_row(
     c: &Comparison,
     rep: Option<&Representative>,
     test: Significance,
-    number: fn(f64) -> String,
-) -> Record {
+) -> Vec<Cell> {
     let config = &block.configs[c.config];
     let representatives_vary = block.varying();
     let shown: Vec<usize> = match (rep, &layout.group) {
@@ -239,20 +272,28 @@ fn table_row(
         _ => block.varying(),
     };
     let name: Vec<String> = shown.iter().map(|&k| format!("{}={}", layout.config[k], config.key[k])).collect();
-    let mut r: Record = block_columns().iter().map(|col| layout.value(block, c.config, col)).collect();
-    r.extend([config.label.clone(), name.join(" "), c.runs.to_string(), number(c.mean)]);
+    let mut r: Vec<Cell> =
+        block_columns().iter().map(|col| Cell::key(&layout.value(block, c.config, col), false)).collect();
+    r.extend([Cell::text(config.label.clone()), Cell::Text(name.join(" ")), Cell::int(c.runs), Cell::Float(c.mean)]);
     let d = &c.difference;
-    r.extend([number(d.mean), number(d.low), number(d.high), number(d.p_value), number(c.wilcoxon.p_value)]);
-    r.extend([number(c.p_holm), number(c.p_improve), c.verdict.to_string()]);
-    r.extend([test.name().to_string(), number(c.p_floor), config.unsolved().to_string()]);
-    r.push(rep.map_or(1, |r| r.configurations).to_string());
+    r.extend([d.mean, d.low, d.high, d.p_value, c.wilcoxon.p_value].map(Cell::Float));
+    r.extend([Cell::Float(c.p_holm), Cell::Float(c.p_improve), Cell::text(c.verdict)]);
+    r.extend([Cell::text(test.name()), Cell::Float(c.p_floor), Cell::int(config.unsolved())]);
+    r.push(Cell::int(rep.map_or(1, |r| r.configurations)));
     r
 }
 
 /// The lines under the table: what the columns mean, and what was left out or chosen.
 /// `grouped`: the split of the rows when groups are compared (`--by` naming block columns).
-fn print_notes(args: &CompareArgs, picks: &[Pick], grouped: Option<Split>, skipped: usize, unsolved: usize) {
-    println!(
+fn column_notes(
+    args: &CompareOptions,
+    picks: &[Pick],
+    grouped: Option<Split>,
+    skipped: usize,
+    unsolved: usize,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    notes.push(format!(
         "{}: difference = configuration - baseline over paired replicates (ci95: paired t); p_t: paired t; \
          p_wilcoxon: signed-rank test (exact up to 25 pairs); p_holm: {} p Holm-adjusted over each block's \
          comparisons; p_improve: P(a run beats a baseline run); verdicts by {} at {}; p_floor: the smallest p_holm \
@@ -270,31 +311,32 @@ fn print_notes(args: &CompareArgs, picks: &[Pick], grouped: Option<Split>, skipp
         } else {
             String::new()
         }
-    );
+    ));
     if grouped == Some(Split::Test) {
-        println!(
+        notes.push(format!(
             "each {} is represented by the configuration its [test] chose on the tuning seeds, compared here on \
              fresh seeds that played no part in the choice{}",
             args.by.join("/"),
             if picks.is_empty() { "" } else { " (but those --pick names)" }
-        );
+        ));
     } else if grouped.is_some() {
-        println!(
+        notes.push(format!(
             "each {} is represented by its best configuration by {}{}, chosen on the same runs it is compared on: \
              optimistic, the more so the more configurations it has (column configurations); a [test] table \
              removes the optimism",
             args.by.join("/"),
             args.metric.name(),
             if picks.is_empty() { "" } else { " (but those --pick names)" }
-        );
+        ));
     }
     if unsolved > 0 {
-        println!(
+        notes.push(format!(
             "{unsolved} {} never reached regret 0: no solved_at, counted in `unsolved`, in neither the means nor \
              the pairs",
             if unsolved == 1 { "run" } else { "runs" }
-        );
+        ));
     }
+    notes
 }
 
 /// The `--pick` flags, checked against the layout: only when groups are compared, and only

@@ -2,18 +2,18 @@
 //! of the metric's variance over the grid explained by each parameter's main effect and by
 //! each pair's interaction (functional ANOVA, [`crate::stats::anova`]), from each
 //! configuration's mean over its replicates. Only a full grid can be decomposed this way:
-//! the tuning rows (a `[test]` table's rows re-run a few configurations only).
+//! the tuning rows (a `[test]` table's rows re-run a few configurations only). [`table`]
+//! computes the shares as a [`Table`]; the command prints it in the `--format` asked.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 use super::compare::{config_columns, metric_arg};
-use super::table::{number_format, print_table};
+use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
-use crate::report::Record;
-use crate::report::files::encode;
 use crate::report::paired_runs::{Block, Metric, block_columns, read_blocks_in};
+use crate::report::table::{Cell, Column, Table};
 use crate::stats::anova::Grid;
 
 /// Flags of `sweep importance`.
@@ -27,9 +27,8 @@ pub struct ImportanceArgs {
     /// The parameters (comma separated); default: every parameter but the seat.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
-    /// Write the table as CSV to standard output (numbers in full).
-    #[arg(long)]
-    csv: bool,
+    #[command(flatten)]
+    output: FormatArgs,
 }
 
 /// The grid of a block over its varying columns (`factors`), refused unless every
@@ -70,14 +69,20 @@ pub fn block_grid(block: &Block, columns: &[&str]) -> Result<(Vec<usize>, Grid)>
 /// Runs `sweep importance`.
 pub fn importance(args: &ImportanceArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
-    let columns = config_columns(&args.by);
+    super::table::print(&table(&dir, args.metric, &args.by)?, args.output.format());
+    Ok(exit::OK)
+}
+
+/// The importance of the parameters `by` (empty: every parameter but the seat) for
+/// `metric` in the results in `dir`: one row per block and term, what a share is as a note.
+pub fn table(dir: &Path, metric: Metric, by: &[String]) -> Result<Table> {
+    let columns = config_columns(by);
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let results = dir.join("results.csv");
-    let blocks =
-        read_blocks_in(&results, args.metric, &block_columns(), &columns, crate::spec::Split::Tune).map_err(bad)?;
-    let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
-    header.extend(["term", "share"].map(String::from));
-    let mut table: Vec<Record> = Vec::new();
+    let blocks = read_blocks_in(&results, metric, &block_columns(), &columns, crate::spec::Split::Tune).map_err(bad)?;
+    let mut header: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
+    header.extend([Column::text("term"), Column::numbers("share")]);
+    let mut table = Table::new(format!("Importance: shares of the variance of the mean {}", metric.name()), header);
     for block in &blocks {
         if block.varying().is_empty() {
             continue;
@@ -85,23 +90,18 @@ pub fn importance(args: &ImportanceArgs) -> Result<i32> {
         let (factors, grid) = block_grid(block, &columns).map_err(bad)?;
         for term in grid.importance() {
             let names: Vec<&str> = term.factors.iter().map(|&f| columns[factors[f]]).collect();
-            let mut r = block.key.clone();
-            r.extend([names.join(":"), number_format(args.csv)(term.share)]);
+            let mut r: Vec<Cell> = block.key.iter().map(|k| Cell::key(k, false)).collect();
+            r.extend([Cell::Text(names.join(":")), Cell::Float(term.share)]);
             table.push(r);
         }
     }
-    if table.is_empty() {
+    if table.rows.is_empty() {
         return Err(bad_input(format!("{}: no block has a parameter that varies", dir.display())));
     }
-    if args.csv {
-        print!("{}", encode(std::iter::once(header).chain(table)));
-        return Ok(exit::OK);
-    }
-    print_table(&header, &table);
-    println!(
+    table.notes.push(format!(
         "share: of the variance of the mean {} over the grid, by main effect (one column) and pairwise interaction \
          (a:b); higher-order interactions take the rest",
-        args.metric.name()
-    );
-    Ok(exit::OK)
+        metric.name()
+    ));
+    Ok(table)
 }

@@ -28,7 +28,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::error::{BadInput, bad_input, exit};
 use crate::mdp::{Opponent, Seat};
 use crate::report::manifest::Shard;
-use crate::run::{Existing, Fault, RunOptions};
+use crate::run::{Existing, Fault, Notices, RunOptions};
 
 /// Reinforcement-learning experiments on tic-tac-toe, scored against the exact optimum.
 #[derive(Parser, Debug)]
@@ -78,7 +78,7 @@ enum Command {
     },
     /// Rank configurations: mean regret over replicates with a 95% confidence interval.
     #[command(
-        after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv\n  sweep summary results/qlearning --significance permutation --alpha 0.01"
+        after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv\n  sweep summary results/mcts --format json > ranking.json\n  sweep summary results/qlearning --significance permutation --alpha 0.01"
     )]
     Summary(summary::SummaryArgs),
     /// Compare configurations (or learners, with --by solver) with a baseline, paired by replicate: difference, interval, p-values, verdict.
@@ -195,6 +195,7 @@ impl RunArgs {
             max_memory: self.max_memory,
             quiet: self.quiet,
             fault: Fault::from_env(),
+            notices: Notices::Stderr,
         })
     }
 }

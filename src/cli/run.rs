@@ -1,5 +1,6 @@
-//! `sweep run`: runs a sweep with Ctrl-C routed to it, and turns how it ended into an exit
-//! code (0 every job ok, 1 a job or a write failed, 130 interrupted).
+//! `sweep run`: runs a sweep with Ctrl-C routed to it, prints on stderr what the run says
+//! (its notices as it goes, its end-of-run summary when it returns), and turns how it ended
+//! into an exit code (0 every job ok, 1 a job or a write failed, 130 interrupted).
 //!
 //! The command line owns the process, so the Ctrl-C (and SIGTERM) handler lives here. It
 //! is installed once per process and asks the current run to stop through its
@@ -23,6 +24,9 @@ pub fn run(options: &RunOptions) -> Result<i32> {
     *CURRENT.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop.clone());
     install_interrupt_handler();
     let report = crate::run::run(options, &stop)?;
+    for line in &report.summary {
+        eprintln!("{line}");
+    }
     Ok(match report.outcome {
         Outcome::Completed | Outcome::StoppedByFailFast if report.failed == 0 => exit::OK,
         Outcome::Completed | Outcome::StoppedByFailFast => exit::FAILED,

@@ -7,6 +7,9 @@
 //! separate them), and `sampled` counts each group's rows evaluated by sampled games.
 //! Under the table, self-play configurations evaluated against `best-response` get their
 //! NashConv (the two seats' exploitability summed per job; see [`crate::report::nash_conv`]).
+//! [`table`] computes all this as a [`Table`] (the lines under it are its notes), from the
+//! results and plain [`SummaryOptions`]; the command prints it in the `--format` asked
+//! (text shows only the grouping columns that vary; CSV and JSON show them all).
 
 use std::path::PathBuf;
 
@@ -18,14 +21,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::compare::{alpha_arg, significance_arg};
-use super::table::number_format;
+use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
 use crate::report::compare::{Verdicts, best, compare_block};
-use crate::report::files::{each_row, encode};
+use crate::report::files::each_row;
 use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::splits;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
-use crate::report::{RESULT_COLUMNS, Record, column};
+use crate::report::table::{Cell, Column, Format, Table};
+use crate::report::{RESULT_COLUMNS, column};
 use crate::seed::fnv1a;
 use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
@@ -39,9 +43,8 @@ pub struct SummaryArgs {
     /// Group by these columns (comma separated); default: every parameter, seat and eval_opponent.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
-    /// Write the table as CSV to standard output (numbers in full).
-    #[arg(long)]
-    csv: bool,
+    #[command(flatten)]
+    output: FormatArgs,
     /// The paired test behind `vs_best`: wilcoxon (signed ranks), t (paired t) or
     /// permutation (exact sign flips of the mean difference).
     #[arg(long, default_value = "wilcoxon", value_parser = significance_arg)]
@@ -63,6 +66,37 @@ pub struct SummaryArgs {
 
 fn stat_arg(s: &str) -> Result<Stat, String> {
     s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
+}
+
+/// What the summary table is computed from, beside the results: the flags, without clap.
+#[derive(Clone, Debug)]
+pub struct SummaryOptions {
+    /// Group by these columns (empty: every configuration column, with `vs_best`).
+    pub by: Vec<String>,
+    /// The paired test behind `vs_best`.
+    pub significance: Significance,
+    /// Its level.
+    pub alpha: f64,
+    /// A robust statistic of the regret with its bootstrap interval.
+    pub stat: Option<Stat>,
+    /// The rows summarised (default: the test rows when the file has them).
+    pub split: Option<Split>,
+    /// Every grouping column, not only those that vary (for machine-readable output).
+    pub every_column: bool,
+}
+
+impl SummaryArgs {
+    /// The options these flags give, for `format`.
+    pub fn options(&self, format: Format) -> SummaryOptions {
+        SummaryOptions {
+            by: self.by.clone(),
+            significance: self.significance,
+            alpha: self.alpha,
+            stat: self.stat,
+            split: self.split,
+            every_column: format != Format::Text,
+        }
+    }
 }
 
 /// Per group (by key), the regrets of its successful rows per configuration (the default
@@ -125,14 +159,21 @@ fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) -> Res
 /// Runs `sweep summary`.
 pub fn summary(args: &SummaryArgs) -> Result<i32> {
     let dir = super::reproduce::results_dir(&args.results)?;
-    let by = grouping(args)?;
+    let format = args.output.format();
+    super::table::print(&table(&dir, &args.options(format))?, format);
+    Ok(exit::OK)
+}
+
+/// The summary of the results in `dir`: one row per group, the lines under it as notes.
+pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
+    let by = grouping(options)?;
     // One row at a time: a results file of millions of rows is never held. A file of an
     // older version reads as if the columns it lacks were empty.
     let results = dir.join("results.csv");
     let shown = splits::shown(&results).map_err(|e| bad_input(format!("{e:#}")))?;
-    let split = args.split.unwrap_or(shown);
+    let split = options.split.unwrap_or(shown);
     // Grouped by the split column (and no --split): every row.
-    let filter = if by.contains(&"split") && args.split.is_none() { None } else { Some(split) };
+    let filter = if by.contains(&"split") && options.split.is_none() { None } else { Some(split) };
     let (mut agg, mut tuned) = (Aggregator::new(&by), Aggregator::new(&by));
     each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match (filter, splits::of_row(rec)) {
         (None, _) => agg.push(|i| &rec[i]),
@@ -148,105 +189,101 @@ pub fn summary(args: &SummaryArgs) -> Result<i32> {
     // With the test rows: the columns the tuning varied, each configuration's tuning mean,
     // and the gap.
     // The tuning mean and the gap need groups that are configurations: the default grouping.
-    let test = filter == Some(Split::Test) && args.by.is_empty();
-    let show = shown_columns(args, if test { &tuned } else { &agg }, &by);
+    let test = filter == Some(Split::Test) && options.by.is_empty();
+    let show = shown_columns(options, if test { &tuned } else { &agg }, &by);
     let tuned: BTreeMap<Vec<String>, Group> = match test {
         true => tuned.groups().into_iter().map(|g| (g.key.clone(), g)).collect(),
         false => BTreeMap::new(),
     };
     let groups = agg.groups();
-    let mut header: Vec<String> = show.iter().map(|&k| by[k].to_string()).collect();
-    header.extend(
-        ["n", "failed", "mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss", "train_ms"]
-            .map(String::from),
+    let mut columns: Vec<Column> = show.iter().map(|&k| Column::key(by[k])).collect();
+    let numeric: Vec<bool> = columns.iter().map(Column::numeric).collect();
+    columns.extend([Column::integers("n"), Column::integers("failed")]);
+    columns.extend(
+        ["mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss"].map(Column::numbers),
     );
+    columns.push(Column::decimals("train_ms", 1));
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
-    let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
-    let (marks, notes) = if args.by.is_empty() {
+    let verdicts = Verdicts { test: options.significance, alpha: options.alpha };
+    let (marks, notes) = if options.by.is_empty() {
         let (marks, notes) = best_marks(&results, &by, verdicts, split).map_err(bad)?;
         (Some(marks), notes)
     } else {
         (None, Vec::new())
     };
-    let number = number_format(args.csv);
-    let strata = if args.stat.is_some() { strata(&results, &by, filter).map_err(bad)? } else { BTreeMap::new() };
-    if let Some(stat) = args.stat {
-        header.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()]);
+    let strata = if options.stat.is_some() { strata(&results, &by, filter).map_err(bad)? } else { BTreeMap::new() };
+    if let Some(stat) = options.stat {
+        columns.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()].map(Column::numbers));
     }
     if marks.is_some() {
-        header.push("vs_best".into());
+        columns.push(Column::text("vs_best"));
     }
     if test {
-        header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
+        columns.extend([Column::integers("tune_n"), Column::numbers("tune_mean_regret"), Column::numbers("gap")]);
     }
-    header.push("sampled".into());
-    let mut table: Vec<Record> = groups.iter().map(|g| base_row(g, &show, args.csv)).collect();
-    for (r, g) in table.iter_mut().zip(&groups) {
-        if let Some(stat) = args.stat {
+    columns.push(Column::integers("sampled"));
+    let mut table = Table::new("Regret per configuration, over replicates", columns);
+    for g in &groups {
+        let mut r = base_row(g, &show, &numeric);
+        if let Some(stat) = options.stat {
             let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
             let all: Vec<f64> = strata.concat();
             let seed = fnv1a(g.key.join(",").as_bytes());
             let (low, high) = bootstrap_interval(stat, &strata, RESAMPLES, seed, true);
-            r.extend([number(stat.of(&all)), number(low), number(high)]);
+            r.extend([Cell::Float(stat.of(&all)), Cell::Float(low), Cell::Float(high)]);
         }
         if let Some(marks) = &marks {
-            r.push(marks.get(&g.key).copied().unwrap_or("").to_string());
+            r.push(Cell::text(marks.get(&g.key).copied().unwrap_or("")));
         }
         if test {
             let t = tuned.get(&g.key);
-            r.push(t.map_or(String::new(), |t| t.n.to_string()));
-            r.push(t.map_or(String::new(), |t| number(t.mean_regret)));
-            r.push(t.map_or(String::new(), |t| number(g.mean_regret - t.mean_regret)));
+            r.push(t.map_or(Cell::Missing, |t| Cell::int(t.n)));
+            r.push(t.map_or(Cell::Missing, |t| Cell::Float(t.mean_regret)));
+            r.push(t.map_or(Cell::Missing, |t| Cell::Float(g.mean_regret - t.mean_regret)));
         }
-        r.push(g.sampled.to_string());
+        r.push(Cell::int(g.sampled));
+        table.push(r);
     }
-    if args.csv {
-        print!("{}", encode(std::iter::once(header).chain(table)));
-        return Ok(exit::OK);
-    }
-    print_aligned(&header, &table);
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     let sampled: usize = groups.iter().map(|g| g.sampled).sum();
-    println!("{}", footer(groups.len(), agg.rows(), failed, sampled, marks.is_some().then_some(verdicts)));
-    for note in notes {
-        println!("{note}");
-    }
-    for line in crate::report::nash_conv::lines(&results, filter).map_err(|e| bad_input(format!("{e:#}")))? {
-        println!("{line}");
-    }
+    table.notes.push(footer(groups.len(), agg.rows(), failed, sampled, marks.is_some().then_some(verdicts)));
+    table.notes.extend(notes);
+    table.notes.extend(crate::report::nash_conv::lines(&results, filter).map_err(bad)?);
     match filter {
-        None => println!("split: tuning and test rows, grouped by the split column"),
-        Some(_) if shown == Split::Test || args.split.is_some() => {
-            println!("{}", splits::describe(split, shown == Split::Test))
+        None => table.notes.push("split: tuning and test rows, grouped by the split column".into()),
+        Some(_) if shown == Split::Test || options.split.is_some() => {
+            table.notes.push(splits::describe(split, shown == Split::Test))
         }
         Some(_) => {}
     }
     if test {
-        println!(
+        table.notes.push(
             "gap = mean_regret (test seeds) - tune_mean_regret (the seeds that chose it): with exact regret, the \
              optimism of choosing on the same seeds plus the seeds' own spread"
+                .into(),
         );
     }
-    Ok(exit::OK)
+    Ok(table)
 }
 
 /// The grouping columns: `--by`, checked, or every configuration column.
-fn grouping(args: &SummaryArgs) -> Result<Vec<&str>> {
-    if args.by.is_empty() {
+fn grouping(options: &SummaryOptions) -> Result<Vec<&str>> {
+    if options.by.is_empty() {
         return Ok(config_columns());
     }
-    for c in &args.by {
+    for c in &options.by {
         if !RESULT_COLUMNS.contains(&c.as_str()) {
             return Err(bad_input(format!("--by {c}: no such column; columns are {}", RESULT_COLUMNS.join(", "))));
         }
     }
-    Ok(args.by.iter().map(String::as_str).collect())
+    Ok(options.by.iter().map(String::as_str).collect())
 }
 
-/// The grouping columns shown: all of them with `--by` or `--csv`; else those that vary
-/// within some solver, plus the solver, the seat and the evaluation opponent.
-fn shown_columns(args: &SummaryArgs, agg: &Aggregator, by: &[&str]) -> Vec<usize> {
-    if args.csv || !args.by.is_empty() {
+/// The grouping columns shown: all of them with `--by` or for machine-readable output;
+/// else those that vary within some solver, plus the solver, the seat and the evaluation
+/// opponent.
+fn shown_columns(options: &SummaryOptions, agg: &Aggregator, by: &[&str]) -> Vec<usize> {
+    if options.every_column || !options.by.is_empty() {
         return (0..by.len()).collect();
     }
     let mut show = agg.varying_within_kinds();
@@ -257,42 +294,24 @@ fn shown_columns(args: &SummaryArgs, agg: &Aggregator, by: &[&str]) -> Vec<usize
     show
 }
 
-/// A configuration's shown keys and its Student-t aggregates, in full for CSV.
-fn base_row(g: &Group, show: &[usize], csv: bool) -> Record {
-    let number = number_format(csv);
-    let mut r: Record = show.iter().map(|&k| g.key[k].clone()).collect();
+/// A configuration's shown keys (`numeric`: which hold numbers) and its Student-t
+/// aggregates.
+fn base_row(g: &Group, show: &[usize], numeric: &[bool]) -> Vec<Cell> {
+    let mut r: Vec<Cell> = show.iter().zip(numeric).map(|(&k, &n)| Cell::key(&g.key[k], n)).collect();
     r.extend([
-        g.n.to_string(),
-        g.failed.to_string(),
-        number(g.mean_regret),
-        number(g.sd_regret),
+        Cell::int(g.n),
+        Cell::int(g.failed),
+        Cell::Float(g.mean_regret),
+        Cell::Float(g.sd_regret),
         // A regret is never negative: neither is its interval.
-        number(if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) }),
-        number(g.mean_regret + g.ci95),
-        number(g.p[0]),
-        number(g.p[1]),
-        number(g.p[2]),
-        if g.train_ms.is_nan() {
-            String::new()
-        } else if csv {
-            number(g.train_ms)
-        } else {
-            format!("{:.1}", g.train_ms)
-        },
+        Cell::Float(if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) }),
+        Cell::Float(g.mean_regret + g.ci95),
+        Cell::Float(g.p[0]),
+        Cell::Float(g.p[1]),
+        Cell::Float(g.p[2]),
+        Cell::Float(g.train_ms),
     ]);
     r
-}
-
-/// Prints the header and rows in aligned columns.
-fn print_aligned(header: &[String], table: &[Record]) {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| table.iter().map(|r| r[c].len()).chain([header[c].len()]).max().unwrap_or(0))
-        .collect();
-    let line = |r: &[String]| r.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect::<Vec<_>>().join("  ");
-    println!("{}", line(header).trim_end());
-    for r in table {
-        println!("{}", line(r).trim_end());
-    }
 }
 
 /// The line under the table.

@@ -1,32 +1,55 @@
-//! Plain-text tables for the commands that print one: columns padded to their widest cell.
+//! How the commands that print a table (`summary`, `compare`, `importance`) are asked for
+//! its form: `--format text|csv|json`, and `--csv`, the same as `--format csv`. The table
+//! itself is a [`Table`] the command computes; [`crate::report::table`] renders it.
 
-use crate::report::Record;
+use crate::report::table::{Format, Table, render};
 
-/// A number with six decimals, or empty for NaN.
-pub fn num(x: f64) -> String {
-    if x.is_nan() { String::new() } else { format!("{x:.6}") }
+/// The form of a command's table.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// Aligned columns, six decimals, the notes under the table.
+    Text,
+    /// CSV: a header and the rows, numbers in full, no notes.
+    Csv,
+    /// One JSON object: title, columns (name, type), rows (arrays), notes; numbers in full.
+    Json,
 }
 
-/// A number in full: the shortest form that reads back to the same bits (as `results.csv`
-/// writes them), or empty for NaN.
-pub fn full(x: f64) -> String {
-    if x.is_nan() { String::new() } else { format!("{x}") }
+/// The flags that choose the form of a command's table.
+#[derive(clap::Args, Debug, Clone)]
+pub struct FormatArgs {
+    /// How to print the table: text (aligned, six decimals, notes under it), csv (numbers in
+    /// full) or json (one object: title, columns, rows as arrays, notes; numbers in full,
+    /// missing as null).
+    #[arg(long, value_enum, default_value = "text", value_name = "text|csv|json", hide_possible_values = true)]
+    format: FormatArg,
+    /// Write the table as CSV to standard output (numbers in full): the same as --format csv.
+    #[arg(long, conflicts_with = "format")]
+    csv: bool,
 }
 
-/// How a command writes its numbers: rounded to six decimals in a text table, in full in
-/// CSV output.
-pub fn number_format(csv: bool) -> fn(f64) -> String {
-    if csv { full } else { num }
-}
-
-/// Prints `header` and `rows` as aligned columns.
-pub fn print_table(header: &[String], rows: &[Record]) {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| rows.iter().map(|r| r[c].len()).chain([header[c].len()]).max().unwrap_or(0))
-        .collect();
-    let line = |r: &[String]| r.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect::<Vec<_>>().join("  ");
-    println!("{}", line(header).trim_end());
-    for r in rows {
-        println!("{}", line(r).trim_end());
+impl FormatArgs {
+    /// The form asked for.
+    pub fn format(&self) -> Format {
+        match (self.csv, self.format) {
+            (true, _) | (_, FormatArg::Csv) => Format::Csv,
+            (_, FormatArg::Json) => Format::Json,
+            (_, FormatArg::Text) => Format::Text,
+        }
     }
+}
+
+/// Prints `table` in `format` to standard output.
+pub fn print(table: &Table, format: Format) {
+    print!("{}", render(table, format));
+}
+
+/// Prints `header` and `rows`, cells already formatted, as the text renderer aligns them
+/// (for `fidelity`, whose CSV keeps its own number form).
+pub fn print_table(header: &[String], rows: &[crate::report::Record]) {
+    let mut table = Table::new("", header.iter().map(crate::report::table::Column::text).collect());
+    for r in rows {
+        table.push(r.iter().map(crate::report::table::Cell::text).collect());
+    }
+    print(&table, Format::Text);
 }

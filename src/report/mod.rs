@@ -14,6 +14,7 @@ pub mod paired_runs;
 pub mod rows;
 pub mod splits;
 pub mod summary;
+pub mod table;
 
 use std::sync::LazyLock;
 

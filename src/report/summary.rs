@@ -219,11 +219,11 @@ fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
     if parts.is_empty() { "(single configuration)".to_string() } else { parts.join(" ") }
 }
 
-/// Prints the end-of-run summary: counts, wall time, the directory, the best
+/// The end-of-run summary, a line each: counts, wall time, the directory, the best
 /// configuration of each solver in each seat and evaluation (see [`best_lines`]), and the
 /// NashConv of self-play configurations evaluated against `best-response`
 /// (see [`super::nash_conv`]).
-pub fn print_run_summary(
+pub fn run_summary(
     sweep: &Sweep,
     results: &Path,
     dir: &Path,
@@ -231,22 +231,18 @@ pub fn print_run_summary(
     kept: usize,
     failed: usize,
     wall: Duration,
-) -> anyhow::Result<()> {
-    eprintln!(
+) -> anyhow::Result<Vec<String>> {
+    let mut lines = vec![format!(
         "{}: {} run{}, {failed} failed, {:.1} s wall; results in {}",
         sweep.name,
         crate::names::count(ran, "job"),
         if kept > 0 { format!(" ({kept} kept from before)") } else { String::new() },
         wall.as_secs_f64(),
         dir.display()
-    );
-    for line in best_lines(results)? {
-        eprintln!("{line}");
-    }
-    for line in super::nash_conv::lines(results, Some(crate::spec::Split::Tune))? {
-        eprintln!("{line}");
-    }
-    Ok(())
+    )];
+    lines.extend(best_lines(results)?);
+    lines.extend(super::nash_conv::lines(results, Some(crate::spec::Split::Tune))?);
+    Ok(lines)
 }
 
 /// One line per (solver kind, game, seat, evaluation opponent): the best configuration

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use super::Notices;
 use super::state::{self, Existing};
 use crate::error::bad_input;
 use crate::report::manifest::Shard;
@@ -108,12 +109,12 @@ fn writable(dir: &Path) -> bool {
 }
 
 /// Handles an existing directory of another spec: refuse, move aside, or extend.
-pub fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job]) -> Result<()> {
+pub fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job], notices: &Notices) -> Result<()> {
     let has_results = dir.join("results.csv").exists() || dir.join("manifest.json").exists();
     if existing == Existing::Fresh {
         if has_results {
             let aside = state::move_aside(dir)?;
-            eprintln!("moved the old {} aside to {}", dir.display(), aside.display());
+            notices.say(&format!("moved the old {} aside to {}", dir.display(), aside.display()));
         }
         return Ok(());
     }

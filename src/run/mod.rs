@@ -20,6 +20,7 @@ mod checks;
 mod fault;
 pub mod job;
 pub mod merge;
+mod notices;
 mod pool;
 mod progress;
 mod rungs;
@@ -44,6 +45,7 @@ use budget::{Budget, Needs};
 use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
 pub use fault::{FAULT_VAR, Fault};
+pub use notices::Notices;
 use pool::Work;
 pub use state::Existing;
 pub use stop::StopToken;
@@ -80,6 +82,9 @@ pub struct RunOptions {
     pub fault: Option<Fault>,
     /// The memory budget in bytes (`None`: [`crate::memory::default_budget`]).
     pub max_memory: Option<u64>,
+    /// Where the lines said while the run goes go (not the end-of-run summary, which
+    /// [`RunReport::summary`] holds).
+    pub notices: Notices,
 }
 
 /// How a run ended.
@@ -113,6 +118,11 @@ pub struct RunReport {
     pub outcome: Outcome,
     /// The shared tables it built before its first job.
     pub shared_tables: SharedTables,
+    /// The end-of-run lines, for the caller to print: a search's rungs, the counts and wall
+    /// time, the best configuration per solver, seat and evaluation, NashConv (see
+    /// [`summary::run_summary`]); or why there is no summary. Empty with `quiet`, when the
+    /// run stopped, and for a search's passes but the last.
+    pub summary: Vec<String>,
 }
 
 /// Orders jobs most expensive first, by each kind's own estimate at nominal speeds.
@@ -197,13 +207,13 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     if let (Some(s), false, None, None) = (shard, opts.quiet, &sweep.search, &sweep.test) {
         let from = if opts.shard.is_some() { "--shard" } else { "the Slurm array variables" };
         let of = crate::names::count(all_jobs.len(), "job");
-        eprintln!("shard {} of {} (0-based, from {from}): {} of {of}", s.index, s.count, jobs.len());
+        opts.notices.say(&format!("shard {} of {} (0-based, from {from}): {} of {of}", s.index, s.count, jobs.len()));
     }
     if dir.join("manifest.json").exists() {
         // Refuse at once if another sweep writes here, before moving anything aside.
         drop(state::lock(&dir)?);
     }
-    prepare(&dir, &sweep, opts.existing, &all_jobs)?;
+    prepare(&dir, &sweep, opts.existing, &all_jobs, &opts.notices)?;
     let _lock = state::lock(&dir)?;
     let plan = Plan {
         opts,
@@ -309,7 +319,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     // Shared tables: built here, before any job, so that no job's train_ms holds them.
     let built = shared::build(&needs.shared, plan.threads);
     if let (false, Some(line)) = (opts.quiet, shared::line(&built)) {
-        eprintln!("{line}");
+        opts.notices.say(&line);
     }
     let mut manifest = manifest(plan)?;
     let mut shared_tables = plan.earlier.shared_tables.clone();
@@ -338,7 +348,8 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         None if written.fail_fast_stop => Outcome::StoppedByFailFast,
         None => Outcome::Completed,
     };
-    let report = RunReport { dir: plan.dir.clone(), ran, kept, failed, outcome, shared_tables: built };
+    let mut report =
+        RunReport { dir: plan.dir.clone(), ran, kept, failed, outcome, shared_tables: built, summary: Vec::new() };
     if matches!(report.outcome, Outcome::WriteFailed(_) | Outcome::Interrupted) {
         // The jobs still running are abandoned: their rows are never written.
         let failed_before = resumed.done.values().filter(|&&f| f).count();
@@ -349,15 +360,12 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     finish(plan, &mut manifest)?;
     if !opts.quiet && plan.last {
         let results = plan.dir.join("results.csv");
-        for line in &plan.earlier.rung_lines {
-            eprintln!("{line}");
-        }
+        report.summary = plan.earlier.rung_lines.clone();
         let e = &plan.earlier;
         let (ran, failed, wall) = (e.ran + ran, e.failed + failed, e.wall + started.elapsed());
-        if let Err(e) =
-            summary::print_run_summary(plan.sweep, &results, &plan.dir, ran, e.kept.unwrap_or(kept), failed, wall)
-        {
-            eprintln!("warning: no summary: {e:#}");
+        match summary::run_summary(plan.sweep, &results, &plan.dir, ran, e.kept.unwrap_or(kept), failed, wall) {
+            Ok(lines) => report.summary.extend(lines),
+            Err(e) => report.summary.push(format!("warning: no summary: {e:#}")),
         }
     }
     Ok(report)
@@ -373,7 +381,7 @@ fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
     let pending: Vec<&Job> = plan.jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();
     let kept = plan.jobs.len() - pending.len();
     if !plan.opts.quiet && plan.tell_resume && (kept > 0 || resumed.repaired > 0) {
-        eprintln!(
+        plan.opts.notices.say(&format!(
             "resuming in {}: {} already done, {} to run{}",
             plan.dir.display(),
             crate::names::count(kept, "job"),
@@ -383,7 +391,7 @@ fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
             } else {
                 String::new()
             }
-        );
+        ));
     }
     Ok((resumed, pending))
 }

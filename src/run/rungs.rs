@@ -56,8 +56,8 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             let shard =
                 plan.shard.map(|s| format!(" (shard {}/{}: {} jobs in all)", s.index, s.count, plan.jobs.len()));
             let shard = shard.unwrap_or_default();
-            match (&sweep.search, &sweep.test) {
-                (_, Some(test)) if rung == tuning => eprintln!(
+            let line = match (&sweep.search, &sweep.test) {
+                (_, Some(test)) if rung == tuning => format!(
                     "test: the best {} per {} by {} against {}: {}, {} fresh seeds \
                      each, {}{shard}",
                     test.top,
@@ -70,7 +70,7 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
                 ),
                 (Some(search), _) => {
                     let budgets = search.budgets();
-                    eprintln!(
+                    format!(
                         "{} rung {rung} of {}: {} at {} = {}, {}{shard}",
                         search.method.name(),
                         budgets.len(),
@@ -81,9 +81,10 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
                     )
                 }
                 (None, _) => {
-                    eprintln!("tuning: {}, {}{shard}", count(configurations, "configuration"), count(jobs, "job"))
+                    format!("tuning: {}, {}{shard}", count(configurations, "configuration"), count(jobs, "job"))
                 }
-            }
+            };
+            plan.opts.notices.say(&line);
         }
         if plan.last && plan.shard.is_none() {
             plan.earlier.rung_lines = pass_lines(sweep, &decided);
@@ -166,7 +167,11 @@ fn clean(plan: &Plan<'_>) -> Result<()> {
         plan.all_jobs.iter().map(|j| (j.id.as_str(), j.params.eval_seats().len() * evaluations)).collect();
     let resumed = state::resume(&plan.dir, &expected, &HashSet::new())?;
     if resumed.repaired > 0 && !plan.opts.quiet {
-        eprintln!("cut a partial last line of {} bytes in {}", resumed.repaired, plan.dir.display());
+        plan.opts.notices.say(&format!(
+            "cut a partial last line of {} bytes in {}",
+            resumed.repaired,
+            plan.dir.display()
+        ));
     }
     Ok(())
 }
