@@ -27,4 +27,5 @@ mod solve;
 mod spec_fuzz;
 mod spec_props;
 mod statistics;
+mod table_formats;
 mod test_split;

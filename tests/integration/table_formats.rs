@@ -2,11 +2,9 @@
 //! (`--format text|csv|json`, `--csv`) on a real run: the JSON holds the CSV's numbers to
 //! the bit; and the executor hands its end-of-run summary back to its caller.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// Runs `sweep` with `args`, asserting success; its standard output.
