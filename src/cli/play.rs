@@ -50,7 +50,6 @@ pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Se
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad_input(format!("--agent {}: {e}", path.display())))?;
     let mut policy = Policy::new(game);
     let pos = game.positions();
-    let last = game.cells() - 1;
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| bad_input(format!("{}: row {}: {e}", path.display(), i + 2)))?;
         let bad = |what: String| bad_input(format!("{}: row {}: {what}", path.display(), i + 2));
@@ -58,11 +57,7 @@ pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Se
             return Err(bad(format!("this is a policy for the game {g}; play it with --game {g}")));
         }
         let board = Board::parse_in(game, rec.get(0).unwrap_or("")).map_err(|e| bad(format!("{e} (game {game})")))?;
-        let cell: u8 =
-            rec.get(1).unwrap_or("").trim().parse().map_err(|_| bad(format!("the action is a cell 0-{last}")))?;
-        if usize::from(cell) > last || board.legal_moves() & (1 << cell) == 0 {
-            return Err(bad(format!("cell {cell} is not a legal move in {board}")));
-        }
+        let cell = game.parse_move(board, rec.get(1).unwrap_or("")).map_err(|e| bad(format!("the action: {e}")))?;
         let id = pos.id(board).ok_or_else(|| bad(format!("{board} cannot arise in a game")))?;
         let to_move = if board.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
         if rec.get(2).is_some_and(|s| s.parse::<Seat>().ok() != Some(to_move)) {
@@ -76,10 +71,11 @@ pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Se
     Ok((policy, seats))
 }
 
-/// The board row by row, free cells by number (as wide as the largest number).
+/// The board row by row, the cells a move may mark by the move's number (as wide as the
+/// largest cell number), other free cells as `.`.
 fn show(board: Board) -> String {
     let game = board.game();
-    let (rows, cols) = (game.rows(), game.cols());
+    let (rows, cols, moves) = (game.rows(), game.cols(), board.moves());
     let width = (game.cells() - 1).to_string().len();
     let mut out = String::new();
     for r in 0..rows {
@@ -89,7 +85,8 @@ fn show(board: Board) -> String {
                 let mark = match (board.x() >> i & 1, board.o() >> i & 1) {
                     (1, _) => "X".to_string(),
                     (_, 1) => "O".to_string(),
-                    _ => i.to_string(),
+                    _ if moves >> i & 1 == 1 => game.move_text(i as u8),
+                    _ => ".".to_string(),
                 };
                 format!("{mark:>width$}")
             })
@@ -163,17 +160,18 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
     };
     let agent_seat = args.seat.other();
     let mut board = Board::empty(args.game);
-    let last = args.game.cells() - 1;
-    let rules = match args.game {
+    let game = args.game;
+    let rules = match game {
         Game::TIC_TAC_TOE => String::new(),
         g => format!("{g}: {} x {}, {} in a row wins. ", g.rows(), g.cols(), g.k()),
     };
     writeln!(
         out,
-        "{rules}You play {}; the agent ({}) plays {}. Type a cell number 0-{last}.",
+        "{rules}You play {}; the agent ({}) plays {}. Type {}.",
         args.seat.name().to_uppercase(),
         args.agent,
-        agent_seat.name().to_uppercase()
+        agent_seat.name().to_uppercase(),
+        game.numbering()
     )?;
     loop {
         if let Some(r) = board.status().reward(args.seat.player()) {
@@ -197,7 +195,7 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
                     None => (p.get_or_first(board), "not in the policy file: lowest free cell".to_string()),
                 },
             };
-            writeln!(out, "agent plays {cell} ({note})")?;
+            writeln!(out, "agent plays {} ({note})", game.move_text(cell))?;
             board = board.play(cell);
             continue;
         }
@@ -211,10 +209,9 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
         if echo {
             writeln!(out, "{}", line.trim_end())?;
         }
-        match line.trim().parse::<u8>() {
-            Ok(c) if usize::from(c) <= last && board.empty_cells() & (1 << c) != 0 => board = board.play(c),
-            Ok(c) if usize::from(c) <= last => writeln!(out, "cell {c} is taken; choose a free cell")?,
-            _ => writeln!(out, "{:?} is not a cell; type a number from 0 to {last}", line.trim())?,
+        match game.parse_move(board, &line) {
+            Ok(c) => board = board.play(c),
+            Err(why) => writeln!(out, "{why}")?,
         }
     }
 }

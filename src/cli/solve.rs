@@ -227,7 +227,8 @@ fn first_moves(mdp: &AgentMdp, pi: &policy_iteration::Solution) -> Vec<(String, 
 fn write_values(mdp: &AgentMdp, pi: &policy_iteration::Solution, path: &std::path::Path) -> Result<()> {
     let mut text = String::from("board,value,optimal_actions\n");
     for s in 0..mdp.len() {
-        let cells: Vec<String> = pi.optimal_cells(mdp, s).iter().map(|c| c.to_string()).collect();
+        let game = mdp.board(s).game();
+        let cells: Vec<String> = pi.optimal_cells(mdp, s).iter().map(|&c| game.move_text(c)).collect();
         text.push_str(&format!("{},{:?},{}\n", mdp.board(s), pi.values[s], cells.join("|")));
     }
     write_text_atomic(path, &text).map_err(|e| bad_input(format!("--values {}: {e:#}", path.display())))

@@ -172,11 +172,7 @@ impl Param {
             return Err(format!("{} does not take a game", self.name));
         };
         let Ok(game) = value.parse::<Game>() else {
-            return Err(format!(
-                "a game is \"<rows>x<cols>k<k>\" with rows and columns at least 3, rows times columns at most \
-                 {}, and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe)",
-                crate::game::rules::MAX_CELLS
-            ));
+            return Err(format!("a game is {}", crate::game::rules::allowed(crate::game::rules::MAX_CELLS)));
         };
         if game.cells() > max_cells {
             return Err(format!("{game} has {} cells, more than this solver plays ({})", game.cells(), self.meaning));
