@@ -23,4 +23,5 @@ pub use rules::{Game, ParseGameError};
 // The game families, one line each: `Variant => rules module` (see `family.rs`).
 families! {
     Mnk => mnk,
+    Gravity => gravity,
 }
