@@ -48,6 +48,11 @@ impl Brute {
         })
     }
 
+    /// Whether the game goes on in `grid`: no line and an empty cell.
+    fn unfinished(&self, grid: &[u8]) -> bool {
+        !self.has_line(grid, 1) && !self.has_line(grid, 2) && grid.contains(&0)
+    }
+
     /// X's value of `grid` with `who` to move, recording every position reached.
     fn solve(&mut self, grid: &[u8], who: u8) -> i8 {
         if let Some(&v) = self.value.get(grid) {
@@ -87,6 +92,10 @@ fn small_gravity_boards_match_a_brute_force() {
         let empty = vec![0u8; rows * cols];
         assert_eq!(pos.len(), brute.value.len(), "{name}: legal positions");
         assert_eq!(pos.minimax(0), brute.value[&empty], "{name}: the game value");
+        // Against random, X's agent states are the unfinished positions with X to move.
+        let x_to_move =
+            brute.value.keys().filter(|g| brute.unfinished(g) && g.iter().filter(|&&m| m != 0).count() % 2 == 0);
+        assert_eq!(ground_truth(game(&name), Seat::X, Opponent::Random).mdp.len(), x_to_move.count(), "{name}");
         // Every position has the brute force's value.
         for id in 0..pos.len() {
             let b = pos.board(id);
@@ -105,6 +114,9 @@ fn four_by_four_gravity_has_its_public_figures() {
     let brute = Brute::new(4, 4, 4);
     assert_eq!(brute.value.len(), 161_029);
     assert_eq!(brute.value[&vec![0; 16]], 0);
+    let x_to_move =
+        brute.value.keys().filter(|g| brute.unfinished(g) && g.iter().filter(|&&m| m != 0).count() % 2 == 0);
+    assert_eq!(ground_truth(game("4x4g4"), Seat::X, Opponent::Random).mdp.len(), x_to_move.count());
     // Figures are counted, not looked up, and agree with the positions.
     let f = game("4x4g4").figures();
     assert_eq!(f.positions, 161_029);

@@ -1,7 +1,8 @@
 //! `sweep play`: a game in the terminal against the optimal policy, MCTS, or a policy file.
 //!
-//! Any m,n,k-game (`--game`, tic-tac-toe by default), against any agent. The board is
-//! shown row by row with the free cells numbered (row-major from 0); bad input gets a
+//! Any game (`--game`, tic-tac-toe by default), against any agent. The board is shown row
+//! by row with the cells a move may mark numbered by the move (the cell, row-major from 0,
+//! on m,n,k-games; the column, from 0 at the left, on gravity boards); bad input gets a
 //! message and a new prompt; end of input ends the game cleanly. Moves read from a pipe or file are echoed after the
 //! prompt, so that a log reads like a game. A policy file plays the seat its positions
 //! belong to (X's positions have as many X as O); playing it from the other seat is
@@ -31,7 +32,7 @@ pub struct PlayArgs {
     /// Seed of the MCTS searches (with --agent mcts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The game: "<rows>x<cols>k<k>" (rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns)).
+    /// The game: "<rows>x<cols>k<k>" (a move is a cell, numbered row by row from 0 at the top left) or "<rows>x<cols>g<k>" (gravity: a move is a column, numbered from 0 at the left; the stone drops to its lowest empty cell); rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns).
     #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
     game: Game,
 }

@@ -28,7 +28,8 @@ pub enum Ty {
     Flag,
     /// One of these names.
     Choice(&'static [&'static str]),
-    /// A game, `"<rows>x<cols>k<k>"` (see [`Game`]), of at most `max_cells` cells.
+    /// A game, `"<rows>x<cols>k<k>"` or `"<rows>x<cols>g<k>"` (see [`Game`]), of at most
+    /// `max_cells` cells.
     Game {
         /// The most cells the kind plays on.
         max_cells: usize,
@@ -354,7 +355,7 @@ pub static GAME: Param = Param {
         "game",
         Ty::Game { max_cells: crate::game::rules::MAX_CELLS },
         Val::Game(Game::TIC_TAC_TOE),
-        "the m,n,k-game: rows x columns, k in a row wins",
+        "the board: rows x columns, k in a row wins; k: any empty cell is a move, g: gravity, a move is a column",
     )
 };
 /// The fraction of the episodes at which a rate reaches its floor (version 4), unset by

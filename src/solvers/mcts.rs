@@ -40,7 +40,7 @@
 //! # Assumptions and stopping rule
 //!
 //! Two players alternate, the game is deterministic, fully observed and ends when the
-//! board is full: any m,n,k-game of [`Game`], at most 16 cells, so a game lasts at most
+//! board is full: any game of [`Game`] (moves from its family), at most 16 cells, so a game lasts at most
 //! sixteen moves and a path holds at most seventeen nodes. The game is read off the
 //! board searched. The root must not be terminal. A search stops after exactly
 //! `iterations` iterations; nothing is kept between moves.
