@@ -8,7 +8,9 @@
 //! - `LETTER: char`, the letter between the columns and `k` in the game's name,
 //!   `NAME: &str`, its name for people, and `FORM: &str`, what its games are in a clause;
 //! - `moves(game, occupied) -> u16`: the legal moves of an unfinished position as a cell
-//!   mask (a move marks one cell; the family says which empty cells may be marked);
+//!   mask (a move marks one cell; the family says which empty cells may be marked), and
+//!   `after(game, legal, left, occupied, cell)`: the same and their number after a move,
+//!   from the moves before it (what a random playout needs, step by step);
 //! - `transforms(game) -> &'static [usize]`: the board symmetries its rules keep (see
 //!   [`super::symmetry`]), the identity first;
 //! - `move_text(game, cell)` and `parse_move(board, text)`: how a move is written and read
@@ -61,6 +63,13 @@ macro_rules! families {
             #[inline(always)]
             pub(crate) fn moves(self, game: $crate::game::Game, occupied: u16) -> u16 {
                 match self { $(Family::$variant => $module::moves(game, occupied)),+ }
+            }
+
+            /// The legal moves and their number after `cell`, one of `legal` (`left` of
+            /// them), is marked, leaving `occupied` taken (if the game goes on).
+            #[inline(always)]
+            pub(crate) fn after(self, game: $crate::game::Game, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+                match self { $(Family::$variant => $module::after(game, legal, left, occupied, cell)),+ }
             }
 
             pub(crate) fn transforms(self, game: $crate::game::Game) -> &'static [usize] {

@@ -29,6 +29,15 @@ pub fn moves(game: Game, occupied: u16) -> u16 {
     ((occupied >> cols) | bottom) & !occupied & full
 }
 
+/// The marked cell is no longer a move; the cell above it (if any: `bit >> cols` is 0 in
+/// the top row) is.
+#[inline(always)]
+pub fn after(game: Game, legal: u16, left: u32, _occupied: u16, cell: u8) -> (u16, u32) {
+    let bit = 1u16 << cell;
+    let above = bit >> game.cols();
+    ((legal & !bit) | above, left - u32::from(above == 0))
+}
+
 /// Identity and the left-right mirror.
 pub fn transforms(_game: Game) -> &'static [usize] {
     &[0, 4]
@@ -85,6 +94,15 @@ mod tests {
         assert_eq!((g.move_text(9), g.move_text(1)), ("0".to_string(), "1".to_string()));
         assert_eq!(g.to_string(), "4x3g3");
         assert_eq!(g.transforms(), &[0, 4]);
+        // Step by step, the moves after each move are the moves of the new board.
+        let mut b = empty;
+        let (mut legal, mut left) = (b.moves(), b.moves().count_ones());
+        for column in ["1", "1", "0", "1", "2", "1", "2"] {
+            let cell = g.parse_move(b, column).unwrap();
+            b = b.play(cell);
+            (legal, left) = g.after(legal, left, b.x() | b.o(), cell);
+            assert_eq!((legal, left), (b.moves(), b.moves().count_ones()), "{b}");
+        }
     }
 
     #[test]

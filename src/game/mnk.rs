@@ -20,6 +20,12 @@ pub fn moves(game: Game, occupied: u16) -> u16 {
     !occupied & game.full()
 }
 
+/// The marked cell is no longer a move; nothing else changes.
+#[inline(always)]
+pub fn after(_game: Game, legal: u16, left: u32, _occupied: u16, cell: u8) -> (u16, u32) {
+    (legal & !(1 << cell), left - 1)
+}
+
 /// All 8 transforms on a square board, else identity, half turn and the two reflections.
 pub fn transforms(game: Game) -> &'static [usize] {
     if game.rows() == game.cols() { &[0, 1, 2, 3, 4, 5, 6, 7] } else { &[0, 2, 4, 6] }
@@ -58,6 +64,8 @@ mod tests {
             assert_eq!(g.parse_move(b, &g.move_text(c)), Ok(c));
         }
         assert!(g.parse_move(b, "0").unwrap_err().contains("is taken"));
+        let (legal, left) = g.after(b.moves(), b.moves().count_ones(), 0b1_0011, 1);
+        assert_eq!((legal, left), (g.moves(0b1_0011), g.moves(0b1_0011).count_ones()));
         assert!(g.parse_move(b, "12").unwrap_err().contains("0 to 11"));
     }
 }

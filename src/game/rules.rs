@@ -117,6 +117,14 @@ impl Game {
         self.family.moves(self, occupied)
     }
 
+    /// The legal moves and their number after `cell`, one of `legal` (`left` of them), is
+    /// marked, leaving the cells `occupied` taken (if the game goes on): [`Game::moves`]
+    /// of `occupied`, found from the moves before (MCTS's playouts, step by step).
+    #[inline(always)]
+    pub fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+        self.family.after(self, legal, left, occupied, cell)
+    }
+
     /// How a move (given as the cell it marks) is written: the cell on m,n,k-games, the
     /// column on gravity boards.
     pub fn move_text(self, cell: u8) -> String {

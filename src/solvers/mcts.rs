@@ -102,6 +102,7 @@ use rand::RngCore;
 
 use super::params::{FinalMove, MctsParams, OpponentModel};
 use crate::game::board::{FULL, is_win};
+use crate::game::mnk;
 use crate::game::{Board, Game};
 use crate::seed::{self, Stream};
 
@@ -196,14 +197,13 @@ struct TicTacToe;
 impl Rules for TicTacToe {
     #[inline(always)]
     fn moves(self, occupied: u16) -> u16 {
-        debug_assert!(Game::TIC_TAC_TOE.moves(occupied) == !occupied & FULL);
-        !occupied & FULL
+        // The m,n,k rules of a constant game: folded to `!occupied & FULL`.
+        mnk::moves(Game::TIC_TAC_TOE, occupied)
     }
 
     #[inline(always)]
-    fn after(self, legal: u16, left: u32, _occupied: u16, cell: u8) -> (u16, u32) {
-        // Any empty cell is a move: the one just marked is gone.
-        (legal & !(1 << cell), left - 1)
+    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+        mnk::after(Game::TIC_TAC_TOE, legal, left, occupied, cell)
     }
 
     #[inline(always)]
@@ -243,9 +243,8 @@ impl Rules for AnyGame {
     }
 
     #[inline(always)]
-    fn after(self, _legal: u16, _left: u32, occupied: u16, _cell: u8) -> (u16, u32) {
-        let legal = self.game.moves(occupied);
-        (legal, ones16(legal))
+    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+        self.game.after(legal, left, occupied, cell)
     }
 
     #[inline(always)]
