@@ -53,6 +53,35 @@ impl Brute {
         !self.has_line(grid, 1) && !self.has_line(grid, 2) && grid.contains(&0)
     }
 
+    /// The value for `me` of `grid` with `who` to move when `me` plays optimally and the
+    /// other side uniformly at random over its columns.
+    fn against_random(&self, grid: &[u8], who: u8, me: u8, memo: &mut HashMap<Vec<u8>, f64>) -> f64 {
+        if let Some(&v) = memo.get(grid) {
+            return v;
+        }
+        let v = if self.has_line(grid, me) {
+            1.0
+        } else if self.has_line(grid, 3 - me) {
+            -1.0
+        } else {
+            let mut values = Vec::new();
+            for c in 0..self.cols {
+                if let Some(r) = (0..self.rows).rev().find(|&r| grid[r * self.cols + c] == 0) {
+                    let mut next = grid.to_vec();
+                    next[r * self.cols + c] = who;
+                    values.push(self.against_random(&next, 3 - who, me, memo));
+                }
+            }
+            match values.len() {
+                0 => 0.0,
+                _ if who == me => values.into_iter().fold(f64::NEG_INFINITY, f64::max),
+                n => values.iter().sum::<f64>() / n as f64,
+            }
+        };
+        memo.insert(grid.to_vec(), v);
+        v
+    }
+
     /// X's value of `grid` with `who` to move, recording every position reached.
     fn solve(&mut self, grid: &[u8], who: u8) -> i8 {
         if let Some(&v) = self.value.get(grid) {
@@ -102,6 +131,21 @@ fn small_gravity_boards_match_a_brute_force() {
             let grid: Vec<u8> =
                 b.to_string().bytes().map(|c| [b'.', b'X', b'O'].iter().position(|&m| m == c).unwrap() as u8).collect();
             assert_eq!(Some(&pos.minimax(id)), brute.value.get(&grid), "{name}: {b}");
+        }
+    }
+}
+
+#[test]
+fn optimal_values_against_random_match_a_brute_force() {
+    // 3x3g3, X against random: 25/27 (an expectimax over columns).
+    let truth = ground_truth(game("3x3g3"), Seat::X, Opponent::Random);
+    assert!((truth.solution.value - 25.0 / 27.0).abs() < 1e-12, "{}", truth.solution.value);
+    for (rows, cols, k) in [(3, 3, 3), (3, 4, 3), (4, 3, 3), (3, 4, 4)] {
+        let brute = Brute::new(rows, cols, k);
+        for (seat, me) in [(Seat::X, 1), (Seat::O, 2)] {
+            let want = brute.against_random(&vec![0; rows * cols], 1, me, &mut HashMap::new());
+            let got = ground_truth(game(&format!("{rows}x{cols}g{k}")), seat, Opponent::Random).solution.value;
+            assert!((got - want).abs() < 1e-12, "{rows}x{cols}g{k} {seat}: {got} but the brute force says {want}");
         }
     }
 }
