@@ -1,4 +1,4 @@
-//! The registration of the game families: [`families!`] declares each family's rules
+//! The registration of the game families: `families!` declares each family's rules
 //! module, the [`super::Family`] enum and the one `match` per rule that sends a question
 //! about a game to its family's module.
 //!

@@ -1,14 +1,12 @@
-//! The game as a value ([`Game`]: a family, rows, columns, marks in a row to win), the
-//! registration of the families, its win lines, its symmetries and the lookup tables
-//! derived from them.
+//! The game as a value ([`Game`]: a family, rows, columns, marks in a row to win), its
+//! win lines, its symmetries and the lookup tables derived from them.
 //!
 //! A family's rules live in one file each (see [`super::family`]): which moves are legal,
 //! how a move is written and read, which symmetries the board keeps and how cells and
 //! moves are numbered; every other module reaches them through [`Game`] and
-//! [`super::Board`] only. What the
-//! families share is said here: a move puts the mover's mark on one empty cell, `k` marks
-//! in a row (horizontally, vertically or diagonally) win, a full board is a draw, and play
-//! stops at a win.
+//! [`super::Board`] only. What the families share is said here: a move puts the mover's
+//! mark on one empty cell, `k` marks in a row (horizontally, vertically or diagonally)
+//! win, a full board is a draw, and play stops at a win.
 //!
 //! A game is `Copy` and 4 bytes; everything derived from it (win table, base-3 weights,
 //! symmetry permutations and mask tables, the positions, the solved MDPs) lives in caches
