@@ -216,25 +216,34 @@ mod tests {
     use crate::mdp::{AgentMdp, Evaluator};
     use crate::solvers::{QParams, q_learning};
 
-    /// An estimate covers the real size, and by no more than a quarter (plus 4 KiB).
-    fn close(what: &str, estimate: u64, real: usize) {
+    /// An estimate covers the real size, and by no more than a quarter (plus 4 KiB); on
+    /// gravity boards (`loose`) by no more than a half (fewer positions per agent state:
+    /// 3x4g3's MDP is 30% over).
+    fn close(what: &str, estimate: u64, real: usize, loose: bool) {
         let real = real as u64;
-        assert!(real <= estimate && estimate <= real + real / 4 + 4096, "{what}: estimated {estimate}, real {real}");
+        let slack = if loose { real / 2 } else { real / 4 };
+        assert!(real <= estimate && estimate <= real + slack + 4096, "{what}: estimated {estimate}, real {real}");
     }
 
     #[test]
     fn estimates_follow_the_real_structures() {
-        for game in ["3x3k3", "3x4k3", "4x3k4"].map(|g| g.parse::<Game>().unwrap()) {
-            close(&format!("{game} positions"), positions(game), game.positions().heap_bytes());
+        for game in ["3x3k3", "3x4k3", "4x3k4", "3x4g3"].map(|g| g.parse::<Game>().unwrap()) {
+            let loose = game.family() == crate::game::Family::Gravity;
+            close(&format!("{game} positions"), positions(game), game.positions().heap_bytes(), loose);
             for &seat in Seat::ALL {
                 let built = AgentMdp::build(game, seat, Opponent::Random);
-                close(&format!("{game} {seat} mdp"), mdp(game, seat), built.heap_bytes());
+                close(&format!("{game} {seat} mdp"), mdp(game, seat), built.heap_bytes(), loose);
                 let params = QParams { game, seat, episodes: 1, ..QParams::DEFAULT };
                 let trained = q_learning::train_table(&params, 1, &[], |_, _| {});
-                close(&format!("{game} {seat} table"), table(side(game, seat), false), trained.table.heap_bytes());
+                close(
+                    &format!("{game} {seat} table"),
+                    table(side(game, seat), false),
+                    trained.table.heap_bytes(),
+                    loose,
+                );
                 let mut buffers = Evaluator::new();
                 buffers.evaluate(&built, |_, b| b.legal_cells().next().expect("a move"));
-                close(&format!("{game} {seat} evaluator"), evaluator(side(game, seat)), buffers.heap_bytes());
+                close(&format!("{game} {seat} evaluator"), evaluator(side(game, seat)), buffers.heap_bytes(), loose);
             }
         }
     }

@@ -99,6 +99,8 @@ struct Figures {
     mcts_4x4: Figure,
     /// Q-learning training episodes/s on 4x4k4, or why it could not be measured.
     q_4x4: Result<Figure, String>,
+    /// The same on the gravity board 4x4g4.
+    q_gravity: Result<Figure, String>,
     solve: Figure,
     eval: Figure,
     speedup: Figure,
@@ -138,6 +140,9 @@ fn measure(args: &BenchArgs) -> Figures {
     // About a slice of work per repetition at a million episodes per second.
     let q_episodes = ((slice.as_secs_f64() * 1e6) as u64).max(100_000);
     let q_4x4 = repeat_samples(reps, || learner_rate_on(four_by_four, LEARNERS[0].1, q_episodes));
+    say("Q-learning episodes/s on the gravity board 4x4g4");
+    let gravity: Game = "4x4g4".parse().expect("4x4g4 is a game");
+    let q_gravity = repeat_samples(reps, || learner_rate_on(gravity, LEARNERS[0].1, q_episodes));
     say("MCTS iterations/s from the empty board");
     let mcts_empty = repeat(reps, || mcts_rate(Board::EMPTY, slice));
     say("MCTS iterations/s from the mid-game position");
@@ -155,7 +160,20 @@ fn measure(args: &BenchArgs) -> Figures {
     let episodes = ((learners[0].median * slice.as_secs_f64() * 2.0) as u64).clamp(10_000, 2_000_000);
     let jobs = speedup_jobs(episodes);
     let speedup = Figure::of((0..3).map(|_| wall_seconds(&jobs, 1) / wall_seconds(&jobs, threads)).collect());
-    Figures { learners, shares, q_4x4, mcts_empty, mcts_midgame, mcts_4x4, solve, eval, speedup, threads, reps }
+    Figures {
+        learners,
+        shares,
+        q_4x4,
+        q_gravity,
+        mcts_empty,
+        mcts_midgame,
+        mcts_4x4,
+        solve,
+        eval,
+        speedup,
+        threads,
+        reps,
+    }
 }
 
 impl Figures {
@@ -174,6 +192,7 @@ impl Figures {
             }
         };
         let q_4x4 = maybe("qlearning_4x4k4_episodes_per_s", &self.q_4x4);
+        let q_gravity = maybe("qlearning_4x4g4_episodes_per_s", &self.q_gravity);
         let mut object = json!({
             "qlearning_episodes_per_s": self.learners[0],
             "learner_episodes_per_s": learners,
@@ -182,6 +201,7 @@ impl Figures {
             "mcts_midgame_iterations_per_s": self.mcts_midgame,
             "mcts_4x4k4_empty_iterations_per_s": self.mcts_4x4,
             "qlearning_4x4k4_episodes_per_s": q_4x4,
+            "qlearning_4x4g4_episodes_per_s": q_gravity,
             "solve_ms": self.solve,
             "evaluate_us": self.eval,
             "parallel_speedup": self.speedup,
@@ -209,6 +229,7 @@ impl Figures {
             row(&format!("{name} training ({percent:.0}% of Q-learning)"), f, "M episodes/s", 1e6);
         }
         maybe("Q-learning on 4x4k4 (x vs random, training only)", &self.q_4x4, "M episodes/s", 1e6);
+        maybe("Q-learning on 4x4g4, gravity (x vs random, training only)", &self.q_gravity, "M episodes/s", 1e6);
         row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
         row("MCTS, mid-game (X4 O0 X2, O to move)", &self.mcts_midgame, "M iter/s", 1e6);
         row("MCTS, 4x4k4 empty board, 10,000 iterations", &self.mcts_4x4, "M iter/s", 1e6);
@@ -265,6 +286,7 @@ mod tests {
             mcts_midgame: one,
             mcts_4x4: one,
             q_4x4: Err("too short".into()),
+            q_gravity: Ok(one),
             solve: one,
             eval: one,
             speedup: one,

@@ -18,7 +18,11 @@ fn allowed(p: &Param) -> String {
         Ty::Count { max } => format!("a whole number from 1 to {max}"),
         Ty::Flag => "true or false".to_string(),
         Ty::Choice(names) => names.join(", "),
-        Ty::Game { max_cells } => format!("<rows>x<cols>k<k>, rows and columns >= 3, at most {max_cells} cells"),
+        Ty::Game { max_cells } => {
+            let forms: Vec<String> =
+                crate::game::Family::ALL.iter().map(|f| format!("<rows>x<cols>{}<k>", f.letter())).collect();
+            format!("{}, rows and columns >= 3, at most {max_cells} cells", forms.join(" or "))
+        }
     }
 }
 

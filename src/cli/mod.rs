@@ -233,7 +233,7 @@ pub fn seat_arg(s: &str) -> Result<Seat, String> {
     s.parse().map_err(|e: crate::mdp::ParseNameError| e.to_string())
 }
 
-/// Parses a game (`<rows>x<cols>k<k>`) for clap.
+/// Parses a game (`<rows>x<cols>k<k>` or `<rows>x<cols>g<k>`) for clap.
 pub fn game_arg(s: &str) -> Result<crate::game::Game, String> {
     s.parse().map_err(|e: crate::game::ParseGameError| e.to_string())
 }

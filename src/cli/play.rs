@@ -1,7 +1,8 @@
 //! `sweep play`: a game in the terminal against the optimal policy, MCTS, or a policy file.
 //!
-//! Any m,n,k-game (`--game`, tic-tac-toe by default), against any agent. The board is
-//! shown row by row with the free cells numbered (row-major from 0); bad input gets a
+//! Any game (`--game`, tic-tac-toe by default), against any agent. The board is shown row
+//! by row with the cells a move may mark numbered by the move (the cell, row-major from 0,
+//! on m,n,k-games; the column, from 0 at the left, on gravity boards); bad input gets a
 //! message and a new prompt; end of input ends the game cleanly. Moves read from a pipe or file are echoed after the
 //! prompt, so that a log reads like a game. A policy file plays the seat its positions
 //! belong to (X's positions have as many X as O); playing it from the other seat is
@@ -31,7 +32,7 @@ pub struct PlayArgs {
     /// Seed of the MCTS searches (with --agent mcts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The game: "<rows>x<cols>k<k>" (rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns)).
+    /// The game: "<rows>x<cols>k<k>" (a move is a cell, numbered row by row from 0 at the top left) or "<rows>x<cols>g<k>" (gravity: a move is a column, numbered from 0 at the left; the stone drops to its lowest empty cell); rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns).
     #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
     game: Game,
 }
@@ -50,7 +51,6 @@ pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Se
     let mut reader = csv::Reader::from_path(path).map_err(|e| bad_input(format!("--agent {}: {e}", path.display())))?;
     let mut policy = Policy::new(game);
     let pos = game.positions();
-    let last = game.cells() - 1;
     for (i, rec) in reader.records().enumerate() {
         let rec = rec.map_err(|e| bad_input(format!("{}: row {}: {e}", path.display(), i + 2)))?;
         let bad = |what: String| bad_input(format!("{}: row {}: {what}", path.display(), i + 2));
@@ -58,11 +58,7 @@ pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Se
             return Err(bad(format!("this is a policy for the game {g}; play it with --game {g}")));
         }
         let board = Board::parse_in(game, rec.get(0).unwrap_or("")).map_err(|e| bad(format!("{e} (game {game})")))?;
-        let cell: u8 =
-            rec.get(1).unwrap_or("").trim().parse().map_err(|_| bad(format!("the action is a cell 0-{last}")))?;
-        if usize::from(cell) > last || board.legal_moves() & (1 << cell) == 0 {
-            return Err(bad(format!("cell {cell} is not a legal move in {board}")));
-        }
+        let cell = game.parse_move(board, rec.get(1).unwrap_or("")).map_err(|e| bad(format!("the action: {e}")))?;
         let id = pos.id(board).ok_or_else(|| bad(format!("{board} cannot arise in a game")))?;
         let to_move = if board.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
         if rec.get(2).is_some_and(|s| s.parse::<Seat>().ok() != Some(to_move)) {
@@ -76,10 +72,11 @@ pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Se
     Ok((policy, seats))
 }
 
-/// The board row by row, free cells by number (as wide as the largest number).
+/// The board row by row, the cells a move may mark by the move's number (as wide as the
+/// largest cell number), other free cells as `.`.
 fn show(board: Board) -> String {
     let game = board.game();
-    let (rows, cols) = (game.rows(), game.cols());
+    let (rows, cols, moves) = (game.rows(), game.cols(), board.moves());
     let width = (game.cells() - 1).to_string().len();
     let mut out = String::new();
     for r in 0..rows {
@@ -89,7 +86,8 @@ fn show(board: Board) -> String {
                 let mark = match (board.x() >> i & 1, board.o() >> i & 1) {
                     (1, _) => "X".to_string(),
                     (_, 1) => "O".to_string(),
-                    _ => i.to_string(),
+                    _ if moves >> i & 1 == 1 => game.move_text(i as u8),
+                    _ => ".".to_string(),
                 };
                 format!("{mark:>width$}")
             })
@@ -163,17 +161,18 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
     };
     let agent_seat = args.seat.other();
     let mut board = Board::empty(args.game);
-    let last = args.game.cells() - 1;
-    let rules = match args.game {
+    let game = args.game;
+    let rules = match game {
         Game::TIC_TAC_TOE => String::new(),
         g => format!("{g}: {} x {}, {} in a row wins. ", g.rows(), g.cols(), g.k()),
     };
     writeln!(
         out,
-        "{rules}You play {}; the agent ({}) plays {}. Type a cell number 0-{last}.",
+        "{rules}You play {}; the agent ({}) plays {}. Type {}.",
         args.seat.name().to_uppercase(),
         args.agent,
-        agent_seat.name().to_uppercase()
+        agent_seat.name().to_uppercase(),
+        game.numbering()
     )?;
     loop {
         if let Some(r) = board.status().reward(args.seat.player()) {
@@ -197,7 +196,7 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
                     None => (p.get_or_first(board), "not in the policy file: lowest free cell".to_string()),
                 },
             };
-            writeln!(out, "agent plays {cell} ({note})")?;
+            writeln!(out, "agent plays {} ({note})", game.move_text(cell))?;
             board = board.play(cell);
             continue;
         }
@@ -211,10 +210,9 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
         if echo {
             writeln!(out, "{}", line.trim_end())?;
         }
-        match line.trim().parse::<u8>() {
-            Ok(c) if usize::from(c) <= last && board.empty_cells() & (1 << c) != 0 => board = board.play(c),
-            Ok(c) if usize::from(c) <= last => writeln!(out, "cell {c} is taken; choose a free cell")?,
-            _ => writeln!(out, "{:?} is not a cell; type a number from 0 to {last}", line.trim())?,
+        match game.parse_move(board, &line) {
+            Ok(c) => board = board.play(c),
+            Err(why) => writeln!(out, "{why}")?,
         }
     }
 }

@@ -205,7 +205,7 @@ fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path)
         let truth = ground_truth(game, seat, Opponent::Random);
         Evaluator::new().evaluate(&truth.mdp, |_, b| {
             let c = policy.get_or_first(b);
-            lines.push(format!("{b},{c},{},{game}\n", seat.name()));
+            lines.push(format!("{b},{},{},{game}\n", game.move_text(c), seat.name()));
             c
         });
     }

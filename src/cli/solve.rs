@@ -26,7 +26,7 @@ pub struct SolveArgs {
     /// The fixed opponent: random, minimax or minimax-uniform.
     #[arg(long, default_value = "random", value_parser = super::opponent_arg)]
     opponent: Opponent,
-    /// The game: "<rows>x<cols>k<k>" (rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns)).
+    /// The game: "<rows>x<cols>k<k>" or "<rows>x<cols>g<k>" (gravity: moves are columns, written as column numbers in --values); rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns).
     #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
     game: Game,
     /// Also run policy iteration and value iteration on an MDP of more than 2,000,000
@@ -48,21 +48,25 @@ pub struct SolveArgs {
 /// A common denominator of every outcome probability and value against `opponent` in
 /// `seat` of `game`: every path to the end of a game has a probability whose denominator
 /// divides the product, over the opponent's turns, of its choices' counts. Against
-/// `random`, a turn with `e` empty cells divides by `e`; against `minimax-uniform` by the
-/// number of optimal moves, a divisor of lcm(1..=e); `minimax` and a saved policy (both
-/// deterministic) never divide. None when
-/// the product overflows.
+/// `random`, a turn with `e` empty cells divides by `e` where any empty cell is a move, else
+/// (gravity boards) by the number of legal moves, a divisor of lcm(1..=min(e, m)) with `m`
+/// the moves of the empty board; against `minimax-uniform` by the number of optimal moves,
+/// a divisor of that lcm; `minimax` and a saved policy (both deterministic) never divide.
+/// None when the product overflows.
 pub fn denominator(game: Game, seat: Seat, opponent: Opponent) -> Option<u128> {
     let cells = game.cells() as u128;
+    let widest = u128::from(game.moves(0).count_ones());
     // The opponent moves with `cells` empty cells when it is X, else with `cells - 1`,
     // and then every second move.
     let first = if seat == Seat::X { cells - 1 } else { cells };
     let turns = (1..=first).rev().step_by(2);
-    let lcm_to = |e: u128| (1..=e).fold(1u128, |l, k| l / gcd(l, k) * k);
+    let lcm_to = |e: u128| (1..=e.min(widest)).fold(1u128, |l, k| l / gcd(l, k) * k);
     match opponent {
         Opponent::Minimax | Opponent::Policy(_) => Some(1),
-        Opponent::Random => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(e)),
-        Opponent::MinimaxUniform => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(lcm_to(e))),
+        Opponent::Random if widest == cells => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(e)),
+        Opponent::Random | Opponent::MinimaxUniform => {
+            turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(lcm_to(e)))
+        }
     }
 }
 
@@ -159,7 +163,7 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
                 "rounds": pi.rounds,
             })),
             "value_iteration": checked.as_ref().map(|(_, (vi, sweeps))| json!({ "sweeps": sweeps, "value": vi.value })),
-            "first_moves": first.iter().map(|(b, c, v, opt)| json!({"board": b, "cell": c, "value": v, "optimal": opt})).collect::<Vec<_>>(),
+            "first_moves": first.iter().map(|(b, c, v, opt)| json!({"board": b, "cell": c, "move": args.game.move_text(*c), "value": v, "optimal": opt})).collect::<Vec<_>>(),
             "time_ms": elapsed_ms,
         });
         println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
@@ -181,7 +185,10 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
     );
     println!("first decisions (* = optimal):");
     for (board, cell, value, optimal) in &first {
-        println!("  {board}  cell {cell}  value {value:+.6}{}", if *optimal { "  *" } else { "" });
+        // Where a move is not written as its cell (gravity boards: the column), say both.
+        let text = args.game.move_text(*cell);
+        let shown = if text == cell.to_string() { String::new() } else { format!(" (move {text})") };
+        println!("  {board}  cell {cell}{shown}  value {value:+.6}{}", if *optimal { "  *" } else { "" });
     }
     match &checked {
         Some((pi, (vi, vi_sweeps))) => {
@@ -227,7 +234,8 @@ fn first_moves(mdp: &AgentMdp, pi: &policy_iteration::Solution) -> Vec<(String, 
 fn write_values(mdp: &AgentMdp, pi: &policy_iteration::Solution, path: &std::path::Path) -> Result<()> {
     let mut text = String::from("board,value,optimal_actions\n");
     for s in 0..mdp.len() {
-        let cells: Vec<String> = pi.optimal_cells(mdp, s).iter().map(|c| c.to_string()).collect();
+        let game = mdp.board(s).game();
+        let cells: Vec<String> = pi.optimal_cells(mdp, s).iter().map(|&c| game.move_text(c)).collect();
         text.push_str(&format!("{},{:?},{}\n", mdp.board(s), pi.values[s], cells.join("|")));
     }
     write_text_atomic(path, &text).map_err(|e| bad_input(format!("--values {}: {e:#}", path.display())))
@@ -243,6 +251,10 @@ mod tests {
         // X against random on 3x3: the opponent chooses among 8, 6, 4 and 2 cells.
         assert_eq!(denominator(tic_tac_toe, Seat::X, Opponent::Random), Some(8 * 6 * 4 * 2));
         assert_eq!(denominator(tic_tac_toe, Seat::O, Opponent::Random), Some(9 * 7 * 5 * 3));
+        // On a gravity board of 3 columns a random turn has 1, 2 or 3 moves (lcm 6), and at
+        // most 2 with 2 empty cells.
+        let gravity: Game = "3x3g3".parse().unwrap();
+        assert_eq!(denominator(gravity, Seat::X, Opponent::Random), Some(6 * 6 * 6 * 2));
         assert_eq!(denominator(tic_tac_toe, Seat::X, Opponent::MinimaxUniform), Some(840 * 60 * 12 * 2));
         let e = error_bound(tic_tac_toe);
         assert_eq!(exact_fraction(191.0 / 192.0, 384, e), Some((191, 192)));

@@ -1,5 +1,7 @@
-//! The board: one cell mask per player and the [`Game`] it is played in; the rules, the
-//! text form (one character per cell, row-major) and a dense base-3 index.
+//! The board: one cell mask per player and the [`Game`] it is played in; the rules the
+//! families share (a move marks a cell, `k` in a row wins; which cells may be marked is the
+//! family's, see [`Board::moves`]), the text form (one character per cell, row-major) and
+//! a dense base-3 index.
 //!
 //! Cells are numbered row-major from 0; X moves first. A [`Board`] is plain data (`Copy`,
 //! 8 bytes) and every rule is a few bit operations or a table lookup (the game's tables,
@@ -233,10 +235,18 @@ impl Board {
         self.wins(self.x) || self.wins(self.o) || self.x | self.o == self.game.full()
     }
 
+    /// The legal moves of a position whose game goes on, as a cell mask: the family's
+    /// rule (any empty cell on m,n,k-games), without the test that the game goes on. The
+    /// one way to ask which moves are legal; [`Board::legal_moves`] adds the test.
+    #[inline(always)]
+    pub fn moves(self) -> u16 {
+        self.game.moves(self.x | self.o)
+    }
+
     /// The legal moves as a mask (none when the game is over).
     #[inline]
     pub fn legal_moves(self) -> u16 {
-        if self.is_terminal() { 0 } else { self.empty_cells() }
+        if self.is_terminal() { 0 } else { self.moves() }
     }
 
     /// The legal moves in cell order.
@@ -244,11 +254,13 @@ impl Board {
         cells(self.legal_moves())
     }
 
-    /// The position after the side to move marks `cell`. Panics if the cell is taken.
+    /// The position after the side to move marks `cell` (a cell of [`Board::moves`]).
+    /// Panics if the cell is taken; the family's rule is checked in debug builds only.
     #[inline(always)]
     pub fn play(self, cell: u8) -> Board {
         let bit = 1u16 << cell;
         assert!(bit & (self.x | self.o) == 0 && usize::from(cell) < self.game.cells(), "cell {cell} is not free");
+        debug_assert!(bit & self.moves() != 0, "cell {cell} is not a move of {}", self.game);
         match self.to_move() {
             Player::X => Board { x: self.x | bit, ..self },
             Player::O => Board { o: self.o | bit, ..self },

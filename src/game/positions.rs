@@ -96,7 +96,7 @@ fn enumerate(game: Game, weight: &[u32; MAX_CELLS]) -> Vec<u32> {
                 continue;
             }
             let (index, mark) = (b.index(), mark(b));
-            for c in cells(b.empty_cells()) {
+            for c in cells(b.moves()) {
                 next.insert(index + mark * weight[usize::from(c)] as usize);
             }
         }
@@ -220,10 +220,7 @@ impl Positions {
     #[inline(always)]
     pub fn children(&self, id: usize, moves: u16) -> impl Iterator<Item = u32> + '_ {
         let b = self.board(id);
-        assert!(
-            self.result[id] == ONGOING && moves & !b.empty_cells() == 0,
-            "illegal moves {moves:#b} in position {id}"
-        );
+        assert!(self.result[id] == ONGOING && moves & !b.moves() == 0, "illegal moves {moves:#b} in position {id}");
         let (index, mark) = (b.index(), mark(b));
         cells(moves).map(move |c| self.by_index[index + mark * self.weight[usize::from(c)] as usize])
     }
@@ -235,7 +232,7 @@ impl Positions {
             minimax[id] = match self.result[id] {
                 ONGOING => {
                     let b = self.board(id);
-                    let values = self.children(id, b.empty_cells()).map(|c| minimax[c as usize]);
+                    let values = self.children(id, b.moves()).map(|c| minimax[c as usize]);
                     match b.to_move() {
                         Player::X => values.max().expect("an ongoing game has a move"),
                         Player::O => values.min().expect("an ongoing game has a move"),
@@ -312,12 +309,12 @@ impl Positions {
     }
 
     /// The id after playing `cell` in position `id`, or [`NONE`] if the move is illegal
-    /// (the game is over or the cell is not an empty cell of the board).
+    /// (the game is over or the cell is not one of the board's moves).
     #[inline(always)]
     pub fn child(&self, id: usize, cell: u8) -> u32 {
         let b = self.board(id);
         let c = usize::from(cell);
-        if self.result[id] != ONGOING || c >= MAX_CELLS || b.empty_cells() & (1 << c) == 0 {
+        if self.result[id] != ONGOING || c >= MAX_CELLS || b.moves() & (1 << c) == 0 {
             return NONE;
         }
         self.by_index[b.index() + mark(b) * self.weight[c] as usize]

@@ -1,7 +1,14 @@
-//! The game as a value: an m,n,k-game ([`Game`]: rows, columns, marks in a row to win),
-//! its win lines, its symmetries and the lookup tables derived from them.
+//! The game as a value ([`Game`]: a family, rows, columns, marks in a row to win), its
+//! win lines, its symmetries and the lookup tables derived from them.
 //!
-//! A game is `Copy` and 3 bytes; everything derived from it (win table, base-3 weights,
+//! A family's rules live in one file each (see [`super::family`]): which moves are legal,
+//! how a move is written and read, which symmetries the board keeps and how cells and
+//! moves are numbered; every other module reaches them through [`Game`] and
+//! [`super::Board`] only. What the families share is said here: a move puts the mover's
+//! mark on one empty cell, `k` marks in a row (horizontally, vertically or diagonally)
+//! win, a full board is a draw, and play stops at a win.
+//!
+//! A game is `Copy` and 4 bytes; everything derived from it (win table, base-3 weights,
 //! symmetry permutations and mask tables, the positions, the solved MDPs) lives in caches
 //! keyed by the game, built on first use and immutable afterwards, so several games can
 //! be used in one process. Tic-tac-toe (`3x3k3`) is the default.
@@ -10,14 +17,19 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
+use super::Family;
+use super::board::Board;
+
 /// The most cells a board may have (a cell set is a `u16`).
 pub const MAX_CELLS: usize = 16;
 
 /// The smallest number of rows, columns and marks in a row.
 const MIN_SIDE: u8 = 3;
 
-/// An m,n,k-game: `rows` × `cols` cells (row-major, cell `i` at row `i / cols`, column
-/// `i % cols`), won by `k` marks in a row horizontally, vertically or diagonally.
+/// A game of a family: `rows` × `cols` cells (row-major, cell `i` at row `i / cols`,
+/// column `i % cols`, row 0 at the top), won by `k` marks in a row horizontally, vertically
+/// or diagonally. Written `"<rows>x<cols><letter><k>"` with the family's letter: `k` for
+/// m,n,k-games (`"3x3k3"` is tic-tac-toe), `g` for gravity boards (`"4x4g4"`).
 ///
 /// ```
 /// use sweep::game::Game;
@@ -25,12 +37,15 @@ const MIN_SIDE: u8 = 3;
 /// assert_eq!((g.rows(), g.cols(), g.k(), g.cells()), (3, 4, 3, 12));
 /// assert_eq!(g.to_string(), "3x4k3");
 /// assert_eq!(Game::default(), Game::TIC_TAC_TOE);
+/// let c: Game = "4x4g4".parse().unwrap();
+/// assert_eq!((c.family(), c.to_string()), (sweep::game::Family::Gravity, "4x4g4".to_string()));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Game {
     rows: u8,
     cols: u8,
     k: u8,
+    family: Family,
 }
 
 impl Default for Game {
@@ -39,26 +54,91 @@ impl Default for Game {
     }
 }
 
-/// A game text that is not `<rows>x<cols>k<k>` within the allowed ranges.
+/// What a game may be, for messages: "a game is" followed by this. Every family's form
+/// (e.g. `"<rows>x<cols>k<k>"`), then the ranges of games of at most `max_cells` cells.
+pub fn allowed(max_cells: usize) -> String {
+    let forms: Vec<String> =
+        Family::ALL.iter().map(|f| format!("\"<rows>x<cols>{}<k>\" ({})", f.letter(), f.form())).collect();
+    format!(
+        "{} with rows and columns at least 3, rows times columns at most {max_cells} and 3 <= k <= max(rows, \
+         columns), e.g. \"3x3k3\" (tic-tac-toe)",
+        forms.join(" or ")
+    )
+}
+
+/// A game text that is not a family's `<rows>x<cols><letter><k>` within the allowed ranges.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "game {0:?} is not allowed; a game is \"<rows>x<cols>k<k>\" with rows and columns at least 3, \
-     rows times columns at most 16 and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe)"
-)]
+#[error("game {0:?} is not allowed; a game is {rule}", rule = allowed(MAX_CELLS))]
 pub struct ParseGameError(pub String);
 
 impl Game {
     /// Tic-tac-toe: 3 × 3, three in a row.
-    pub const TIC_TAC_TOE: Game = Game { rows: 3, cols: 3, k: 3 };
+    pub const TIC_TAC_TOE: Game = Game { rows: 3, cols: 3, k: 3, family: Family::Mnk };
 
-    /// The game with these dimensions, if allowed (see [`ParseGameError`]).
+    /// The m,n,k-game with these dimensions, if allowed (see [`ParseGameError`]).
     pub fn new(rows: u8, cols: u8, k: u8) -> Option<Game> {
+        Game::of(Family::Mnk, rows, cols, k)
+    }
+
+    /// The game of `family` with these dimensions, if allowed (see [`ParseGameError`]).
+    pub fn of(family: Family, rows: u8, cols: u8, k: u8) -> Option<Game> {
         let ok = rows >= MIN_SIDE
             && cols >= MIN_SIDE
             && usize::from(rows) * usize::from(cols) <= MAX_CELLS
             && k >= MIN_SIDE
             && k <= rows.max(cols);
-        ok.then_some(Game { rows, cols, k })
+        ok.then_some(Game { rows, cols, k, family })
+    }
+
+    /// Every allowed game, family by family.
+    pub fn all() -> impl Iterator<Item = Game> {
+        let sides = MIN_SIDE..MIN_SIDE + SIDES as u8;
+        Family::ALL.iter().flat_map(move |&f| {
+            let sides = sides.clone();
+            sides.clone().flat_map(move |r| {
+                let sides = sides.clone();
+                sides.clone().flat_map(move |c| sides.clone().filter_map(move |k| Game::of(f, r, c, k)))
+            })
+        })
+    }
+
+    /// The family whose rules this game follows.
+    #[inline(always)]
+    pub fn family(self) -> Family {
+        self.family
+    }
+
+    /// The legal moves of an unfinished position whose cells `occupied` are taken, as a
+    /// cell mask: the family's rule ([`Board::moves`] is the usual way to ask).
+    #[inline(always)]
+    pub fn moves(self, occupied: u16) -> u16 {
+        self.family.moves(self, occupied)
+    }
+
+    /// The legal moves and their number after `cell`, one of `legal` (`left` of them), is
+    /// marked, leaving the cells `occupied` taken (if the game goes on): [`Game::moves`]
+    /// of `occupied`, found from the moves before (MCTS's playouts, step by step).
+    #[inline(always)]
+    pub fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+        self.family.after(self, legal, left, occupied, cell)
+    }
+
+    /// How a move (given as the cell it marks) is written: the cell on m,n,k-games, the
+    /// column on gravity boards.
+    pub fn move_text(self, cell: u8) -> String {
+        self.family.move_text(self, cell)
+    }
+
+    /// The cell that the move written `text` marks in `board` (whose game this is), or
+    /// why it is not a legal move there (a clause for people).
+    pub fn parse_move(self, board: Board, text: &str) -> Result<u8, String> {
+        assert!(board.game() == self, "a {} board read as {self}", board.game());
+        self.family.parse_move(board, text)
+    }
+
+    /// How cells and moves are numbered, in a sentence for people.
+    pub fn numbering(self) -> String {
+        self.family.numbering(self)
     }
 
     /// Rows.
@@ -113,10 +193,10 @@ impl Game {
         lines
     }
 
-    /// The symmetry transforms of the board (see [`super::symmetry`]): all 8 on a square
-    /// board, the 4 that keep the shape (identity, half turn, the two reflections) on others.
+    /// The symmetry transforms of the board (see [`super::symmetry`]) that the family's
+    /// rules keep, the identity first.
     pub fn transforms(self) -> &'static [usize] {
-        if self.rows == self.cols { &[0, 1, 2, 3, 4, 5, 6, 7] } else { &[0, 2, 4, 6] }
+        self.family.transforms(self)
     }
 
     /// Where transform `t` sends `cell`: reflect left-right when `t >= 4`, then turn a
@@ -137,7 +217,7 @@ impl Game {
     /// A dense number for each allowed game, below [`SLOTS`]: the key of the caches.
     pub(crate) fn slot(self) -> usize {
         let side = |v: u8| usize::from(v - MIN_SIDE);
-        (side(self.rows) * SIDES + side(self.cols)) * SIDES + side(self.k)
+        ((self.family as usize * SIDES + side(self.rows)) * SIDES + side(self.cols)) * SIDES + side(self.k)
     }
 
     /// The lookup tables of this game, built on first use.
@@ -151,12 +231,12 @@ impl Game {
 /// How many values a side length or `k` can take (3 to 5: rows · cols ≤ 16).
 const SIDES: usize = 3;
 
-/// How many cache slots there are: one per (rows, cols, k) in range.
-pub(crate) const SLOTS: usize = SIDES * SIDES * SIDES;
+/// How many cache slots there are: one per (family, rows, cols, k) in range.
+pub(crate) const SLOTS: usize = Family::ALL.len() * SIDES * SIDES * SIDES;
 
 impl fmt::Display for Game {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}x{}k{}", self.rows, self.cols, self.k)
+        write!(f, "{}x{}{}{}", self.rows, self.cols, self.family.letter(), self.k)
     }
 }
 
@@ -166,9 +246,13 @@ impl FromStr for Game {
     fn from_str(s: &str) -> Result<Game, ParseGameError> {
         let bad = || ParseGameError(s.to_string());
         let (rows, rest) = s.split_once('x').ok_or_else(bad)?;
-        let (cols, k) = rest.split_once('k').ok_or_else(bad)?;
+        let at = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+        let (cols, rest) = rest.split_at(at);
+        let mut chars = rest.chars();
+        let letter = chars.next().ok_or_else(bad)?;
+        let family = Family::ALL.iter().copied().find(|f| f.letter() == letter).ok_or_else(bad)?;
         let number = |t: &str| t.parse::<u8>().map_err(|_| bad());
-        Game::new(number(rows)?, number(cols)?, number(k)?).ok_or_else(bad)
+        Game::of(family, number(rows)?, number(cols)?, number(chars.as_str())?).ok_or_else(bad)
     }
 }
 
@@ -234,6 +318,8 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 13);
+        assert_eq!(Game::all().count(), 13 * Family::ALL.len());
+        assert!(Game::all().all(|g| g.to_string().parse::<Game>() == Ok(g)));
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! The symmetries of the board: on a square board the 8 of the square (4 rotations, each
-//! with and without a reflection), on other boards the 4 that keep the shape.
+//! The symmetries of the board: up to the 8 of the square (4 rotations, each with and
+//! without a reflection); each family says which of them its rules keep
+//! ([`Game::transforms`]: on m,n,k boards all 8 when square, else the 4 that keep the
+//! shape; on gravity boards the left-right mirror only).
 //!
 //! A transform `t` (reflect left-right when `t >= 4`, then turn a quarter clockwise `t % 4`
 //! times) sends cell `i` to [`Game::transform_cell`]; [`apply`] moves every mark that way.

@@ -28,7 +28,8 @@ pub enum Ty {
     Flag,
     /// One of these names.
     Choice(&'static [&'static str]),
-    /// A game, `"<rows>x<cols>k<k>"` (see [`Game`]), of at most `max_cells` cells.
+    /// A game, `"<rows>x<cols>k<k>"` or `"<rows>x<cols>g<k>"` (see [`Game`]), of at most
+    /// `max_cells` cells.
     Game {
         /// The most cells the kind plays on.
         max_cells: usize,
@@ -172,11 +173,7 @@ impl Param {
             return Err(format!("{} does not take a game", self.name));
         };
         let Ok(game) = value.parse::<Game>() else {
-            return Err(format!(
-                "a game is \"<rows>x<cols>k<k>\" with rows and columns at least 3, rows times columns at most \
-                 {}, and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe)",
-                crate::game::rules::MAX_CELLS
-            ));
+            return Err(format!("a game is {}", crate::game::rules::allowed(crate::game::rules::MAX_CELLS)));
         };
         if game.cells() > max_cells {
             return Err(format!("{game} has {} cells, more than this solver plays ({})", game.cells(), self.meaning));
@@ -358,7 +355,7 @@ pub static GAME: Param = Param {
         "game",
         Ty::Game { max_cells: crate::game::rules::MAX_CELLS },
         Val::Game(Game::TIC_TAC_TOE),
-        "the m,n,k-game: rows x columns, k in a row wins",
+        "the board: rows x columns, k in a row wins; k: any empty cell is a move, g: gravity, a move is a column",
     )
 };
 /// The fraction of the episodes at which a rate reaches its floor (version 4), unset by

@@ -133,12 +133,12 @@ pub fn best_response_within(
             if states > max_states {
                 return None;
             }
-            let legal = usize::from(cell) < game.cells() && b.empty_cells() & (1 << cell) != 0;
+            let legal = usize::from(cell) < game.cells() && b.moves() & (1 << cell) != 0;
             assert!(legal, "policy plays taken cell {cell} in {b}");
             moved[p] = cell;
             value[pos.child(p, cell) as usize] = 0;
         } else {
-            for n in pos.children(p, b.empty_cells()) {
+            for n in pos.children(p, b.moves()) {
                 value[n as usize] = 0;
             }
         }
@@ -150,7 +150,7 @@ pub fn best_response_within(
         value[p] = match pos.reward(p, me) {
             Some(r) => r as i8,
             None if pos.board(p).to_move() == me => value[pos.child(p, moved[p]) as usize],
-            None => pos.children(p, pos.board(p).empty_cells()).map(|n| value[n as usize]).min().expect("a move"),
+            None => pos.children(p, pos.board(p).moves()).map(|n| value[n as usize]).min().expect("a move"),
         };
     }
     let worst = value[0];

@@ -134,10 +134,10 @@ impl Evaluator {
             if states > max_states {
                 return None;
             }
-            let empty = b.empty_cells();
-            let legal = usize::from(cell) < b.game().cells() && empty & (1 << cell) != 0;
-            assert!(legal, "policy plays taken cell {cell} in {b}");
-            let rank = (empty & ((1u16 << cell) - 1)).count_ones() as usize;
+            let moves = b.moves();
+            let legal = usize::from(cell) < b.game().cells() && moves & (1 << cell) != 0;
+            assert!(legal, "policy plays illegal cell {cell} in {b}");
+            let rank = (moves & ((1u16 << cell) - 1)).count_ones() as usize;
             let slot = mdp.actions(s).start + rank;
             self.slot[s] = slot as u32;
             for next in mdp.continuing(slot) {

@@ -99,7 +99,7 @@ impl AgentMdp {
         let mut first_slot = vec![TERMINAL; pos.len()];
         for s in 0..m.states.len() {
             let p = m.states[s] as usize;
-            for cell in crate::game::cells(pos.board(p).empty_cells()) {
+            for cell in crate::game::cells(pos.board(p).moves()) {
                 m.push_slot(p, cell, &mut first_slot);
             }
             m.action_start.push(m.rows.len() as u32);
@@ -147,7 +147,7 @@ impl AgentMdp {
         let first = self.codes.len();
         let (mut continuing, mut reward) = (0u8, 0.0);
         let moves = match self.opponent {
-            Opponent::Random => pos.board(after).empty_cells(),
+            Opponent::Random => pos.board(after).moves(),
             opponent => opponent_moves(pos, opponent, after),
         };
         let prob = 1.0 / f64::from(moves.count_ones());
@@ -438,7 +438,7 @@ pub(crate) fn end_reward(code: u32) -> f64 {
 pub fn opponent_moves(pos: &Positions, opponent: Opponent, p: usize) -> u16 {
     match opponent {
         // The status table, not the board's rules: it is one load.
-        Opponent::Random if pos.status(p) == Status::Ongoing => pos.board(p).empty_cells(),
+        Opponent::Random if pos.status(p) == Status::Ongoing => pos.board(p).moves(),
         Opponent::Random => 0,
         Opponent::Minimax => {
             let m = pos.optimal_moves(p);
@@ -483,7 +483,7 @@ fn reachable(pos: &Positions, seat: Seat, opponent: Opponent, start: &[(f64, f64
         if !reached[p] {
             continue;
         }
-        for cell in crate::game::cells(pos.board(p).empty_cells()) {
+        for cell in crate::game::cells(pos.board(p).moves()) {
             let after = pos.child(p, cell) as usize;
             if pos.status(after) != Status::Ongoing {
                 continue;

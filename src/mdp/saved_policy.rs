@@ -95,7 +95,7 @@ impl SavedPolicy {
             if !reached[p] || pos.board(p).to_move() != me {
                 continue;
             }
-            for cell in crate::game::cells(pos.board(p).empty_cells()) {
+            for cell in crate::game::cells(pos.board(p).moves()) {
                 let after = pos.child(p, cell) as usize;
                 if pos.status(after) == Status::Ongoing {
                     if let Err(board) = opponent_at(after, &mut reached) {

@@ -40,7 +40,7 @@
 //! # Assumptions and stopping rule
 //!
 //! Two players alternate, the game is deterministic, fully observed and ends when the
-//! board is full: any m,n,k-game of [`Game`], at most 16 cells, so a game lasts at most
+//! board is full: any game of [`Game`] (moves from its family), at most 16 cells, so a game lasts at most
 //! sixteen moves and a path holds at most seventeen nodes. The game is read off the
 //! board searched. The root must not be terminal. A search stops after exactly
 //! `iterations` iterations; nothing is kept between moves.
@@ -102,6 +102,7 @@ use rand::RngCore;
 
 use super::params::{FinalMove, MctsParams, OpponentModel};
 use crate::game::board::{FULL, is_win};
+use crate::game::mnk;
 use crate::game::{Board, Game};
 use crate::seed::{self, Stream};
 
@@ -171,13 +172,16 @@ fn kth_cell16(mask: u16, k: u32) -> u8 {
     kth_cell(byte, k) + 8 * u8::from(high)
 }
 
-/// What the search needs of a game: its cells, its win test and the two mask helpers
-/// of the draws. The search is generic over it, so that tic-tac-toe runs on compiled-in
-/// 9-bit tables ([`TicTacToe`]) and every other game on its own win table ([`AnyGame`]),
-/// with one algorithm.
+/// What the search needs of a game: its move generator (the game family's rule, through
+/// [`Game::moves`]), its win test and the two mask helpers of the draws. The search is
+/// generic over it, so that tic-tac-toe runs on compiled-in 9-bit tables ([`TicTacToe`])
+/// and every other game on its own tables and family ([`AnyGame`]), with one algorithm.
 trait Rules: Copy {
-    /// The mask of all cells.
-    fn full(self) -> u16;
+    /// The legal moves of an unfinished position whose cells `occupied` are taken.
+    fn moves(self, occupied: u16) -> u16;
+    /// The legal moves and their number after `cell`, one of `legal` (`left` of them), is
+    /// marked, which leaves the cells `occupied` taken (if the game goes on).
+    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32);
     /// True when the cell mask holds a whole line.
     fn is_win(self, mask: u16) -> bool;
     /// The number of set bits of a cell mask.
@@ -192,8 +196,14 @@ struct TicTacToe;
 
 impl Rules for TicTacToe {
     #[inline(always)]
-    fn full(self) -> u16 {
-        FULL
+    fn moves(self, occupied: u16) -> u16 {
+        // The m,n,k rules of a constant game: folded to `!occupied & FULL`.
+        mnk::moves(Game::TIC_TAC_TOE, occupied)
+    }
+
+    #[inline(always)]
+    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+        mnk::after(Game::TIC_TAC_TOE, legal, left, occupied, cell)
     }
 
     #[inline(always)]
@@ -212,24 +222,29 @@ impl Rules for TicTacToe {
     }
 }
 
-/// Any game of up to 16 cells: wins from the game's table over cell masks
-/// (`2^cells` entries), set bits byte by byte.
+/// Any game of up to 16 cells: moves from the game's family, wins from the game's table
+/// over cell masks (`2^cells` entries), set bits byte by byte.
 #[derive(Clone, Copy, Debug)]
 struct AnyGame {
-    full: u16,
+    game: Game,
     wins: &'static [bool],
 }
 
 impl AnyGame {
     fn new(game: Game) -> AnyGame {
-        AnyGame { full: game.full(), wins: &game.tables().wins }
+        AnyGame { game, wins: &game.tables().wins }
     }
 }
 
 impl Rules for AnyGame {
     #[inline(always)]
-    fn full(self) -> u16 {
-        self.full
+    fn moves(self, occupied: u16) -> u16 {
+        self.game.moves(occupied)
+    }
+
+    #[inline(always)]
+    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+        self.game.after(legal, left, occupied, cell)
     }
 
     #[inline(always)]
@@ -278,21 +293,23 @@ const _: () = assert!(std::mem::size_of::<Node>() == 32, "two nodes per cache li
 impl Node {
     #[inline(always)]
     fn new<R: Rules>(rules: R, mover: u16, other: u16) -> Node {
-        let empty = !(mover | other) & rules.full();
+        // With no win on the board, no legal move means a full board.
+        let legal = rules.moves(mover | other);
         let outcome = if rules.is_win(mover) {
             2
-        } else if empty == 0 {
+        } else if legal == 0 {
             1
         } else {
             ONGOING
         };
-        let untried = if outcome == ONGOING { empty } else { 0 };
+        let untried = if outcome == ONGOING { legal } else { 0 };
         Node { mover, other, untried, outcome, ..Node::default() }
     }
 
+    /// The legal moves (of an unfinished node).
     #[inline(always)]
-    fn empty<R: Rules>(&self, rules: R) -> u16 {
-        !(self.mover | self.other) & rules.full()
+    fn legal<R: Rules>(&self, rules: R) -> u16 {
+        rules.moves(self.mover | self.other)
     }
 }
 
@@ -520,7 +537,7 @@ impl Searcher {
     #[inline(always)]
     fn random_child<R: Rules>(&mut self, rules: R, at: usize, draws: &mut Draws) -> Step {
         let node = self.nodes[at];
-        let legal = node.empty(rules);
+        let legal = node.legal(rules);
         let k = draws.below(rules.ones(legal));
         let cell = rules.kth_cell(legal, k);
         // Children of an opponent node sit at the rank of their move among the legal ones.
@@ -542,7 +559,7 @@ impl Searcher {
             return first as usize;
         }
         let first = self.used;
-        self.used += rules.ones(self.nodes[at].empty(rules)) as usize;
+        self.used += rules.ones(self.nodes[at].legal(rules)) as usize;
         if self.used > self.nodes.len() {
             self.nodes.resize(self.used, Node::default());
         }
@@ -570,13 +587,12 @@ impl Searcher {
         // `a` moves next; `a_is_mover` says whether `a` is the player who moved into leaf.
         let (mut a, mut b) = (node.other, node.mover);
         let mut a_is_mover = false;
-        let mut empty = node.empty(rules);
-        let mut left = rules.ones(empty);
+        let mut legal = node.legal(rules);
+        let mut left = rules.ones(legal);
         loop {
-            let cell = rules.kth_cell(empty, draws.below(left));
+            let cell = rules.kth_cell(legal, draws.below(left));
             a |= 1 << cell;
-            empty &= !(1 << cell);
-            left -= 1;
+            (legal, left) = rules.after(legal, left, a | b, cell);
             if rules.is_win(a) {
                 return if a_is_mover { 2 } else { 0 };
             }
@@ -851,7 +867,7 @@ mod tests {
         let mut searcher = Searcher::new();
         let mut loss = |p: &MctsParams| {
             let mut total = 0.0;
-            for s in (0..mdp.len()).filter(|&s| mdp.board(s).empty_cells().count_ones() == 4) {
+            for s in (0..mdp.len()).filter(|&s| mdp.board(s).pieces() == 5) {
                 let cell = searcher.choose(p, SEED, mdp.board(s));
                 let q = solution.action_values(&mdp, s).find(|&(c, _)| c == cell).expect("legal").1;
                 assert!(solution.values[s] - q >= -1e-12);

@@ -104,9 +104,8 @@ pub(crate) fn accepted(param: &Param) -> String {
             quoted_list(names.iter().copied())
         ),
         Ty::Game { max_cells } => format!(
-            "a game \"<rows>x<cols>k<k>\" (rows and columns at least 3, rows times columns at most {max_cells}, \
-             3 <= k <= max(rows, columns); e.g. \"3x3k3\", tic-tac-toe) or a non-empty list of them {SAMPLED} \
-             ({{ choice = [..] }})"
+            "a game ({}) or a non-empty list of them {SAMPLED} ({{ choice = [..] }})",
+            crate::game::rules::allowed(max_cells)
         ),
     }
 }

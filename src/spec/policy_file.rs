@@ -88,11 +88,7 @@ fn parse(bytes: &[u8]) -> Result<(Game, Vec<(usize, u8)>), String> {
             _ => game = Some(g),
         }
         let board = Board::parse_in(g, field(0)).map_err(|e| format!("line {line}: {e} (game {g})"))?;
-        let last = g.cells() - 1;
-        let cell: u8 = field(1).parse().map_err(|_| format!("line {line}: the action is a cell 0-{last}"))?;
-        if usize::from(cell) > last || board.legal_moves() & (1 << cell) == 0 {
-            return Err(format!("line {line}: cell {cell} is not a legal move in {board}"));
-        }
+        let cell = g.parse_move(board, field(1)).map_err(|e| format!("line {line}: the action: {e} (in {board})"))?;
         let id = g.positions().id(board).ok_or_else(|| format!("line {line}: {board} cannot arise in a game"))?;
         let to_move = if board.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
         if field(2).parse::<Seat>().ok() != Some(to_move) {
