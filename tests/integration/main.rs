@@ -14,6 +14,7 @@ mod exact_properties;
 mod executor;
 mod exploitability;
 mod faults;
+mod gravity;
 mod halving;
 mod halving_props;
 mod play;

@@ -3,11 +3,9 @@
 //! sampled by the rules, mirrored boards, and every learner and MCTS through the command
 //! line scored at or below the optimum.
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::*;
+use crate::common::*;
 use rand::SeedableRng;
 use sweep::game::{Board, Game};
 use sweep::mdp::{Evaluator, Opponent, Seat, sample_games};
