@@ -11,7 +11,11 @@
 
 use anyhow::{Result, bail};
 
-use super::paired_runs::{Block, Metric};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
+use crate::spec::Split;
 use crate::stats::paired::{PairedT, Wilcoxon, holm, paired_t, probability_of_improvement, wilcoxon};
 use crate::stats::significance::{DEFAULT_ALPHA, Significance, floor};
 
@@ -244,6 +248,71 @@ pub fn represent(block: &Block, group: &[usize], metric: Metric, picks: &[Pick])
         out.push(Representative { config: members[at], configurations: members.len(), varying: sub.varying() });
     }
     Ok(out)
+}
+
+/// The `vs_best` marks, keyed by the summary's group key, and one line per block whose
+/// design cannot reject.
+pub type Marks = (BTreeMap<Vec<String>, &'static str>, Vec<String>);
+
+/// For the default grouping: `best` for the configuration with the lowest mean regret of
+/// its (solver, seat, evaluation opponent, game) block, `=` for those the paired test
+/// cannot tell from it (Holm-adjusted p >= alpha), `cannot-reject` where the test could
+/// not have told them apart whatever the runs (too few replicates for the comparisons of
+/// the block), empty for the others; from the rows of `split`.
+pub fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) -> Result<Marks> {
+    let columns = default_config_columns();
+    let mut marks = BTreeMap::new();
+    let mut notes = Vec::new();
+    for block in read_blocks_in(path, Metric::Regret, &block_columns(), &columns, split)? {
+        let Some(best) = best(&block, Metric::Regret) else { continue };
+        let comparisons = compare_block(&block, best, Metric::Regret, verdicts);
+        notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
+        for c in comparisons {
+            let config = &block.configs[c.config];
+            let value = |name: &str| -> String {
+                if let Some(k) = block_columns().iter().position(|b| *b == name) {
+                    return block.key[k].clone();
+                }
+                columns.iter().position(|x| *x == name).map(|k| config.key[k].clone()).unwrap_or_default()
+            };
+            let mark = match c.verdict {
+                "baseline" => "best",
+                "indistinguishable" => "=",
+                "cannot-reject" => "cannot-reject",
+                _ => "",
+            };
+            marks.insert(by.iter().map(|b| value(b)).collect(), mark);
+        }
+    }
+    Ok((marks, notes))
+}
+
+/// The line that says a block's design cannot reject, with the paired t p-values it hides.
+pub fn cannot_reject_note(block: &[String], comparisons: &[Comparison], verdicts: Verdicts) -> Option<String> {
+    let cannot: Vec<&Comparison> = comparisons.iter().filter(|c| c.verdict == "cannot-reject").collect();
+    let first = cannot.first()?;
+    let smallest_t = cannot.iter().map(|c| c.difference.p_value).filter(|p| !p.is_nan()).fold(f64::NAN, f64::min);
+    let others = comparisons.len() - 1;
+    Some(format!(
+        "{}: too few replicates: n = {} can never reject with {} + Holm over {others} comparison{} (smallest \
+         attainable p {} >= {}){}",
+        block.join("/"),
+        first.difference.n,
+        verdicts.test,
+        if others == 1 { "" } else { "s" },
+        short_p(first.p_floor),
+        verdicts.alpha,
+        if smallest_t.is_nan() {
+            String::new()
+        } else {
+            format!("; smallest paired t p among them = {} (--significance t)", short_p(smallest_t))
+        }
+    ))
+}
+
+/// A p-value in a sentence: four decimals, or two significant digits below 0.001.
+pub fn short_p(p: f64) -> String {
+    if p >= 1e-3 { format!("{p:.4}") } else { format!("{p:.1e}") }
 }
 
 #[cfg(test)]

@@ -9,7 +9,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Record, column};
+use anyhow::Result;
+
+use super::files::each_row;
+use super::{RESULT_COLUMNS, Record, column};
+use crate::spec::Split;
 use crate::spec::Sweep;
 
 /// The columns that define a configuration by default: the solver, every parameter
@@ -208,6 +212,26 @@ pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
         a.push(|i| r[i].as_str());
     }
     a.groups()
+}
+
+/// Per group (by key), the regrets of its successful rows per configuration (the default
+/// configuration columns): the strata of the bootstrap (`summary --stat`, the report's IQM). One number per row is kept.
+pub type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
+
+pub fn strata(path: &Path, by: &[&str], split: Option<Split>) -> Result<Strata> {
+    let (by_at, config_at): (Vec<usize>, Vec<usize>) =
+        (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
+    let mut out = Strata::new();
+    each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        let Ok(x) = rec[column("regret")].parse::<f64>() else { return };
+        if &rec[column("status")] != "ok" || split.is_some_and(|s| super::splits::of_row(rec) != s) {
+            return;
+        }
+        let key: Vec<String> = by_at.iter().map(|&i| rec[i].to_string()).collect();
+        let config: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        out.entry(key).or_default().entry(config).or_default().push(x);
+    })?;
+    Ok(out)
 }
 
 fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
