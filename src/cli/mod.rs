@@ -13,6 +13,7 @@ mod importance;
 mod merge;
 mod plan;
 mod play;
+mod report;
 mod reproduce;
 mod run;
 mod schedule;
@@ -91,6 +92,11 @@ enum Command {
         after_help = "Examples:\n  sweep importance results/qlearning\n  sweep importance results/mcts --metric value --csv"
     )]
     Importance(importance::ImportanceArgs),
+    /// Write one self-contained HTML page of a results directory (tables, charts, the CSV), or compare two.
+    #[command(
+        after_help = "Examples:\n  sweep report results/qlearning                 # writes results/qlearning/report.html\n  sweep report results/qlearning --out q.html\n  sweep report results/old results/new           # the configurations both ran, side by side\n\nThe page needs no network and no server: open it in any browser."
+    )]
+    Report(report::ReportArgs),
     /// Can a short budget pick the winner? Rank correlation of each checkpoint's ranking with the final one.
     #[command(after_help = fidelity::HELP)]
     Fidelity(fidelity::FidelityArgs),
@@ -199,7 +205,7 @@ impl RunArgs {
     }
 }
 
-const SUBCOMMANDS: [&str; 15] = [
+const SUBCOMMANDS: [&str; 16] = [
     "run",
     "plan",
     "solve",
@@ -215,6 +221,7 @@ const SUBCOMMANDS: [&str; 15] = [
     "columns",
     "fidelity",
     "evaluate",
+    "report",
 ];
 
 /// `sweep SPEC ...` means `sweep run SPEC ...`.
@@ -278,6 +285,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Summary(args) => summary::summary(&args),
         Command::Compare(args) => compare::compare(&args),
         Command::Importance(args) => importance::importance(&args),
+        Command::Report(args) => report::report(&args),
         Command::Fidelity(args) => fidelity::fidelity(&args),
         Command::Evaluate(args) => evaluate::evaluate(&args),
         Command::Play(args) => play::play(&args),
