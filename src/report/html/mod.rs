@@ -174,7 +174,7 @@ cursor:pointer}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.others
 svg.chart{width:100%;max-width:720px;height:auto;display:block;margin:6px 0 14px}svg .title{font:600 13px \
 sans-serif;text-anchor:middle}svg .tick{font:11px sans-serif;fill:#333}svg .label{font:12px sans-serif}svg \
 .legend{font:11px sans-serif}svg .cell{font:11px sans-serif}svg .grid{stroke:#e6e6e6}svg .frame{fill:none;\
-stroke:#888}.charts{display:flex;flex-wrap:wrap;gap:0 18px}.charts svg{flex:1 1 480px}button{font:inherit;\
+stroke:#888}.charts{display:flex;flex-wrap:wrap;gap:0 18px}.charts svg{flex:1 1 480px}.charts svg.wide{flex-basis:100%;max-width:100%}button{font:inherit;\
 padding:4px 10px}";
 
 const SCRIPT: &str = "document.querySelectorAll('table.sortable').forEach(function(t){t.querySelectorAll('th').\

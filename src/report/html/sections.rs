@@ -272,7 +272,7 @@ fn term_name(columns: &[&str], factors: &[usize], term: &[usize]) -> String {
 fn importance(d: &Data) -> Option<Section> {
     let columns = default_config_columns();
     let mut parts = Vec::new();
-    for block in d.tune_blocks.iter().filter(|b| !b.varying().is_empty()).take(CHARTS) {
+    for block in d.tune_blocks.iter().filter(|b| b.varying().len() > 1).take(CHARTS) {
         let Ok((factors, grid)) = block_grid(block, &columns) else { continue };
         let mut terms = grid.importance();
         terms.retain(|t| !t.share.is_nan());
@@ -461,7 +461,8 @@ fn paired(d: &Data) -> Option<Section> {
                 hi + 0.02 * (hi - lo),
             ),
             Axis::new("", 0.0, 1.0),
-        );
+        )
+        .wide();
         plot.forest(&rows, series(0).0);
         plot.rule_x(0.0);
         parts.push(Part::Chart(plot.finish()));

@@ -76,30 +76,56 @@ pub struct Plot {
     legend: Vec<(String, &'static str, bool)>,
     /// Labels of the y axis's categories (a forest plot), top to bottom.
     categories: Vec<String>,
+    /// The width of the drawing.
+    width: f64,
 }
 
 impl Plot {
     /// An empty chart.
     pub fn new(title: &str, x: Axis, y: Axis) -> Plot {
-        Plot { title: title.to_string(), x, y, marks: String::new(), legend: Vec::new(), categories: Vec::new() }
+        Plot {
+            title: title.to_string(),
+            x,
+            y,
+            marks: String::new(),
+            legend: Vec::new(),
+            categories: Vec::new(),
+            width: WIDTH,
+        }
+    }
+
+    /// The chart drawn across the page's width (for long category labels).
+    pub fn wide(mut self) -> Plot {
+        self.width = 1000.0;
+        self
     }
 
     fn left(&self) -> f64 {
-        if self.categories.is_empty() { LEFT } else { 300.0 }
+        let longest = self.categories.iter().map(|c| c.chars().count()).max();
+        longest.map_or(LEFT, |n| (24.0 + 6.2 * n as f64).clamp(80.0, self.width * 0.5))
+    }
+
+    /// Characters of a category label that fit left of the frame.
+    fn fits(&self) -> usize {
+        ((self.left() - 24.0) / 6.2) as usize
     }
 
     fn px(&self, x: f64) -> f64 {
         let l = self.left();
-        l + (x - self.x.lo) / (self.x.hi - self.x.lo) * (WIDTH - l - RIGHT)
+        l + (x - self.x.lo) / (self.x.hi - self.x.lo) * (self.width - l - RIGHT)
     }
 
     fn py(&self, y: f64) -> f64 {
-        let bottom = HEIGHT + self.extra_height() - BOTTOM;
+        let bottom = self.frame_height() - BOTTOM;
         bottom - (y - self.y.lo) / (self.y.hi - self.y.lo) * (bottom - TOP)
     }
 
-    fn extra_height(&self) -> f64 {
-        (self.categories.len() as f64 * 22.0 - (HEIGHT - TOP - BOTTOM)).max(0.0)
+    /// The height of the chart without its legend: fixed, or 22 px per category.
+    fn frame_height(&self) -> f64 {
+        match self.categories.len() {
+            0 => HEIGHT,
+            n => TOP + BOTTOM + (22.0 * n as f64).max(44.0),
+        }
     }
 
     fn path(&self, points: &[(f64, f64)]) -> String {
@@ -184,7 +210,7 @@ impl Plot {
         let (mut x, mut row, mut at) = (self.left(), 0, Vec::new());
         for (name, _, _) in &self.legend {
             let w = 34.0 + 6.2 * shorten(name, 60).chars().count() as f64;
-            if x + w > WIDTH - RIGHT && x > self.left() {
+            if x + w > self.width - RIGHT && x > self.left() {
                 x = self.left();
                 row += 1;
             }
@@ -196,21 +222,22 @@ impl Plot {
 
     /// The finished `<svg>`: frame, grid, ticks, labels, marks and legend (under the chart).
     pub fn finish(self) -> String {
-        let plot_height = HEIGHT + self.extra_height();
+        let plot_height = self.frame_height();
         let (legend_at, legend_rows) = self.legend_layout();
         let height = plot_height + 16.0 * legend_rows as f64 + if legend_rows > 0 { 6.0 } else { 0.0 };
-        let (l, r, t, b) = (self.left(), WIDTH - RIGHT, TOP, plot_height - BOTTOM);
+        let (width, wide) = (self.width, if self.width > WIDTH { " wide" } else { "" });
+        let (l, r, t, b) = (self.left(), width - RIGHT, TOP, plot_height - BOTTOM);
         let mut s = String::new();
         let _ = write!(
             s,
-            "<svg class=\"chart\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
+            "<svg class=\"chart{wide}\" viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
             escape(&self.title),
             escape(&self.title)
         );
         let _ = write!(
             s,
             "<text x=\"{}\" y=\"18\" class=\"title\">{}</text>",
-            WIDTH / 2.0,
+            width / 2.0,
             escape(&shorten(&self.title, 95))
         );
         for x in ticks(self.x.lo, self.x.hi, 6) {
@@ -245,7 +272,7 @@ impl Plot {
                     l - 6.0,
                     py + 4.0,
                     escape(c),
-                    escape(&shorten(c, 46))
+                    escape(&shorten(c, self.fits()))
                 );
             }
         }
@@ -325,7 +352,7 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
     let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     let (cell_w, cell_h) = ((520.0 / x.1.len().max(1) as f64).min(90.0), 30.0);
     let (left, top) = (110.0, 30.0);
-    let width = left + cell_w * x.1.len() as f64 + 20.0;
+    let width = (left + cell_w * x.1.len() as f64 + 20.0).max(560.0);
     let height = top + cell_h * y.1.len() as f64 + 60.0;
     let mut s = String::new();
     let _ = write!(
