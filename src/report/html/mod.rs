@@ -129,7 +129,8 @@ pub struct Section {
 /// The facts at the top of a page: (name, value) pairs.
 pub type Facts = Vec<(String, String)>;
 
-/// The embedded results: the file's name and its bytes deflated (zlib) and in base64.
+/// The embedded results: the file's name, its bytes deflated (zlib) and in base64, and
+/// how they are laid out.
 #[derive(Clone, Debug)]
 pub struct Embedded {
     /// The download's file name.
@@ -138,12 +139,73 @@ pub struct Embedded {
     pub base64: String,
     /// The file's size before compression.
     pub bytes: usize,
+    /// Whether the stream holds the file column by column (see [`columns`]) rather than as
+    /// it is.
+    pub columnar: bool,
+    /// Whether the file ends with a line break (a columnar stream does not keep it).
+    pub final_newline: bool,
 }
 
-/// Deflates `bytes` (zlib) and encodes them in base64, for the page to inflate on download.
+/// Deflates `bytes` (zlib) and encodes them in base64, for the page to inflate on download:
+/// column by column when the file allows it (a column's cells sit together and compress
+/// about a third better), else as it is.
 pub fn embed(name: &str, bytes: &[u8]) -> Embedded {
-    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(bytes, 6);
-    Embedded { name: name.to_string(), base64: base64(&deflated), bytes: bytes.len() }
+    let by_column = columns(bytes);
+    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(by_column.as_deref().unwrap_or(bytes), 9);
+    Embedded {
+        name: name.to_string(),
+        base64: base64(&deflated),
+        bytes: bytes.len(),
+        columnar: by_column.is_some(),
+        final_newline: bytes.last() == Some(&b'\n'),
+    }
+}
+
+/// A CSV file column by column: each column's cells exactly as written (quotes and all)
+/// joined by byte 0, the columns joined by byte 1. The page rebuilds the file by joining
+/// each row's cells with commas and the rows with line breaks. None when that would not
+/// give the same bytes back: a row of another width than the header, bytes 0 or 1 in the
+/// file, text that is not UTF-8, or no rows.
+pub fn columns(bytes: &[u8]) -> Option<Vec<u8>> {
+    if bytes.is_empty() || bytes.contains(&0) || bytes.contains(&1) || std::str::from_utf8(bytes).is_err() {
+        return None;
+    }
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let mut cols: Vec<Vec<u8>> = Vec::new();
+    let (mut start, mut col, mut row, mut quoted) = (0, 0, 0, false);
+    let field = |cols: &mut Vec<Vec<u8>>, col: usize, row: usize, cell: &[u8]| -> Option<()> {
+        if row == 0 {
+            cols.push(cell.to_vec());
+        } else {
+            let c = cols.get_mut(col)?;
+            c.push(0);
+            c.extend_from_slice(cell);
+        }
+        Some(())
+    };
+    for (i, &b) in body.iter().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b',' | b'\n' if !quoted => {
+                field(&mut cols, col, row, &body[start..i])?;
+                start = i + 1;
+                if b == b'\n' {
+                    if col + 1 != cols.len() {
+                        return None;
+                    }
+                    (col, row) = (0, row + 1);
+                } else {
+                    col += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    field(&mut cols, col, row, &body[start..])?;
+    if col + 1 != cols.len() || quoted {
+        return None;
+    }
+    Some(cols.join(&1u8))
 }
 
 /// Standard base64 with padding.
@@ -182,11 +244,15 @@ forEach(function(th,i){var up=true;th.addEventListener('click',function(){var b=
 from(b.rows);rows.sort(function(x,y){var a=x.cells[i],c=y.cells[i];var p=a&&a.dataset.v!==undefined?parseFloat(a.\
 dataset.v):NaN,q=c&&c.dataset.v!==undefined?parseFloat(c.dataset.v):NaN;var r=(!isNaN(p)&&!isNaN(q))?p-q:(a?a.\
 textContent:'').localeCompare(c?c.textContent:'');return up?r:-r});up=!up;rows.forEach(function(r){b.\
-appendChild(r)})})})});function download(){var e=document.getElementById('csv');var s=atob(e.textContent.trim());\
-var u=new Uint8Array(s.length);for(var i=0;i<s.length;i++)u[i]=s.charCodeAt(i);var d=new Blob([u]).stream().\
-pipeThrough(new DecompressionStream('deflate'));new Response(d).blob().then(function(b){var a=document.\
-createElement('a');a.href=URL.createObjectURL(new Blob([b],{type:'text/csv'}));a.download=e.dataset.name;document.\
-body.appendChild(a);a.click();a.remove()})}";
+appendChild(r)});b.querySelectorAll('tr.others').forEach(function(r){b.appendChild(r)})})})});\
+function inflate(){var e=document.getElementById('csv');var s=atob(e.textContent.trim());var u=new Uint8Array(s.\
+length);for(var i=0;i<s.length;i++)u[i]=s.charCodeAt(i);var z=new Response(new Blob([u]).stream().pipeThrough(new \
+DecompressionStream('deflate')));if(e.dataset.layout!=='columns')return z.blob();return z.text().then(function(t){\
+var c=t.split('\\x01').map(function(x){return x.split('\\x00')});var n=c[0].length,o=new Array(n);for(var i=0;i<n;\
+i++){var r=new Array(c.length);for(var j=0;j<c.length;j++)r[j]=c[j][i];o[i]=r.join(',')}return new Blob([o.\
+join('\\n')+(e.dataset.end==='1'?'\\n':'')])})}function download(){inflate().then(function(b){var a=document.\
+createElement('a');a.href=URL.createObjectURL(new Blob([b],{type:'text/csv'}));a.download=document.\
+getElementById('csv').dataset.name;document.body.appendChild(a);a.click();a.remove()})}";
 
 /// The whole page: title, facts, a table of contents, the sections, and the embedded CSV.
 pub fn page(title: &str, facts: &Facts, sections: &[Section], csv: Option<&Embedded>) -> String {
@@ -246,10 +312,13 @@ pub fn page(title: &str, facts: &Facts, sections: &[Section], csv: Option<&Embed
             s,
             "<section id=\"data\"><h2>Data</h2><p class=\"how\">The results file itself, every row and column, as \
              the run wrote it ({} bytes).</p><button onclick=\"download()\">Download {}</button><script \
-             type=\"application/octet-stream\" id=\"csv\" data-name=\"{}\">{}</script></section>",
+             type=\"application/octet-stream\" id=\"csv\" data-name=\"{}\" data-layout=\"{}\" \
+             data-end=\"{}\">{}</script></section>",
             csv.bytes,
             escape(&csv.name),
             escape(&csv.name),
+            if csv.columnar { "columns" } else { "rows" },
+            u8::from(csv.final_newline),
             csv.base64
         );
     }
@@ -272,12 +341,14 @@ mod tests {
     }
 
     #[test]
-    fn embedded_csv_inflates_to_the_file() {
-        let text = "a,b\n1,2\n".repeat(100);
+    fn a_file_by_columns_keeps_its_cells_as_written() {
+        let text = "a,b,c\n1,\"x,\"\"y\"\"\nz\",\n2,,3\n";
+        let cols = columns(text.as_bytes()).expect("a rectangular file");
+        assert_eq!(cols, b"a\x001\x002\x01b\x00\"x,\"\"y\"\"\nz\"\x00\x01c\x00\x003".to_vec());
+        assert_eq!(columns(b"a,b\n1\n"), None, "a short row");
+        assert_eq!(columns(b"a,b\n\"1,2\n"), None, "an open quote");
         let e = embed("results.csv", text.as_bytes());
-        let deflated = miniz_oxide::deflate::compress_to_vec_zlib(text.as_bytes(), 6);
-        assert_eq!(e.base64, base64(&deflated));
-        assert_eq!(miniz_oxide::inflate::decompress_to_vec_zlib(&deflated).unwrap(), text.as_bytes());
+        assert!(e.columnar && e.final_newline);
     }
 
     #[test]

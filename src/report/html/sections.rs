@@ -330,9 +330,10 @@ fn importance(d: &Data) -> Option<Section> {
 
 /// Levels of configuration column `k` in `block`, numeric ones in numeric order.
 fn levels(block: &Block, k: usize) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
     let mut v: Vec<String> = Vec::new();
     for c in &block.configs {
-        if !v.contains(&c.key[k]) {
+        if seen.insert(&c.key[k]) {
             v.push(c.key[k].clone());
         }
     }
@@ -342,25 +343,33 @@ fn levels(block: &Block, k: usize) -> Vec<String> {
     v
 }
 
-fn heat(block: &Block, columns: &[&str], x: usize, y: usize, title: &str) -> String {
-    let (xs, ys) = (levels(block, x), levels(block, y));
-    let values: Vec<Vec<f64>> = ys
-        .iter()
-        .map(|yv| {
-            xs.iter()
-                .map(|xv| {
-                    let m: Vec<f64> = block
-                        .configs
-                        .iter()
-                        .filter(|c| c.key[x] == *xv && c.key[y] == *yv)
-                        .map(Config::mean)
-                        .filter(|m| m.is_finite())
-                        .collect();
-                    if m.is_empty() { f64::NAN } else { m.iter().sum::<f64>() / m.len() as f64 }
-                })
-                .collect()
-        })
+/// Heatmap rows or columns at most: more levels are put in consecutive bins.
+const HEAT_LEVELS: usize = 12;
+
+/// The levels of column `k` in bins of consecutive levels (one bin per level when few):
+/// each bin's label, and each level's bin.
+fn bins(block: &Block, k: usize) -> (Vec<String>, std::collections::HashMap<String, usize>) {
+    let levels = levels(block, k);
+    let per = levels.len().div_ceil(HEAT_LEVELS).max(1);
+    let labels = levels
+        .chunks(per)
+        .map(|c| if c.len() == 1 { c[0].clone() } else { format!("{}–{}", c[0], c[c.len() - 1]) })
         .collect();
+    (labels, levels.into_iter().enumerate().map(|(i, l)| (l, i / per)).collect())
+}
+
+fn heat(block: &Block, columns: &[&str], x: usize, y: usize, title: &str) -> String {
+    let ((xs, xbin), (ys, ybin)) = (bins(block, x), bins(block, y));
+    let mut sums = vec![vec![(0.0, 0usize); xs.len()]; ys.len()];
+    for c in &block.configs {
+        let m = c.mean();
+        if m.is_finite() {
+            let cell = &mut sums[ybin[&c.key[y]]][xbin[&c.key[x]]];
+            *cell = (cell.0 + m, cell.1 + 1);
+        }
+    }
+    let values: Vec<Vec<f64>> =
+        sums.iter().map(|r| r.iter().map(|&(s, n)| if n == 0 { f64::NAN } else { s / n as f64 }).collect()).collect();
     heatmap(
         &format!("Mean regret by {} and {}: {title}", columns[x], columns[y]),
         (columns[x], &xs),
