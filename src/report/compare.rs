@@ -260,20 +260,47 @@ pub type Marks = (BTreeMap<Vec<String>, &'static str>, Vec<String>);
 /// not have told them apart whatever the runs (too few replicates for the comparisons of
 /// the block), empty for the others; from the rows of `split`.
 pub fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) -> Result<Marks> {
-    let columns = default_config_columns();
+    let blocks = read_blocks_in(path, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
+    Ok(best_marks_in(&blocks, &against_best(&blocks, verdicts), by, verdicts))
+}
+
+/// Per block: its best configuration by regret and every configuration compared with it
+/// (none for a block without runs).
+pub type AgainstBest = Vec<Option<(usize, Vec<Comparison>)>>;
+
+/// Every block's configurations against its best, by regret.
+pub fn against_best(blocks: &[Block], verdicts: Verdicts) -> AgainstBest {
+    blocks
+        .iter()
+        .map(|block| best(block, Metric::Regret).map(|b| (b, compare_block(block, b, Metric::Regret, verdicts))))
+        .collect()
+}
+
+/// The marks of [`best_marks`] from blocks already read (by the block columns and the
+/// default configuration columns) and compared ([`against_best`]).
+pub fn best_marks_in(blocks: &[Block], compared: &AgainstBest, by: &[&str], verdicts: Verdicts) -> Marks {
+    let (columns, block_cols) = (default_config_columns(), block_columns());
+    // Where each grouping column's value is: in the block's key, or the configuration's.
+    let at: Vec<(Option<usize>, Option<usize>)> = by
+        .iter()
+        .map(|name| match block_cols.iter().position(|b| b == name) {
+            Some(k) => (Some(k), None),
+            None => (None, columns.iter().position(|x| x == name)),
+        })
+        .collect();
     let mut marks = BTreeMap::new();
     let mut notes = Vec::new();
-    for block in read_blocks_in(path, Metric::Regret, &block_columns(), &columns, split)? {
-        let Some(best) = best(&block, Metric::Regret) else { continue };
-        let comparisons = compare_block(&block, best, Metric::Regret, verdicts);
-        notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
+    for (block, compared) in blocks.iter().zip(compared) {
+        let Some((_, comparisons)) = compared else { continue };
+        notes.extend(cannot_reject_note(&block.key, comparisons, verdicts));
         for c in comparisons {
             let config = &block.configs[c.config];
-            let value = |name: &str| -> String {
-                if let Some(k) = block_columns().iter().position(|b| *b == name) {
-                    return block.key[k].clone();
+            let value = |&(in_block, in_config): &(Option<usize>, Option<usize>)| -> String {
+                match (in_block, in_config) {
+                    (Some(k), _) => block.key[k].clone(),
+                    (None, Some(k)) => config.key[k].clone(),
+                    (None, None) => String::new(),
                 }
-                columns.iter().position(|x| *x == name).map(|k| config.key[k].clone()).unwrap_or_default()
             };
             let mark = match c.verdict {
                 "baseline" => "best",
@@ -281,10 +308,10 @@ pub fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) ->
                 "cannot-reject" => "cannot-reject",
                 _ => "",
             };
-            marks.insert(by.iter().map(|b| value(b)).collect(), mark);
+            marks.insert(at.iter().map(value).collect(), mark);
         }
     }
-    Ok((marks, notes))
+    (marks, notes)
 }
 
 /// The line that says a block's design cannot reject, with the paired t p-values it hides.

@@ -221,11 +221,24 @@ pub fn block_grid(block: &Block, columns: &[&str]) -> Result<(Vec<usize>, Grid)>
 /// The grid of a block as [`block_grid`] builds it, each cell holding `value` of its
 /// configuration (its mean, or one replicate's run).
 pub fn block_grid_of(block: &Block, columns: &[&str], value: impl Fn(&Config) -> f64) -> Result<(Vec<usize>, Grid)> {
-    let factors = block.varying();
+    grid_over(block, block.varying(), columns, value)
+}
+
+/// The grid of [`block_grid_of`] over `factors` (the block's varying columns, computed once
+/// by the caller).
+pub fn grid_over(
+    block: &Block,
+    factors: Vec<usize>,
+    columns: &[&str],
+    value: impl Fn(&Config) -> f64,
+) -> Result<(Vec<usize>, Grid)> {
+    // Each factor's levels in order of appearance, and each level's index.
     let mut levels: Vec<Vec<&str>> = vec![Vec::new(); factors.len()];
+    let mut index: Vec<HashMap<&str, usize>> = vec![HashMap::new(); factors.len()];
     for c in &block.configs {
         for (f, &k) in factors.iter().enumerate() {
-            if !levels[f].contains(&c.key[k].as_str()) {
+            if !index[f].contains_key(c.key[k].as_str()) {
+                index[f].insert(&c.key[k], levels[f].len());
                 levels[f].push(&c.key[k]);
             }
         }
@@ -233,10 +246,8 @@ pub fn block_grid_of(block: &Block, columns: &[&str], value: impl Fn(&Config) ->
     let cells: usize = levels.iter().map(Vec::len).product();
     let mut values = vec![f64::NAN; cells];
     for c in &block.configs {
-        let at = factors
-            .iter()
-            .zip(&levels)
-            .fold(0, |at, (&k, l)| at * l.len() + l.iter().position(|v| *v == c.key[k]).expect("a level"));
+        let at =
+            factors.iter().zip(&levels).zip(&index).fold(0, |at, ((&k, l), i)| at * l.len() + i[c.key[k].as_str()]);
         values[at] = value(c);
     }
     let missing = values.iter().filter(|v| v.is_nan()).count();

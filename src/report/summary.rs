@@ -5,7 +5,7 @@
 //! A configuration is a grid point in one seat against one evaluation opponent: every
 //! column but `job_id`, `replicate`, `seed` and the metrics. `--by` groups by other columns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
@@ -93,7 +93,8 @@ struct Acc {
 pub struct Aggregator {
     by: Vec<String>,
     idx: Vec<usize>,
-    groups: BTreeMap<Vec<String>, Acc>,
+    /// Hashed, not ordered: a row finds its group without comparing keys column by column.
+    groups: HashMap<Vec<String>, Acc>,
     /// Per solver kind: its first row's grouping values, and which of them vary.
     kinds: BTreeMap<String, (Vec<String>, Vec<bool>)>,
     rows: usize,
@@ -106,7 +107,7 @@ impl Aggregator {
         Aggregator {
             by: by.iter().map(|c| c.to_string()).collect(),
             idx: by.iter().map(|c| column(c)).collect(),
-            groups: BTreeMap::new(),
+            groups: HashMap::new(),
             kinds: BTreeMap::new(),
             rows: 0,
             key: vec![String::new(); by.len()],
@@ -191,6 +192,8 @@ impl Aggregator {
                 }
             })
             .collect();
+        // Key order first, so that ties keep the order they always had.
+        out.sort_by(|a, b| a.key.cmp(&b.key));
         // Best first within each (solver, game, seat, evaluation opponent) block.
         let blocks: Vec<usize> = ["solver", "game", "seat", "eval_opponent"]
             .iter()
@@ -219,17 +222,35 @@ pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
 pub type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
 
 pub fn strata(path: &Path, by: &[&str], split: Option<Split>) -> Result<Strata> {
+    strata_where(path, by, split, |_| true)
+}
+
+/// [`strata`] of the groups whose key `keep` accepts (the others are read, not kept).
+pub fn strata_where(
+    path: &Path,
+    by: &[&str],
+    split: Option<Split>,
+    keep: impl Fn(&[String]) -> bool,
+) -> Result<Strata> {
     let (by_at, config_at): (Vec<usize>, Vec<usize>) =
         (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
     let mut out = Strata::new();
+    let mut key = vec![String::new(); by.len()];
+    let (regret, status) = (column("regret"), column("status"));
     each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        let Ok(x) = rec[column("regret")].parse::<f64>() else { return };
-        if &rec[column("status")] != "ok" || split.is_some_and(|s| super::splits::of_row(rec) != s) {
+        let Ok(x) = rec[regret].parse::<f64>() else { return };
+        if &rec[status] != "ok" || split.is_some_and(|s| super::splits::of_row(rec) != s) {
             return;
         }
-        let key: Vec<String> = by_at.iter().map(|&i| rec[i].to_string()).collect();
+        for (k, &i) in key.iter_mut().zip(&by_at) {
+            k.clear();
+            k.push_str(&rec[i]);
+        }
+        if !keep(&key) {
+            return;
+        }
         let config: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
-        out.entry(key).or_default().entry(config).or_default().push(x);
+        out.entry(key.clone()).or_default().entry(config).or_default().push(x);
     })?;
     Ok(out)
 }

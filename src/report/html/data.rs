@@ -3,17 +3,17 @@
 //! paired blocks of `compare` and `importance`. The only I/O of the report; one row at a
 //! time, keeping numbers per configuration, and curves only for the configurations drawn.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use super::{Embedded, embed};
-use crate::report::compare::{Verdicts, best_marks};
+use crate::report::compare::{AgainstBest, Verdicts, against_best, best_marks_in};
 use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
-use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata};
+use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata_where};
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, splits};
 use crate::spec::Split;
 
@@ -62,6 +62,8 @@ pub struct Data {
     pub by: Vec<&'static str>,
     /// The grouping columns a table shows (positions in `by`), as `summary` chooses them.
     pub show: Vec<usize>,
+    /// The panels (seat, evaluation opponent, game) in the order the file first has them.
+    pub panels: Vec<Vec<String>>,
     /// Configurations, as `summary` aggregates them, best first within each block.
     pub groups: Vec<Group>,
     /// Rows read in the split shown.
@@ -75,11 +77,13 @@ pub struct Data {
     /// Regrets per configuration (the bootstrap's strata).
     pub strata: Strata,
     /// Configurations with learning curves (keys of `groups`).
-    pub learners: BTreeSet<Vec<String>>,
+    pub learners: HashSet<Vec<String>>,
     /// Curves of the configurations drawn, by group key.
     pub curves: BTreeMap<Vec<String>, Curves>,
     /// Paired blocks (solver, seat, evaluation opponent, game) of the split shown.
     pub blocks: Vec<Block>,
+    /// Each of `blocks` against its best (`summary`'s `vs_best` and the paired differences).
+    pub compared: AgainstBest,
     /// Paired blocks of the tuning rows (importance needs the full grid).
     pub tune_blocks: Vec<Block>,
     /// Blocks of (seat, evaluation opponent, game) with the solver as the first
@@ -105,30 +109,68 @@ pub fn at(by: &[&str], name: &str) -> Option<usize> {
     by.iter().position(|c| *c == name)
 }
 
+/// Above this many configurations, each leaderboard panel shows its best [`TOP`] and one
+/// line for the others.
+pub const ALL_SHOWN: usize = 400;
+/// Rows per leaderboard panel of a large sweep.
+pub const TOP: usize = 40;
+
+/// How many of a panel's `n` configurations the leaderboard shows, of `total` in all.
+pub fn shown(total: usize, n: usize) -> usize {
+    if total <= ALL_SHOWN { n } else { TOP.min(n) }
+}
+
+/// What one pass over the results gathers for the rows of one split.
+struct Pass {
+    agg: Aggregator,
+    learners: HashSet<Vec<String>>,
+    panels: Vec<Vec<String>>,
+}
+
+impl Pass {
+    fn new(by: &[&str]) -> Pass {
+        Pass { agg: Aggregator::new(by), learners: HashSet::new(), panels: Vec::new() }
+    }
+}
+
 /// Reads a results directory (or its `results.csv`) for a page.
 pub fn read(dir: &Path) -> Result<Data> {
     let results = dir.join("results.csv");
     let manifest = Manifest::read(dir).ok();
-    let split = splits::shown(&results)?;
     let by = config_columns();
-    let (mut agg, mut tuned) = (Aggregator::new(&by), Aggregator::new(&by));
-    let mut learners = BTreeSet::new();
+    // Both splits at once; the test rows are shown when there are any, as `summary` does.
+    let (mut tune, mut test) = (Pass::new(&by), Pass::new(&by));
     let mut rungs: BTreeMap<u32, Rung> = BTreeMap::new();
     let (mut failures, mut failed) = (Vec::new(), 0);
     let (mut boards, mut evaluation) = (BTreeSet::new(), (0, 0));
     let key_at: Vec<usize> = by.iter().map(|c| column(c)).collect();
-    let c = |name: &str| column(name);
+    // Positions looked up once, not per row.
+    let names =
+        ["regret_auc", "game", "status", "evaluation", "rung", "seat", "eval_opponent", "job_id", "label", "error"];
+    let positions: HashMap<&str, usize> = names.iter().map(|&n| (n, column(n))).collect();
+    let c = |name: &str| positions[name];
+    let rung_at = RungColumns::new();
+    let mut key = vec![String::new(); by.len()];
     each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let s = splits::of_row(rec);
-        if s == split {
-            agg.push(|i| &rec[i]);
-        } else if s == Split::Tune {
-            tuned.push(|i| &rec[i]);
+        let pass = if s == Split::Test { &mut test } else { &mut tune };
+        pass.agg.push(|i| &rec[i]);
+        let p = ["seat", "eval_opponent", "game"].map(|n| &rec[c(n)]);
+        if !pass.panels.iter().any(|q| q.iter().zip(&p).all(|(a, b)| a == b)) {
+            pass.panels.push(p.map(String::from).to_vec());
         }
-        if !rec[c("regret_auc")].is_empty() && s == split {
-            learners.insert(key_at.iter().map(|&i| rec[i].to_string()).collect::<Vec<_>>());
+        if !rec[c("regret_auc")].is_empty() {
+            for (k, &i) in key.iter_mut().zip(&key_at) {
+                k.clear();
+                k.push_str(&rec[i]);
+            }
+            if !pass.learners.contains(&key) {
+                pass.learners.insert(key.clone());
+            }
         }
-        boards.insert(rec[c("game")].to_string());
+        if !boards.contains(&rec[c("game")]) {
+            boards.insert(rec[c("game")].to_string());
+        }
         let ok = &rec[c("status")] == "ok";
         if ok {
             if &rec[c("evaluation")] == "sampled" { evaluation.1 += 1 } else { evaluation.0 += 1 }
@@ -142,37 +184,28 @@ pub fn read(dir: &Path) -> Result<Data> {
             }
         }
         if let (Ok(r), Split::Tune) = (rec[c("rung")].parse::<u32>(), s) {
-            let rung = rungs.entry(r).or_insert_with(|| Rung { rung: r, ..Rung::default() });
-            let budget = if rec[c("episodes")].is_empty() { &rec[c("iterations")] } else { &rec[c("episodes")] };
-            rung.budgets.insert(budget.to_string());
-            let config: Vec<String> = key_at
-                .iter()
-                .filter(|&&i| i != c("episodes") && i != c("iterations"))
-                .map(|&i| rec[i].to_string())
-                .collect();
-            rung.configurations.insert(config);
-            if rung.jobs.insert(rec[c("job_id")].to_string()) {
-                rung.train_ms += rec[c("train_ms")].parse::<f64>().unwrap_or(0.0);
-            }
-            rung.failed += usize::from(!ok);
+            rung(rungs.entry(r).or_insert_with(|| Rung { rung: r, ..Rung::default() }), rec, &key_at, &rung_at, ok);
         }
     })
     .with_context(|| format!("{}", results.display()))?;
+    let split = if test.agg.rows() > 0 { Split::Test } else { Split::Tune };
+    let (shown_pass, tuned) = if split == Split::Test { (test, Some(tune)) } else { (tune, None) };
+    let Pass { agg, learners, panels } = shown_pass;
     if agg.rows() == 0 {
         anyhow::bail!("{}: results.csv has no rows yet", dir.display());
     }
-    let test = split == Split::Test;
-    let mut show = if test { tuned.varying_within_kinds() } else { agg.varying_within_kinds() };
+    let mut show = tuned.as_ref().map_or(agg.varying_within_kinds(), |t| t.agg.varying_within_kinds());
     show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent"].contains(&by[k])));
     show.sort_unstable();
     show.dedup();
-    let (marks, notes) = best_marks(&results, &by, Verdicts::default(), split)?;
+    let blocks = read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
+    let compared = against_best(&blocks, Verdicts::default());
+    let (marks, notes) = best_marks_in(&blocks, &compared, &by, Verdicts::default());
     let tuned_groups =
-        if test { tuned.groups().into_iter().map(|g| (g.key.clone(), g)).collect() } else { BTreeMap::new() };
+        tuned.map_or(BTreeMap::new(), |t| t.agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect());
     let groups = agg.groups();
     let curves = read_curves(dir, &by, &top_learners(&groups, &learners, &by), split)?;
-    let blocks = read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
-    let tune_blocks = if test {
+    let tune_blocks = if split == Split::Test {
         read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), Split::Tune)?
     } else {
         blocks.clone()
@@ -181,15 +214,30 @@ pub fn read(dir: &Path) -> Result<Data> {
     solver_config.extend(default_config_columns());
     let outer: Vec<&str> = block_columns().into_iter().filter(|c| *c != "solver").collect();
     let solver_blocks = read_blocks_in(&results, Metric::Regret, &outer, &solver_config, split)?;
+    // The bootstrap's strata of the configurations the leaderboard shows.
+    let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
+    for g in &groups {
+        per_panel.entry(panel(&by, &g.key)).or_default().push(g);
+    }
+    let wanted: HashSet<&[String]> = per_panel
+        .into_values()
+        .flat_map(|mut gs| {
+            gs.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
+            let n = shown(groups.len(), gs.len());
+            gs.into_iter().take(n).map(|g| g.key.as_slice())
+        })
+        .collect();
+    let strata = strata_where(&results, &by, Some(split), |k| wanted.contains(k))?;
     let bytes = std::fs::read(&results).with_context(|| format!("cannot read {}", results.display()))?;
     Ok(Data {
         dir: dir.display().to_string(),
         manifest,
         split,
-        strata: strata(&results, &by, Some(split))?,
+        strata,
         by,
         show,
         rows: agg.rows(),
+        panels,
         groups,
         marks,
         notes,
@@ -197,6 +245,7 @@ pub fn read(dir: &Path) -> Result<Data> {
         learners,
         curves,
         blocks,
+        compared,
         tune_blocks,
         solver_blocks,
         rungs: rungs.into_values().collect(),
@@ -207,6 +256,40 @@ pub fn read(dir: &Path) -> Result<Data> {
     })
 }
 
+/// The columns a rung reads, by position.
+struct RungColumns {
+    episodes: usize,
+    iterations: usize,
+    job_id: usize,
+    train_ms: usize,
+}
+
+impl RungColumns {
+    fn new() -> RungColumns {
+        RungColumns {
+            episodes: column("episodes"),
+            iterations: column("iterations"),
+            job_id: column("job_id"),
+            train_ms: column("train_ms"),
+        }
+    }
+}
+
+/// Adds a search's row to its rung.
+fn rung(rung: &mut Rung, rec: &csv::StringRecord, key_at: &[usize], at: &RungColumns, ok: bool) {
+    let budget = if rec[at.episodes].is_empty() { &rec[at.iterations] } else { &rec[at.episodes] };
+    if !rung.budgets.contains(budget) {
+        rung.budgets.insert(budget.to_string());
+    }
+    let config: Vec<String> =
+        key_at.iter().filter(|&&i| i != at.episodes && i != at.iterations).map(|&i| rec[i].to_string()).collect();
+    rung.configurations.insert(config);
+    if rung.jobs.insert(rec[at.job_id].to_string()) {
+        rung.train_ms += rec[at.train_ms].parse::<f64>().unwrap_or(0.0);
+    }
+    rung.failed += usize::from(!ok);
+}
+
 /// The panel of a configuration: its seat, evaluation opponent and game.
 pub fn panel(by: &[&str], key: &[String]) -> Vec<String> {
     ["seat", "eval_opponent", "game"].iter().filter_map(|c| at(by, c)).map(|k| key[k].clone()).collect()
@@ -214,7 +297,7 @@ pub fn panel(by: &[&str], key: &[String]) -> Vec<String> {
 
 /// The learners' configurations whose curves are drawn: the best [`CURVES_PER_PANEL`] of
 /// each of the first [`CURVE_PANELS`] panels.
-pub fn top_learners(groups: &[Group], learners: &BTreeSet<Vec<String>>, by: &[&str]) -> BTreeSet<Vec<String>> {
+pub fn top_learners(groups: &[Group], learners: &HashSet<Vec<String>>, by: &[&str]) -> BTreeSet<Vec<String>> {
     let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
     for g in groups.iter().filter(|g| learners.contains(&g.key) && g.n > 0) {
         per_panel.entry(panel(by, &g.key)).or_default().push(g);
@@ -246,14 +329,15 @@ fn read_curves(
     // (job, seat, evaluation opponent) → (configuration, curve index).
     let mut jobs: HashMap<(String, String, String), (Vec<String>, usize)> = HashMap::new();
     let mut count: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    let (status, seat, opponent) = (column("status"), column("seat"), column("eval_opponent"));
     each_row(&dir.join("results.csv"), &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        if splits::of_row(rec) != split || &rec[column("status")] != "ok" {
+        if splits::of_row(rec) != split || &rec[status] != "ok" {
             return;
         }
         let key: Vec<String> = key_at.iter().map(|&i| rec[i].to_string()).collect();
         if wanted.contains(&key) {
             let n = count.entry(key.clone()).or_default();
-            let id = (rec[0].to_string(), rec[column("seat")].to_string(), rec[column("eval_opponent")].to_string());
+            let id = (rec[0].to_string(), rec[seat].to_string(), rec[opponent].to_string());
             jobs.insert(id, (key, *n));
             *n += 1;
         }

@@ -151,7 +151,7 @@ pub struct Embedded {
 /// about a third better), else as it is.
 pub fn embed(name: &str, bytes: &[u8]) -> Embedded {
     let by_column = columns(bytes);
-    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(by_column.as_deref().unwrap_or(bytes), 9);
+    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(by_column.as_deref().unwrap_or(bytes), 6);
     Embedded {
         name: name.to_string(),
         base64: base64(&deflated),

@@ -8,19 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::data::{Data, at, panel};
 use super::svg::{Axis, Plot, bars, heatmap, series};
 use super::{Cell, Facts, Part, Section, Table};
-use crate::report::compare::{Verdicts, best, compare_block, represent};
-use crate::report::paired_runs::{Block, Config, Metric, block_grid, block_grid_of, default_config_columns};
+use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
+use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
 use crate::report::splits;
 use crate::report::summary::Group;
 use crate::seed::fnv1a;
 use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, Stat, bootstrap_interval};
 
-/// Above this many configurations, each leaderboard panel shows its best [`TOP`] and one
-/// "others" row.
-pub const ALL_SHOWN: usize = 400;
-/// Rows per leaderboard panel of a large sweep; also the configurations a chart draws.
-pub const TOP: usize = 40;
 /// Charts of one kind on a page.
 const CHARTS: usize = 6;
 /// Configurations drawn in a forest of paired differences.
@@ -88,6 +83,14 @@ pub fn sections(d: &Data) -> Vec<Section> {
     out
 }
 
+/// Panels in the order the results first have them (the spec's order of seats and
+/// opponents).
+fn ordered<T>(d: &Data, panels: BTreeMap<Vec<String>, T>) -> Vec<(Vec<String>, T)> {
+    let mut v: Vec<(Vec<String>, T)> = panels.into_iter().collect();
+    v.sort_by_key(|(p, _)| d.panels.iter().position(|q| q == p).unwrap_or(usize::MAX));
+    v
+}
+
 /// A configuration's name: its solver and the shown columns that vary.
 fn name(d: &Data, key: &[String]) -> String {
     let mut parts = vec![at(&d.by, "solver").map(|k| key[k].clone()).unwrap_or_default()];
@@ -135,11 +138,10 @@ fn leaderboard(d: &Data) -> Section {
     for g in &d.groups {
         panels.entry(panel(&d.by, &g.key)).or_default().push(g);
     }
-    let all = d.groups.len() <= ALL_SHOWN;
     let mut parts = Vec::new();
-    for (p, mut groups) in panels {
+    for (p, mut groups) in ordered(d, panels) {
         groups.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
-        let shown = if all { groups.len() } else { TOP.min(groups.len()) };
+        let shown = super::data::shown(d.groups.len(), groups.len());
         let mut rows: Vec<(String, Vec<Cell>)> =
             groups[..shown].iter().map(|g| (g.key.join("|"), row(d, g, test))).collect();
         if shown < groups.len() {
@@ -228,7 +230,7 @@ fn curves(d: &Data) -> Option<Section> {
         }
     }
     let mut parts = Vec::new();
-    for (p, configs) in panels {
+    for (p, configs) in ordered(d, panels) {
         let points = configs.iter().flat_map(|(_, c)| c.iter().flatten());
         let (xmax, ymax) = points.fold((1.0f64, 0.0f64), |(x, y), &(e, r)| (x.max(e), y.max(r)));
         let mut plot = Plot::new(
@@ -272,17 +274,18 @@ fn term_name(columns: &[&str], factors: &[usize], term: &[usize]) -> String {
 fn importance(d: &Data) -> Option<Section> {
     let columns = default_config_columns();
     let mut parts = Vec::new();
-    for block in d.tune_blocks.iter().filter(|b| b.varying().len() > 1).take(CHARTS) {
-        let Ok((factors, grid)) = block_grid(block, &columns) else { continue };
+    for (block, varying) in d.tune_blocks.iter().map(|b| (b, b.varying())).filter(|(_, v)| v.len() > 1).take(CHARTS) {
+        let value = |r: Option<u32>| {
+            move |c: &Config| r.map_or_else(|| c.mean(), |r| c.runs().get(&r).copied().unwrap_or(f64::NAN))
+        };
+        let Ok((factors, grid)) = grid_over(block, varying.clone(), &columns, value(None)) else { continue };
         let mut terms = grid.importance();
         terms.retain(|t| !t.share.is_nan());
         terms.sort_by(|a, b| b.share.total_cmp(&a.share));
         let replicates: BTreeSet<u32> = block.configs.iter().flat_map(|c| c.runs().into_keys()).collect();
         let per_replicate: Vec<Vec<(String, f64)>> = replicates
             .iter()
-            .filter_map(|r| {
-                block_grid_of(block, &columns, |c: &Config| c.runs().get(r).copied().unwrap_or(f64::NAN)).ok()
-            })
+            .filter_map(|&r| grid_over(block, varying.clone(), &columns, value(Some(r))).ok())
             .map(|(f, g)| g.importance().into_iter().map(|t| (term_name(&columns, &f, &t.factors), t.share)).collect())
             .collect();
         let rows: Vec<(String, f64, f64, f64)> = terms
@@ -406,7 +409,7 @@ fn profiles(d: &Data) -> Option<Section> {
     let tau_max =
         panels.values().flatten().flat_map(|(_, r)| r.last().copied()).fold(0.0f64, f64::max).max(1e-3) * 1.05;
     let mut parts = Vec::new();
-    for (p, lines) in panels.into_iter().take(CHARTS) {
+    for (p, lines) in ordered(d, panels).into_iter().take(CHARTS) {
         let mut plot = Plot::new(
             &format!("Performance profile: {}", panel_title(&p)),
             Axis::new("regret threshold tau (value units)", 0.0, tau_max),
@@ -439,49 +442,50 @@ fn paired(d: &Data) -> Option<Section> {
     let verdicts = Verdicts::default();
     let columns = default_config_columns();
     let mut parts = Vec::new();
-    let mut forest = |block: &Block, base: usize, title: String, name: &dyn Fn(&Config) -> String| {
-        let mut cs = compare_block(block, base, Metric::Regret, verdicts);
-        cs.retain(|c| c.config != base);
-        cs.sort_by(|a, b| a.difference.mean.total_cmp(&b.difference.mean));
-        let more = cs.len().saturating_sub(FOREST);
-        let rows: Vec<(String, f64, f64, f64)> = cs
-            .iter()
-            .take(FOREST)
-            .map(|c| {
-                (
-                    format!("{} [{}]", name(&block.configs[c.config]), c.verdict),
-                    c.difference.mean,
-                    c.difference.low,
-                    c.difference.high,
-                )
-            })
-            .collect();
-        if rows.is_empty() {
-            return;
-        }
-        let lo = rows.iter().map(|r| r.2.min(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::min);
-        let hi = rows.iter().map(|r| r.3.max(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::max);
-        let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
-        let mut plot = Plot::new(
-            &format!("{title}{more}"),
-            Axis::new(
-                "regret difference with the best (paired by replicate, 95% t interval)",
-                lo - 0.02 * (hi - lo),
-                hi + 0.02 * (hi - lo),
-            ),
-            Axis::new("", 0.0, 1.0),
-        )
-        .wide();
-        plot.forest(&rows, series(0).0);
-        plot.rule_x(0.0);
-        parts.push(Part::Chart(plot.finish()));
-    };
-    for block in d.blocks.iter().filter(|b| b.configs.len() > 1).take(CHARTS) {
-        let Some(base) = best(block, Metric::Regret) else { continue };
+    let mut forest =
+        |block: &Block, base: usize, cs: &[Comparison], title: String, name: &dyn Fn(&Config) -> String| {
+            let mut cs = cs.to_vec();
+            cs.retain(|c| c.config != base);
+            cs.sort_by(|a, b| a.difference.mean.total_cmp(&b.difference.mean));
+            let more = cs.len().saturating_sub(FOREST);
+            let rows: Vec<(String, f64, f64, f64)> = cs
+                .iter()
+                .take(FOREST)
+                .map(|c| {
+                    (
+                        format!("{} [{}]", name(&block.configs[c.config]), c.verdict),
+                        c.difference.mean,
+                        c.difference.low,
+                        c.difference.high,
+                    )
+                })
+                .collect();
+            if rows.is_empty() {
+                return;
+            }
+            let lo = rows.iter().map(|r| r.2.min(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::min);
+            let hi = rows.iter().map(|r| r.3.max(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::max);
+            let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
+            let mut plot = Plot::new(
+                &format!("{title}{more}"),
+                Axis::new(
+                    "regret difference with the best (paired by replicate, 95% t interval)",
+                    lo - 0.02 * (hi - lo),
+                    hi + 0.02 * (hi - lo),
+                ),
+                Axis::new("", 0.0, 1.0),
+            )
+            .wide();
+            plot.forest(&rows, series(0).0);
+            plot.rule_x(0.0);
+            parts.push(Part::Chart(plot.finish()));
+        };
+    for (block, compared) in d.blocks.iter().zip(&d.compared).filter(|(b, _)| b.configs.len() > 1).take(CHARTS) {
+        let Some((base, cs)) = compared else { continue };
         let varying = block.varying();
         let name =
             |c: &Config| varying.iter().map(|&k| format!("{}={}", columns[k], c.key[k])).collect::<Vec<_>>().join(" ");
-        forest(block, base, format!("vs the best of {}", block.key.join(" / ")), &name);
+        forest(block, *base, cs, format!("vs the best of {}", block.key.join(" / ")), &name);
     }
     for block in d.solver_blocks.iter().take(CHARTS) {
         let Ok(reps) = represent(block, &[0], Metric::Regret, &[]) else { continue };
@@ -493,7 +497,8 @@ fn paired(d: &Data) -> Option<Section> {
         let Some(base) = best(&sub, Metric::Regret) else { continue };
         let name =
             |c: &Config| if c.label == c.key[0] { c.key[0].clone() } else { format!("{} ({})", c.key[0], c.label) };
-        forest(&sub, base, format!("Solvers' best vs the best solver: {}", panel_title(&block.key)), &name);
+        let cs = compare_block(&sub, base, Metric::Regret, verdicts);
+        forest(&sub, base, &cs, format!("Solvers' best vs the best solver: {}", panel_title(&block.key)), &name);
     }
     (!parts.is_empty()).then(|| Section {
         id: "paired",
