@@ -67,7 +67,8 @@ for spec in smoke learners halving four; do
     dir="$work/$spec"
     "$sweep" run "experiments/$spec.toml" --quiet --yes --out "$dir"
     "$sweep" report "$dir" 2>/dev/null
-    configurations=$(("$(("$sweep" summary "$dir" --csv | wc -l))" - 1))
+    lines=$("$sweep" summary "$dir" --csv | wc -l)
+    configurations=$((lines - 1))
     check "$dir/report.html" "$spec" "$configurations" "$(wc -l <"$dir/results.csv")" "$(wc -c <"$dir/results.csv")"
 done
 

@@ -33,7 +33,7 @@ use crate::run::{Existing, Fault, RunOptions};
 
 /// Reinforcement-learning experiments on tic-tac-toe, scored against the exact optimum.
 #[derive(Parser, Debug)]
-#[command(name = "sweep", version, about, long_about = None, after_help = "Examples:\n  sweep experiments/qlearning.toml     run a spec (same as `sweep run`)\n  sweep plan experiments/mcts.toml      what a spec would run, and how long\n  sweep solve --seat o --opponent random\n  sweep summary results/qlearning")]
+#[command(name = "sweep", version, about, long_about = None, after_help = "Examples:\n  sweep experiments/qlearning.toml     run a spec (same as `sweep run`)\n  sweep plan experiments/mcts.toml      what a spec would run, and how long\n  sweep solve --seat o --opponent random\n  sweep summary results/qlearning\n  sweep report results/qlearning       one HTML page: tables, charts, the CSV")]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

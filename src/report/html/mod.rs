@@ -61,14 +61,24 @@ impl Cell {
     }
 }
 
-/// A table: a header, rows of cells, and for each row the configuration it stands for
-/// (`data-config`; empty for a row that is not one, e.g. "others").
+/// What a table row stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Row {
+    /// A configuration, by its key (`data-config`): one row per configuration.
+    Config(String),
+    /// Anything else (a rung, a failure).
+    Plain,
+    /// The configurations not listed, in one line.
+    Others,
+}
+
+/// A table: a header, and rows of cells, each saying what it stands for.
 #[derive(Clone, Debug, Default)]
 pub struct Table {
     /// Column names.
     pub header: Vec<String>,
-    /// Rows: the configuration key (or empty) and the cells.
-    pub rows: Vec<(String, Vec<Cell>)>,
+    /// Rows: what each stands for, and its cells.
+    pub rows: Vec<(Row, Vec<Cell>)>,
 }
 
 /// The one place a table becomes HTML: sortable by clicking a column's name.
@@ -78,11 +88,13 @@ pub fn table(t: &Table) -> String {
         let _ = write!(s, "<th data-col=\"{0}\" title=\"sort by {0}\">{0}</th>", escape(h));
     }
     s.push_str("</tr></thead><tbody>");
-    for (config, cells) in &t.rows {
-        if config.is_empty() {
-            s.push_str("<tr class=\"others\">");
-        } else {
-            let _ = write!(s, "<tr data-config=\"{}\">", escape(config));
+    for (row, cells) in &t.rows {
+        match row {
+            Row::Config(key) => {
+                let _ = write!(s, "<tr data-config=\"{}\">", escape(key));
+            }
+            Row::Plain => s.push_str("<tr>"),
+            Row::Others => s.push_str("<tr class=\"others\">"),
         }
         for c in cells {
             match &c.value {
@@ -229,7 +241,7 @@ const STYLE: &str = "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans
 padding:0 18px 40px;color:#1a1a1a}h1{font-size:24px;margin:18px 0 4px}h2{font-size:19px;margin:28px 0 2px;\
 border-bottom:1px solid #ccc}h3{font-size:15px;margin:14px 0 4px}.how{color:#444;font-style:italic;margin:2px 0 8px}\
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}dl.facts dt{font-weight:600}\
-dl.facts dd{margin:0;word-break:break-all}nav a{margin-right:12px}.scroll{overflow-x:auto;max-height:560px;\
+dl.facts dd{margin:0;word-break:break-all}nav a{margin-right:12px}.scroll{overflow-x:auto;max-height:440px;\
 overflow-y:auto;border:1px solid #ddd}table{border-collapse:collapse;font-size:12.5px}th,td{padding:3px 7px;\
 border-bottom:1px solid #eee;white-space:nowrap;text-align:left}th{position:sticky;top:0;background:#f4f4f4;\
 cursor:pointer}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.others td{color:#666;font-style:italic}\
@@ -355,7 +367,7 @@ mod tests {
     fn tables_escape_and_mark_configurations() {
         let t = Table {
             header: vec!["a<b".into()],
-            rows: vec![("k1".into(), vec![Cell::num(0.5)]), (String::new(), vec![Cell::text("<i>")])],
+            rows: vec![(Row::Config("k1".into()), vec![Cell::num(0.5)]), (Row::Others, vec![Cell::text("<i>")])],
         };
         let s = table(&t);
         assert!(s.contains("a&lt;b") && s.contains("&lt;i&gt;"));

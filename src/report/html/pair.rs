@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{Cell, Facts, Part, Section, Table, page};
+use super::{Cell, Facts, Part, Row, Section, Table, page};
 use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
@@ -101,7 +101,7 @@ pub fn pair_page(p: &Pair) -> String {
         r.extend([Cell::count(ga.n), Cell::num(ga.mean_regret), Cell::num(la), Cell::num(ha)]);
         r.extend([Cell::count(gb.n), Cell::num(gb.mean_regret), Cell::num(lb), Cell::num(hb)]);
         r.push(Cell::num(gb.mean_regret - ga.mean_regret));
-        shared.push((key.join("|"), r));
+        shared.push((Row::Config(key.join("|")), r));
     }
     let only = |x: &Side, y: &Side| -> Table {
         let mut header = names.clone();
@@ -114,7 +114,7 @@ pub fn pair_page(p: &Pair) -> String {
                 let mut r = cells(k);
                 let (l, h) = interval(g);
                 r.extend([Cell::count(g.n), Cell::num(g.mean_regret), Cell::num(l), Cell::num(h)]);
-                (k.join("|"), r)
+                (Row::Config(k.join("|")), r)
             })
             .collect();
         Table { header, rows }

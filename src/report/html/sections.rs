@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::data::{Data, at, panel};
 use super::svg::{Axis, Plot, bars, heatmap, series};
-use super::{Cell, Facts, Part, Section, Table};
+use super::{Cell, Facts, Part, Row, Section, Table};
 use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
 use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
 use crate::report::splits;
@@ -120,13 +120,13 @@ fn leaderboard(d: &Data) -> Section {
             "n",
             "failed",
             "mean_regret",
-            "sd_regret",
             "ci95_low",
             "ci95_high",
+            "vs_best",
             "iqm_regret",
             "boot_low",
             "boot_high",
-            "vs_best",
+            "sd_regret",
         ]
         .map(String::from),
     );
@@ -142,8 +142,8 @@ fn leaderboard(d: &Data) -> Section {
     for (p, mut groups) in ordered(d, panels) {
         groups.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
         let shown = super::data::shown(d.groups.len(), groups.len());
-        let mut rows: Vec<(String, Vec<Cell>)> =
-            groups[..shown].iter().map(|g| (g.key.join("|"), row(d, g, test))).collect();
+        let mut rows: Vec<(Row, Vec<Cell>)> =
+            groups[..shown].iter().map(|g| (Row::Config(g.key.join("|")), row(d, g, test))).collect();
         if shown < groups.len() {
             let rest = &groups[shown..];
             let mut cells = vec![Cell::text(format!(
@@ -153,7 +153,7 @@ fn leaderboard(d: &Data) -> Section {
                 rest[rest.len() - 1].mean_regret
             ))];
             cells.resize(header.len(), Cell::default());
-            rows.push((String::new(), cells));
+            rows.push((Row::Others, cells));
         }
         parts.push(Part::Heading(format!("{} ({} configurations)", panel_title(&p), groups.len())));
         parts.push(Part::Table(Table { header: header.clone(), rows }));
@@ -190,9 +190,9 @@ fn row(d: &Data, g: &Group, test: bool) -> Vec<Cell> {
         Cell::count(g.n),
         Cell::count(g.failed),
         Cell::num(g.mean_regret),
-        Cell::num(g.sd_regret),
         Cell::num(low),
         Cell::num(g.mean_regret + g.ci95),
+        Cell::text(d.marks.get(&g.key).copied().unwrap_or("")),
     ]);
     let strata: Vec<Vec<f64>> = d.strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
     let (iqm, lo, hi) = if strata.is_empty() {
@@ -201,7 +201,7 @@ fn row(d: &Data, g: &Group, test: bool) -> Vec<Cell> {
         let (lo, hi) = bootstrap_interval(Stat::Iqm, &strata, RESAMPLES, fnv1a(g.key.join(",").as_bytes()), true);
         (Stat::Iqm.of(&strata.concat()), lo, hi)
     };
-    r.extend([Cell::num(iqm), Cell::num(lo), Cell::num(hi), Cell::text(d.marks.get(&g.key).copied().unwrap_or(""))]);
+    r.extend([Cell::num(iqm), Cell::num(lo), Cell::num(hi), Cell::num(g.sd_regret)]);
     if test {
         let t = d.tuned.get(&g.key);
         r.push(t.map_or(Cell::default(), |t| Cell::count(t.n)));
@@ -525,7 +525,7 @@ fn search(d: &Data) -> Option<Section> {
         let survivors = d.rungs.get(i + 1).map_or(Cell::text("(last rung)"), |n| Cell::count(n.configurations.len()));
         let secs = r.train_ms / 1000.0;
         rows.push((
-            format!("rung {}", r.rung),
+            Row::Plain,
             vec![
                 Cell::count(r.rung as usize),
                 Cell::text(r.budgets.iter().cloned().collect::<Vec<_>>().join(", ")),
@@ -558,7 +558,7 @@ fn failures(d: &Data) -> Option<Section> {
         return None;
     }
     let header = ["job_id", "label", "seat", "eval_opponent", "error"].map(String::from).to_vec();
-    let rows = list.iter().map(|f| (String::new(), f.cells.iter().map(|c| Cell::text(c.clone())).collect())).collect();
+    let rows = list.iter().map(|f| (Row::Plain, f.cells.iter().map(|c| Cell::text(c.clone())).collect())).collect();
     let mut parts = vec![Part::Table(Table { header, rows })];
     if *count > list.len() {
         parts.push(Part::Note(format!(
