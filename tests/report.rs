@@ -18,6 +18,7 @@ fn table_rows(html: &str) -> BTreeMap<String, BTreeMap<String, String>> {
         let header: Vec<String> =
             table.split("<th data-col=\"").skip(1).map(|h| h[..h.find('"').unwrap()].replace("&amp;", "&")).collect();
         for row in table.split("<tr data-config=\"").skip(1) {
+            let row = &row[..row.find("</tr>").expect("a closed row")];
             let key = row[..row.find('"').unwrap()].to_string();
             let cells: Vec<String> = row
                 .split("<td")
@@ -128,7 +129,7 @@ fn page_embeds_the_results_file_and_writes_where_asked() {
     let mut rebuilt = Vec::new();
     for row in 0..columns[0].len() {
         let cells: Vec<&[u8]> = columns.iter().map(|c| c[row]).collect();
-        rebuilt.extend(cells.join(&b','[..]));
+        rebuilt.extend(cells.join(&b","[..]));
         rebuilt.push(b'\n');
     }
     assert_eq!(rebuilt, std::fs::read(dir.join("results.csv")).unwrap());
