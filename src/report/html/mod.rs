@@ -334,7 +334,7 @@ pub fn page(title: &str, facts: &Facts, sections: &[Section], csv: Option<&Embed
             csv.base64
         );
     }
-    let _ = write!(s, "<script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(s, "<script>{SCRIPT}</script></body></html>");
     s
 }
 

@@ -25,8 +25,6 @@ pub struct Side {
     pub split: Split,
     /// Configurations by key.
     pub groups: BTreeMap<Vec<String>, Group>,
-    /// Grouping columns (positions) whose values vary within some solver.
-    pub varying: Vec<usize>,
 }
 
 /// Two sides.
@@ -54,7 +52,6 @@ fn side(dir: &Path) -> Result<Side> {
         dir: dir.display().to_string(),
         manifest: Manifest::read(dir).ok(),
         split,
-        varying: agg.varying_within_kinds(),
         groups: agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect(),
     })
 }
@@ -71,7 +68,16 @@ fn interval(g: &Group) -> (f64, f64) {
 /// The page comparing two directories.
 pub fn pair_page(p: &Pair) -> String {
     let by = config_columns();
-    let mut show: Vec<usize> = p.a.varying.iter().chain(&p.b.varying).copied().collect();
+    // The columns that tell configurations apart: those whose value differs between two
+    // configurations of one solver, on either side or across them.
+    let solver = by.iter().position(|c| *c == "solver").unwrap_or(0);
+    let keys: Vec<&Vec<String>> = p.a.groups.keys().chain(p.b.groups.keys()).collect();
+    let mut show: Vec<usize> = (0..by.len())
+        .filter(|&k| {
+            let mut first: BTreeMap<&str, &str> = BTreeMap::new();
+            keys.iter().any(|key| *first.entry(&key[solver]).or_insert(&key[k]) != key[k])
+        })
+        .collect();
     show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent", "game"].contains(&by[k])));
     show.sort_unstable();
     show.dedup();
@@ -139,7 +145,15 @@ pub fn pair_page(p: &Pair) -> String {
                     "The master seeds differ: the sides are independent samples."
                 }
             ),
-            parts: vec![Part::Table(Table { header, rows: shared })],
+            parts: if n_shared == 0 {
+                vec![Part::Note(
+                    "None: every configuration of one differs from those of the other in a parameter, the seat, the \
+                     opponent or the board (the columns below show where)."
+                        .into(),
+                )]
+            } else {
+                vec![Part::Table(Table { header, rows: shared })]
+            },
         },
         Section {
             id: "only-a",
