@@ -10,7 +10,6 @@ use super::svg::{Axis, Plot, bars, heatmap, series};
 use super::{Cell, Facts, Part, Row, Section, Table};
 use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
 use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
-use crate::report::splits;
 use crate::report::summary::Group;
 use crate::seed::fnv1a;
 use crate::spec::Split;
@@ -66,7 +65,17 @@ pub fn facts(d: &Data) -> Facts {
             )
         },
     ));
-    f.push(("rows".into(), splits::describe(d.split, d.split == Split::Test)));
+    f.push((
+        "rows".into(),
+        match d.split {
+            Split::Test => {
+                "test rows: the configurations the [test] table chose, re-run on fresh seeds, each with its \
+                            tuning mean and the gap; importance and heatmaps come from the tuning rows (the full grid)"
+                    .into()
+            }
+            Split::Tune => "the grid's (or search's) rows; the file has no test rows".into(),
+        },
+    ));
     f.push(("directory".into(), d.dir.clone()));
     f
 }
