@@ -12,7 +12,9 @@ use anyhow::Result;
 
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
-use crate::report::compare::{Baseline, Comparison, Pick, Representative, Verdicts, compare_block, represent};
+use crate::report::compare::{
+    Baseline, Comparison, Pick, Representative, Verdicts, cannot_reject_note, compare_block, represent,
+};
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::splits;
 use crate::report::table::{Cell, Column, Table, Values};
@@ -366,32 +368,4 @@ fn parse_picks(given: &[String], layout: &Layout) -> Result<Vec<Pick>> {
         picks.push(Pick { group: group.to_string(), wanted, given: p.clone() });
     }
     Ok(picks)
-}
-
-/// The line that says a block's design cannot reject, with the paired t p-values it hides.
-pub fn cannot_reject_note(block: &[String], comparisons: &[Comparison], verdicts: Verdicts) -> Option<String> {
-    let cannot: Vec<&Comparison> = comparisons.iter().filter(|c| c.verdict == "cannot-reject").collect();
-    let first = cannot.first()?;
-    let smallest_t = cannot.iter().map(|c| c.difference.p_value).filter(|p| !p.is_nan()).fold(f64::NAN, f64::min);
-    let others = comparisons.len() - 1;
-    Some(format!(
-        "{}: too few replicates: n = {} can never reject with {} + Holm over {others} comparison{} (smallest \
-         attainable p {} >= {}){}",
-        block.join("/"),
-        first.difference.n,
-        verdicts.test,
-        if others == 1 { "" } else { "s" },
-        short_p(first.p_floor),
-        verdicts.alpha,
-        if smallest_t.is_nan() {
-            String::new()
-        } else {
-            format!("; smallest paired t p among them = {} (--significance t)", short_p(smallest_t))
-        }
-    ))
-}
-
-/// A p-value in a sentence: four decimals, or two significant digits below 0.001.
-fn short_p(p: f64) -> String {
-    if p >= 1e-3 { format!("{p:.4}") } else { format!("{p:.1e}") }
 }

@@ -7,14 +7,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use super::compare::{config_columns, metric_arg};
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
-use crate::report::paired_runs::{Block, Metric, block_columns, read_blocks_in};
+use crate::report::paired_runs::{Metric, block_columns, block_grid, read_blocks_in};
 use crate::report::table::{Cell, Column, Table};
-use crate::stats::anova::Grid;
 
 /// Flags of `sweep importance`.
 #[derive(clap::Args, Debug)]
@@ -29,41 +28,6 @@ pub struct ImportanceArgs {
     by: Vec<String>,
     #[command(flatten)]
     output: FormatArgs,
-}
-
-/// The grid of a block over its varying columns (`factors`), refused unless every
-/// combination of their values is present exactly once.
-pub fn block_grid(block: &Block, columns: &[&str]) -> Result<(Vec<usize>, Grid)> {
-    let factors = block.varying();
-    let mut levels: Vec<Vec<&str>> = vec![Vec::new(); factors.len()];
-    for c in &block.configs {
-        for (f, &k) in factors.iter().enumerate() {
-            if !levels[f].contains(&c.key[k].as_str()) {
-                levels[f].push(&c.key[k]);
-            }
-        }
-    }
-    let cells: usize = levels.iter().map(Vec::len).product();
-    let mut values = vec![f64::NAN; cells];
-    for c in &block.configs {
-        let at = factors
-            .iter()
-            .zip(&levels)
-            .fold(0, |at, (&k, l)| at * l.len() + l.iter().position(|v| *v == c.key[k]).expect("a level"));
-        values[at] = c.mean();
-    }
-    let missing = values.iter().filter(|v| v.is_nan()).count();
-    if missing > 0 || block.configs.len() != cells {
-        let names: Vec<&str> = factors.iter().map(|&k| columns[k]).collect();
-        bail!(
-            "{}: the grid over {} is not full ({} of {cells} combinations have results): importance needs every \
-             combination; run the full grid or choose columns with --by",
-            block.key.join("/"),
-            names.join(" × "),
-            cells - missing
-        );
-    }
-    Ok((factors, Grid { levels: levels.iter().map(Vec::len).collect(), values }))
 }
 
 /// Runs `sweep importance`.

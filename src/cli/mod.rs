@@ -13,6 +13,7 @@ mod importance;
 mod merge;
 mod plan;
 mod play;
+mod report;
 mod reproduce;
 mod run;
 mod schedule;
@@ -32,7 +33,7 @@ use crate::run::{Existing, Fault, Notices, RunOptions};
 
 /// Reinforcement-learning experiments on tic-tac-toe, scored against the exact optimum.
 #[derive(Parser, Debug)]
-#[command(name = "sweep", version, about, long_about = None, after_help = "Examples:\n  sweep experiments/qlearning.toml     run a spec (same as `sweep run`)\n  sweep plan experiments/mcts.toml      what a spec would run, and how long\n  sweep solve --seat o --opponent random\n  sweep summary results/qlearning")]
+#[command(name = "sweep", version, about, long_about = None, after_help = "Examples:\n  sweep experiments/qlearning.toml     run a spec (same as `sweep run`)\n  sweep plan experiments/mcts.toml      what a spec would run, and how long\n  sweep solve --seat o --opponent random\n  sweep summary results/qlearning\n  sweep report results/qlearning       one HTML page: tables, charts, the CSV")]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -91,6 +92,11 @@ enum Command {
         after_help = "Examples:\n  sweep importance results/qlearning\n  sweep importance results/mcts --metric value --csv"
     )]
     Importance(importance::ImportanceArgs),
+    /// Write one self-contained HTML page of a results directory (tables, charts, the CSV), or compare two.
+    #[command(
+        after_help = "Examples:\n  sweep report results/qlearning                 # writes results/qlearning/report.html\n  sweep report results/qlearning --out q.html\n  sweep report results/old results/new           # the configurations both ran, side by side\n\nThe page needs no network and no server: open it in any browser."
+    )]
+    Report(report::ReportArgs),
     /// Can a short budget pick the winner? Rank correlation of each checkpoint's ranking with the final one.
     #[command(after_help = fidelity::HELP)]
     Fidelity(fidelity::FidelityArgs),
@@ -200,7 +206,7 @@ impl RunArgs {
     }
 }
 
-const SUBCOMMANDS: [&str; 15] = [
+const SUBCOMMANDS: [&str; 16] = [
     "run",
     "plan",
     "solve",
@@ -216,6 +222,7 @@ const SUBCOMMANDS: [&str; 15] = [
     "columns",
     "fidelity",
     "evaluate",
+    "report",
 ];
 
 /// `sweep SPEC ...` means `sweep run SPEC ...`.
@@ -279,6 +286,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Summary(args) => summary::summary(&args),
         Command::Compare(args) => compare::compare(&args),
         Command::Importance(args) => importance::importance(&args),
+        Command::Report(args) => report::report(&args),
         Command::Fidelity(args) => fidelity::fidelity(&args),
         Command::Evaluate(args) => evaluate::evaluate(&args),
         Command::Play(args) => play::play(&args),

@@ -23,13 +23,12 @@ use std::path::Path;
 use super::compare::{alpha_arg, significance_arg};
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
-use crate::report::compare::{Verdicts, best, compare_block};
+use crate::report::RESULT_COLUMNS;
+use crate::report::compare::{Verdicts, best_marks};
 use crate::report::files::each_row;
-use crate::report::paired_runs::{Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::splits;
-use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
+use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns, strata};
 use crate::report::table::{Cell, Column, Format, Table};
-use crate::report::{RESULT_COLUMNS, column};
 use crate::seed::fnv1a;
 use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
@@ -97,63 +96,6 @@ impl SummaryArgs {
             every_column: format != Format::Text,
         }
     }
-}
-
-/// Per group (by key), the regrets of its successful rows per configuration (the default
-/// configuration columns): the strata of the bootstrap. One number per row is kept.
-type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
-
-fn strata(path: &Path, by: &[&str], split: Option<Split>) -> Result<Strata> {
-    let (by_at, config_at): (Vec<usize>, Vec<usize>) =
-        (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
-    let mut out = Strata::new();
-    each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        let Ok(x) = rec[column("regret")].parse::<f64>() else { return };
-        if &rec[column("status")] != "ok" || split.is_some_and(|s| splits::of_row(rec) != s) {
-            return;
-        }
-        let key: Vec<String> = by_at.iter().map(|&i| rec[i].to_string()).collect();
-        let config: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
-        out.entry(key).or_default().entry(config).or_default().push(x);
-    })?;
-    Ok(out)
-}
-
-/// The `vs_best` marks, keyed by the summary's group key, and one line per block whose
-/// design cannot reject.
-type Marks = (BTreeMap<Vec<String>, &'static str>, Vec<String>);
-
-/// For the default grouping: `best` for the configuration with the lowest mean regret of
-/// its (solver, seat, evaluation opponent, game) block, `=` for those the paired test
-/// cannot tell from it (Holm-adjusted p >= alpha), `cannot-reject` where the test could
-/// not have told them apart whatever the runs (too few replicates for the comparisons of
-/// the block), empty for the others; from the rows of `split`.
-fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) -> Result<Marks> {
-    let columns = default_config_columns();
-    let mut marks = BTreeMap::new();
-    let mut notes = Vec::new();
-    for block in read_blocks_in(path, Metric::Regret, &block_columns(), &columns, split)? {
-        let Some(best) = best(&block, Metric::Regret) else { continue };
-        let comparisons = compare_block(&block, best, Metric::Regret, verdicts);
-        notes.extend(super::compare::cannot_reject_note(&block.key, &comparisons, verdicts));
-        for c in comparisons {
-            let config = &block.configs[c.config];
-            let value = |name: &str| -> String {
-                if let Some(k) = block_columns().iter().position(|b| *b == name) {
-                    return block.key[k].clone();
-                }
-                columns.iter().position(|x| *x == name).map(|k| config.key[k].clone()).unwrap_or_default()
-            };
-            let mark = match c.verdict {
-                "baseline" => "best",
-                "indistinguishable" => "=",
-                "cannot-reject" => "cannot-reject",
-                _ => "",
-            };
-            marks.insert(by.iter().map(|b| value(b)).collect(), mark);
-        }
-    }
-    Ok((marks, notes))
 }
 
 /// Runs `sweep summary`.

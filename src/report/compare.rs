@@ -11,7 +11,11 @@
 
 use anyhow::{Result, bail};
 
-use super::paired_runs::{Block, Metric};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
+use crate::spec::Split;
 use crate::stats::paired::{PairedT, Wilcoxon, holm, paired_t, probability_of_improvement, wilcoxon};
 use crate::stats::significance::{DEFAULT_ALPHA, Significance, floor};
 
@@ -244,6 +248,98 @@ pub fn represent(block: &Block, group: &[usize], metric: Metric, picks: &[Pick])
         out.push(Representative { config: members[at], configurations: members.len(), varying: sub.varying() });
     }
     Ok(out)
+}
+
+/// The `vs_best` marks, keyed by the summary's group key, and one line per block whose
+/// design cannot reject.
+pub type Marks = (BTreeMap<Vec<String>, &'static str>, Vec<String>);
+
+/// For the default grouping: `best` for the configuration with the lowest mean regret of
+/// its (solver, seat, evaluation opponent, game) block, `=` for those the paired test
+/// cannot tell from it (Holm-adjusted p >= alpha), `cannot-reject` where the test could
+/// not have told them apart whatever the runs (too few replicates for the comparisons of
+/// the block), empty for the others; from the rows of `split`.
+pub fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) -> Result<Marks> {
+    let blocks = read_blocks_in(path, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
+    Ok(best_marks_in(&blocks, &against_best(&blocks, verdicts), by, verdicts))
+}
+
+/// Per block: its best configuration by regret and every configuration compared with it
+/// (none for a block without runs).
+pub type AgainstBest = Vec<Option<(usize, Vec<Comparison>)>>;
+
+/// Every block's configurations against its best, by regret.
+pub fn against_best(blocks: &[Block], verdicts: Verdicts) -> AgainstBest {
+    blocks
+        .iter()
+        .map(|block| best(block, Metric::Regret).map(|b| (b, compare_block(block, b, Metric::Regret, verdicts))))
+        .collect()
+}
+
+/// The marks of [`best_marks`] from blocks already read (by the block columns and the
+/// default configuration columns) and compared ([`against_best`]).
+pub fn best_marks_in(blocks: &[Block], compared: &AgainstBest, by: &[&str], verdicts: Verdicts) -> Marks {
+    let (columns, block_cols) = (default_config_columns(), block_columns());
+    // Where each grouping column's value is: in the block's key, or the configuration's.
+    let at: Vec<(Option<usize>, Option<usize>)> = by
+        .iter()
+        .map(|name| match block_cols.iter().position(|b| b == name) {
+            Some(k) => (Some(k), None),
+            None => (None, columns.iter().position(|x| x == name)),
+        })
+        .collect();
+    let mut marks = BTreeMap::new();
+    let mut notes = Vec::new();
+    for (block, compared) in blocks.iter().zip(compared) {
+        let Some((_, comparisons)) = compared else { continue };
+        notes.extend(cannot_reject_note(&block.key, comparisons, verdicts));
+        for c in comparisons {
+            let config = &block.configs[c.config];
+            let value = |&(in_block, in_config): &(Option<usize>, Option<usize>)| -> String {
+                match (in_block, in_config) {
+                    (Some(k), _) => block.key[k].clone(),
+                    (None, Some(k)) => config.key[k].clone(),
+                    (None, None) => String::new(),
+                }
+            };
+            let mark = match c.verdict {
+                "baseline" => "best",
+                "indistinguishable" => "=",
+                "cannot-reject" => "cannot-reject",
+                _ => "",
+            };
+            marks.insert(at.iter().map(value).collect(), mark);
+        }
+    }
+    (marks, notes)
+}
+
+/// The line that says a block's design cannot reject, with the paired t p-values it hides.
+pub fn cannot_reject_note(block: &[String], comparisons: &[Comparison], verdicts: Verdicts) -> Option<String> {
+    let cannot: Vec<&Comparison> = comparisons.iter().filter(|c| c.verdict == "cannot-reject").collect();
+    let first = cannot.first()?;
+    let smallest_t = cannot.iter().map(|c| c.difference.p_value).filter(|p| !p.is_nan()).fold(f64::NAN, f64::min);
+    let others = comparisons.len() - 1;
+    Some(format!(
+        "{}: too few replicates: n = {} can never reject with {} + Holm over {others} comparison{} (smallest \
+         attainable p {} >= {}){}",
+        block.join("/"),
+        first.difference.n,
+        verdicts.test,
+        if others == 1 { "" } else { "s" },
+        short_p(first.p_floor),
+        verdicts.alpha,
+        if smallest_t.is_nan() {
+            String::new()
+        } else {
+            format!("; smallest paired t p among them = {} (--significance t)", short_p(smallest_t))
+        }
+    ))
+}
+
+/// A p-value in a sentence: four decimals, or two significant digits below 0.001.
+pub fn short_p(p: f64) -> String {
+    if p >= 1e-3 { format!("{p:.4}") } else { format!("{p:.1e}") }
 }
 
 #[cfg(test)]

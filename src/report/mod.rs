@@ -8,6 +8,7 @@ pub mod columns;
 pub mod compare;
 pub mod fidelity;
 pub mod files;
+pub mod html;
 pub mod manifest;
 pub mod nash_conv;
 pub mod paired_runs;

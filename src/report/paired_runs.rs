@@ -17,6 +17,8 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
+use crate::stats::anova::Grid;
+
 use super::files::each_row;
 use super::summary::NEEDED_COLUMNS;
 use super::{Field, RESULT_COLUMNS, column, param_columns};
@@ -208,4 +210,56 @@ pub fn read_blocks_in(
         run.1 += 1;
     })?;
     Ok(blocks)
+}
+
+/// The grid of a block over its varying columns (`factors`), refused unless every
+/// combination of their values is present exactly once.
+pub fn block_grid(block: &Block, columns: &[&str]) -> Result<(Vec<usize>, Grid)> {
+    block_grid_of(block, columns, Config::mean)
+}
+
+/// The grid of a block as [`block_grid`] builds it, each cell holding `value` of its
+/// configuration (its mean, or one replicate's run).
+pub fn block_grid_of(block: &Block, columns: &[&str], value: impl Fn(&Config) -> f64) -> Result<(Vec<usize>, Grid)> {
+    grid_over(block, block.varying(), columns, value)
+}
+
+/// The grid of [`block_grid_of`] over `factors` (the block's varying columns, computed once
+/// by the caller).
+pub fn grid_over(
+    block: &Block,
+    factors: Vec<usize>,
+    columns: &[&str],
+    value: impl Fn(&Config) -> f64,
+) -> Result<(Vec<usize>, Grid)> {
+    // Each factor's levels in order of appearance, and each level's index.
+    let mut levels: Vec<Vec<&str>> = vec![Vec::new(); factors.len()];
+    let mut index: Vec<HashMap<&str, usize>> = vec![HashMap::new(); factors.len()];
+    for c in &block.configs {
+        for (f, &k) in factors.iter().enumerate() {
+            if !index[f].contains_key(c.key[k].as_str()) {
+                index[f].insert(&c.key[k], levels[f].len());
+                levels[f].push(&c.key[k]);
+            }
+        }
+    }
+    let cells: usize = levels.iter().map(Vec::len).product();
+    let mut values = vec![f64::NAN; cells];
+    for c in &block.configs {
+        let at =
+            factors.iter().zip(&levels).zip(&index).fold(0, |at, ((&k, l), i)| at * l.len() + i[c.key[k].as_str()]);
+        values[at] = value(c);
+    }
+    let missing = values.iter().filter(|v| v.is_nan()).count();
+    if missing > 0 || block.configs.len() != cells {
+        let names: Vec<&str> = factors.iter().map(|&k| columns[k]).collect();
+        bail!(
+            "{}: the grid over {} is not full ({} of {cells} combinations have results): importance needs every \
+             combination; run the full grid or choose columns with --by",
+            block.key.join("/"),
+            names.join(" × "),
+            cells - missing
+        );
+    }
+    Ok((factors, Grid { levels: levels.iter().map(Vec::len).collect(), values }))
 }

@@ -5,11 +5,15 @@
 //! A configuration is a grid point in one seat against one evaluation opponent: every
 //! column but `job_id`, `replicate`, `seed` and the metrics. `--by` groups by other columns.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Record, column};
+use anyhow::Result;
+
+use super::files::each_row;
+use super::{RESULT_COLUMNS, Record, column};
+use crate::spec::Split;
 use crate::spec::Sweep;
 
 /// The columns that define a configuration by default: the solver, every parameter
@@ -89,7 +93,8 @@ struct Acc {
 pub struct Aggregator {
     by: Vec<String>,
     idx: Vec<usize>,
-    groups: BTreeMap<Vec<String>, Acc>,
+    /// Hashed, not ordered: a row finds its group without comparing keys column by column.
+    groups: HashMap<Vec<String>, Acc>,
     /// Per solver kind: its first row's grouping values, and which of them vary.
     kinds: BTreeMap<String, (Vec<String>, Vec<bool>)>,
     rows: usize,
@@ -102,7 +107,7 @@ impl Aggregator {
         Aggregator {
             by: by.iter().map(|c| c.to_string()).collect(),
             idx: by.iter().map(|c| column(c)).collect(),
-            groups: BTreeMap::new(),
+            groups: HashMap::new(),
             kinds: BTreeMap::new(),
             rows: 0,
             key: vec![String::new(); by.len()],
@@ -187,6 +192,8 @@ impl Aggregator {
                 }
             })
             .collect();
+        // Key order first, so that ties keep the order they always had.
+        out.sort_by(|a, b| a.key.cmp(&b.key));
         // Best first within each (solver, game, seat, evaluation opponent) block.
         let blocks: Vec<usize> = ["solver", "game", "seat", "eval_opponent"]
             .iter()
@@ -208,6 +215,44 @@ pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
         a.push(|i| r[i].as_str());
     }
     a.groups()
+}
+
+/// Per group (by key), the regrets of its successful rows per configuration (the default
+/// configuration columns): the strata of the bootstrap (`summary --stat`, the report's IQM). One number per row is kept.
+pub type Strata = BTreeMap<Vec<String>, BTreeMap<Vec<String>, Vec<f64>>>;
+
+pub fn strata(path: &Path, by: &[&str], split: Option<Split>) -> Result<Strata> {
+    strata_where(path, by, split, |_| true)
+}
+
+/// [`strata`] of the groups whose key `keep` accepts (the others are read, not kept).
+pub fn strata_where(
+    path: &Path,
+    by: &[&str],
+    split: Option<Split>,
+    keep: impl Fn(&[String]) -> bool,
+) -> Result<Strata> {
+    let (by_at, config_at): (Vec<usize>, Vec<usize>) =
+        (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
+    let mut out = Strata::new();
+    let mut key = vec![String::new(); by.len()];
+    let (regret, status) = (column("regret"), column("status"));
+    each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        let Ok(x) = rec[regret].parse::<f64>() else { return };
+        if &rec[status] != "ok" || split.is_some_and(|s| super::splits::of_row(rec) != s) {
+            return;
+        }
+        for (k, &i) in key.iter_mut().zip(&by_at) {
+            k.clear();
+            k.push_str(&rec[i]);
+        }
+        if !keep(&key) {
+            return;
+        }
+        let config: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        out.entry(key.clone()).or_default().entry(config).or_default().push(x);
+    })?;
+    Ok(out)
 }
 
 fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {

@@ -19,6 +19,7 @@ mod halving;
 mod halving_props;
 mod play;
 mod policy_opponents;
+mod report;
 mod result_files;
 mod runs;
 mod sample_props;

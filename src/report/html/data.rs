@@ -1,0 +1,354 @@
+//! What a report shows, read from a results directory through the computations the other
+//! readers use: `summary`'s [`Aggregator`] and `vs_best` marks, its bootstrap strata, the
+//! paired blocks of `compare` and `importance`. The only I/O of the report; one row at a
+//! time, keeping numbers per configuration, and curves only for the configurations drawn.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::{Embedded, embed};
+use crate::report::compare::{AgainstBest, Verdicts, against_best, best_marks_in};
+use crate::report::files::each_row;
+use crate::report::manifest::Manifest;
+use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
+use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata_where};
+use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, splits};
+use crate::spec::Split;
+
+/// Learning curves drawn per panel: this many configurations, best first.
+pub const CURVES_PER_PANEL: usize = 5;
+/// Panels (seat, evaluation opponent, game) with curves drawn.
+pub const CURVE_PANELS: usize = 6;
+
+/// One failed row.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// Its job, solver label, seat, evaluation opponent and error message.
+    pub cells: [String; 5],
+}
+
+/// One rung of a search: its number, budget values, configurations, jobs, failures, the
+/// training time spent, and the best mean regret there.
+#[derive(Clone, Debug, Default)]
+pub struct Rung {
+    /// The rung.
+    pub rung: u32,
+    /// The budgets its jobs ran at (episodes or iterations).
+    pub budgets: BTreeSet<String>,
+    /// Its configurations (job keys without the replicate).
+    pub configurations: BTreeSet<Vec<String>>,
+    /// Jobs (rows against one evaluation opponent and seat count once per job).
+    pub jobs: BTreeSet<String>,
+    /// Failed rows.
+    pub failed: usize,
+    /// Training time of its jobs, ms.
+    pub train_ms: f64,
+}
+
+/// The learning curves of one configuration: one curve per replicate, (episode, regret).
+pub type Curves = Vec<Vec<(f64, f64)>>;
+
+/// Everything a page of one directory shows.
+pub struct Data {
+    /// The directory as given.
+    pub dir: String,
+    /// The manifest, when it could be read.
+    pub manifest: Option<Manifest>,
+    /// The rows shown (summary's default: test when the file has test rows).
+    pub split: Split,
+    /// `summary`'s default grouping columns.
+    pub by: Vec<&'static str>,
+    /// The grouping columns a table shows (positions in `by`), as `summary` chooses them.
+    pub show: Vec<usize>,
+    /// The panels (seat, evaluation opponent, game) in the order the file first has them.
+    pub panels: Vec<Vec<String>>,
+    /// Configurations, as `summary` aggregates them, best first within each block.
+    pub groups: Vec<Group>,
+    /// Rows read in the split shown.
+    pub rows: usize,
+    /// `vs_best` marks and the lines on blocks that cannot reject.
+    pub marks: BTreeMap<Vec<String>, &'static str>,
+    /// The lines on blocks whose design cannot reject.
+    pub notes: Vec<String>,
+    /// With test rows: each configuration's tuning aggregate.
+    pub tuned: BTreeMap<Vec<String>, Group>,
+    /// Regrets per configuration (the bootstrap's strata).
+    pub strata: Strata,
+    /// Configurations with learning curves (keys of `groups`).
+    pub learners: HashSet<Vec<String>>,
+    /// Curves of the configurations drawn, by group key.
+    pub curves: BTreeMap<Vec<String>, Curves>,
+    /// Paired blocks (solver, seat, evaluation opponent, game) of the split shown.
+    pub blocks: Vec<Block>,
+    /// Each of `blocks` against its best (`summary`'s `vs_best` and the paired differences).
+    pub compared: AgainstBest,
+    /// Paired blocks of the tuning rows (importance needs the full grid).
+    pub tune_blocks: Vec<Block>,
+    /// Blocks of (seat, evaluation opponent, game) with the solver as the first
+    /// configuration column: learners against each other.
+    pub solver_blocks: Vec<Block>,
+    /// A search's rungs (empty without a search).
+    pub rungs: Vec<Rung>,
+    /// Failed rows (at most [`FAILURES_KEPT`]) and how many there were.
+    pub failures: (Vec<Failure>, usize),
+    /// Boards, and rows evaluated exactly / by sampled games (all rows).
+    pub boards: BTreeSet<String>,
+    /// Rows evaluated exactly and by sampled games.
+    pub evaluation: (usize, usize),
+    /// The results file, embedded.
+    pub csv: Embedded,
+}
+
+/// Failed rows listed on the page.
+pub const FAILURES_KEPT: usize = 100;
+
+/// The group key's position of a column of `by`.
+pub fn at(by: &[&str], name: &str) -> Option<usize> {
+    by.iter().position(|c| *c == name)
+}
+
+/// Above this many configurations, each leaderboard panel shows its best [`TOP`] and one
+/// line for the others.
+pub const ALL_SHOWN: usize = 400;
+/// Rows per leaderboard panel of a large sweep.
+pub const TOP: usize = 40;
+
+/// How many of a panel's `n` configurations the leaderboard shows, of `total` in all.
+pub fn shown(total: usize, n: usize) -> usize {
+    if total <= ALL_SHOWN { n } else { TOP.min(n) }
+}
+
+/// What one pass over the results gathers for the rows of one split.
+struct Pass {
+    agg: Aggregator,
+    learners: HashSet<Vec<String>>,
+    panels: Vec<Vec<String>>,
+}
+
+impl Pass {
+    fn new(by: &[&str]) -> Pass {
+        Pass { agg: Aggregator::new(by), learners: HashSet::new(), panels: Vec::new() }
+    }
+}
+
+/// Reads a results directory (or its `results.csv`) for a page.
+pub fn read(dir: &Path) -> Result<Data> {
+    let results = dir.join("results.csv");
+    let manifest = Manifest::read(dir).ok();
+    let by = config_columns();
+    // Both splits at once; the test rows are shown when there are any, as `summary` does.
+    let (mut tune, mut test) = (Pass::new(&by), Pass::new(&by));
+    let mut rungs: BTreeMap<u32, Rung> = BTreeMap::new();
+    let (mut failures, mut failed) = (Vec::new(), 0);
+    let (mut boards, mut evaluation) = (BTreeSet::new(), (0, 0));
+    let key_at: Vec<usize> = by.iter().map(|c| column(c)).collect();
+    // Positions looked up once, not per row.
+    let names =
+        ["regret_auc", "game", "status", "evaluation", "rung", "seat", "eval_opponent", "job_id", "label", "error"];
+    let positions: HashMap<&str, usize> = names.iter().map(|&n| (n, column(n))).collect();
+    let c = |name: &str| positions[name];
+    let rung_at = RungColumns::new();
+    let mut key = vec![String::new(); by.len()];
+    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        let s = splits::of_row(rec);
+        let pass = if s == Split::Test { &mut test } else { &mut tune };
+        pass.agg.push(|i| &rec[i]);
+        let p = ["seat", "eval_opponent", "game"].map(|n| &rec[c(n)]);
+        if !pass.panels.iter().any(|q| q.iter().zip(&p).all(|(a, b)| a == b)) {
+            pass.panels.push(p.map(String::from).to_vec());
+        }
+        if !rec[c("regret_auc")].is_empty() {
+            for (k, &i) in key.iter_mut().zip(&key_at) {
+                k.clear();
+                k.push_str(&rec[i]);
+            }
+            if !pass.learners.contains(&key) {
+                pass.learners.insert(key.clone());
+            }
+        }
+        if !boards.contains(&rec[c("game")]) {
+            boards.insert(rec[c("game")].to_string());
+        }
+        let ok = &rec[c("status")] == "ok";
+        if ok {
+            if &rec[c("evaluation")] == "sampled" { evaluation.1 += 1 } else { evaluation.0 += 1 }
+        } else {
+            failed += 1;
+            if failures.len() < FAILURES_KEPT {
+                let cell = |n: &str| rec[c(n)].to_string();
+                failures.push(Failure {
+                    cells: [cell("job_id"), cell("label"), cell("seat"), cell("eval_opponent"), cell("error")],
+                });
+            }
+        }
+        if let (Ok(r), Split::Tune) = (rec[c("rung")].parse::<u32>(), s) {
+            rung(rungs.entry(r).or_insert_with(|| Rung { rung: r, ..Rung::default() }), rec, &key_at, &rung_at, ok);
+        }
+    })
+    .with_context(|| format!("{}", results.display()))?;
+    let split = if test.agg.rows() > 0 { Split::Test } else { Split::Tune };
+    let (shown_pass, tuned) = if split == Split::Test { (test, Some(tune)) } else { (tune, None) };
+    let Pass { agg, learners, panels } = shown_pass;
+    if agg.rows() == 0 {
+        anyhow::bail!("{}: results.csv has no rows yet", dir.display());
+    }
+    let mut show = tuned.as_ref().map_or(agg.varying_within_kinds(), |t| t.agg.varying_within_kinds());
+    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent"].contains(&by[k])));
+    show.sort_unstable();
+    show.dedup();
+    let blocks = read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
+    let compared = against_best(&blocks, Verdicts::default());
+    let (marks, notes) = best_marks_in(&blocks, &compared, &by, Verdicts::default());
+    let tuned_groups =
+        tuned.map_or(BTreeMap::new(), |t| t.agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect());
+    let groups = agg.groups();
+    let curves = read_curves(dir, &by, &top_learners(&groups, &learners, &by), split)?;
+    let tune_blocks = if split == Split::Test {
+        read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), Split::Tune)?
+    } else {
+        blocks.clone()
+    };
+    let mut solver_config = vec!["solver"];
+    solver_config.extend(default_config_columns());
+    let outer: Vec<&str> = block_columns().into_iter().filter(|c| *c != "solver").collect();
+    let solver_blocks = read_blocks_in(&results, Metric::Regret, &outer, &solver_config, split)?;
+    // The bootstrap's strata of the configurations the leaderboard shows.
+    let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
+    for g in &groups {
+        per_panel.entry(panel(&by, &g.key)).or_default().push(g);
+    }
+    let wanted: HashSet<&[String]> = per_panel
+        .into_values()
+        .flat_map(|mut gs| {
+            gs.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
+            let n = shown(groups.len(), gs.len());
+            gs.into_iter().take(n).map(|g| g.key.as_slice())
+        })
+        .collect();
+    let strata = strata_where(&results, &by, Some(split), |k| wanted.contains(k))?;
+    let bytes = std::fs::read(&results).with_context(|| format!("cannot read {}", results.display()))?;
+    Ok(Data {
+        dir: dir.display().to_string(),
+        manifest,
+        split,
+        strata,
+        by,
+        show,
+        rows: agg.rows(),
+        panels,
+        groups,
+        marks,
+        notes,
+        tuned: tuned_groups,
+        learners,
+        curves,
+        blocks,
+        compared,
+        tune_blocks,
+        solver_blocks,
+        rungs: rungs.into_values().collect(),
+        failures: (failures, failed),
+        boards,
+        evaluation,
+        csv: embed("results.csv", &bytes),
+    })
+}
+
+/// The columns a rung reads, by position.
+struct RungColumns {
+    episodes: usize,
+    iterations: usize,
+    job_id: usize,
+    train_ms: usize,
+}
+
+impl RungColumns {
+    fn new() -> RungColumns {
+        RungColumns {
+            episodes: column("episodes"),
+            iterations: column("iterations"),
+            job_id: column("job_id"),
+            train_ms: column("train_ms"),
+        }
+    }
+}
+
+/// Adds a search's row to its rung.
+fn rung(rung: &mut Rung, rec: &csv::StringRecord, key_at: &[usize], at: &RungColumns, ok: bool) {
+    let budget = if rec[at.episodes].is_empty() { &rec[at.iterations] } else { &rec[at.episodes] };
+    if !rung.budgets.contains(budget) {
+        rung.budgets.insert(budget.to_string());
+    }
+    let config: Vec<String> =
+        key_at.iter().filter(|&&i| i != at.episodes && i != at.iterations).map(|&i| rec[i].to_string()).collect();
+    rung.configurations.insert(config);
+    if rung.jobs.insert(rec[at.job_id].to_string()) {
+        rung.train_ms += rec[at.train_ms].parse::<f64>().unwrap_or(0.0);
+    }
+    rung.failed += usize::from(!ok);
+}
+
+/// The panel of a configuration: its seat, evaluation opponent and game.
+pub fn panel(by: &[&str], key: &[String]) -> Vec<String> {
+    ["seat", "eval_opponent", "game"].iter().filter_map(|c| at(by, c)).map(|k| key[k].clone()).collect()
+}
+
+/// The learners' configurations whose curves are drawn: the best [`CURVES_PER_PANEL`] of
+/// each of the first [`CURVE_PANELS`] panels.
+pub fn top_learners(groups: &[Group], learners: &HashSet<Vec<String>>, by: &[&str]) -> BTreeSet<Vec<String>> {
+    let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
+    for g in groups.iter().filter(|g| learners.contains(&g.key) && g.n > 0) {
+        per_panel.entry(panel(by, &g.key)).or_default().push(g);
+    }
+    per_panel
+        .into_values()
+        .take(CURVE_PANELS)
+        .flat_map(|mut gs| {
+            gs.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
+            gs.into_iter().take(CURVES_PER_PANEL).map(|g| g.key.clone())
+        })
+        .collect()
+}
+
+/// The curves of the configurations `wanted`, one per replicate: the jobs of each are
+/// found in the results, then their points in `curves.csv` (against the row's evaluation
+/// opponent, in its seat).
+fn read_curves(
+    dir: &Path,
+    by: &[&str],
+    wanted: &BTreeSet<Vec<String>>,
+    split: Split,
+) -> Result<BTreeMap<Vec<String>, Curves>> {
+    let path = dir.join("curves.csv");
+    if wanted.is_empty() || !path.exists() {
+        return Ok(BTreeMap::new());
+    }
+    let key_at: Vec<usize> = by.iter().map(|c| column(c)).collect();
+    // (job, seat, evaluation opponent) → (configuration, curve index).
+    let mut jobs: HashMap<(String, String, String), (Vec<String>, usize)> = HashMap::new();
+    let mut count: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    let (status, seat, opponent) = (column("status"), column("seat"), column("eval_opponent"));
+    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        if splits::of_row(rec) != split || &rec[status] != "ok" {
+            return;
+        }
+        let key: Vec<String> = key_at.iter().map(|&i| rec[i].to_string()).collect();
+        if wanted.contains(&key) {
+            let n = count.entry(key.clone()).or_default();
+            let id = (rec[0].to_string(), rec[seat].to_string(), rec[opponent].to_string());
+            jobs.insert(id, (key, *n));
+            *n += 1;
+        }
+    })?;
+    let mut out: BTreeMap<Vec<String>, Curves> = count.iter().map(|(k, &n)| (k.clone(), vec![Vec::new(); n])).collect();
+    each_row(&path, &CURVE_COLUMNS, &CURVE_COLUMNS, |rec| {
+        let id = (rec[0].to_string(), rec[2].to_string(), rec[3].to_string());
+        if let Some((key, i)) = jobs.get(&id) {
+            let (Ok(e), Ok(r)) = (rec[1].parse::<f64>(), rec[5].parse::<f64>()) else { return };
+            out.get_mut(key).expect("a wanted configuration")[*i].push((e, r));
+        }
+    })?;
+    Ok(out)
+}

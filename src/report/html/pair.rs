@@ -1,0 +1,189 @@
+//! Two results directories side by side (`sweep report A B`): the configurations they
+//! share (same solver, parameters, seat, evaluation opponent and game), each side's mean
+//! regret and interval as `summary` computes them, the difference; and what only one of
+//! them has. The directories may come from different specs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::{Cell, Facts, Part, Row, Section, Table, page};
+use crate::report::files::each_row;
+use crate::report::manifest::Manifest;
+use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
+use crate::report::{RESULT_COLUMNS, splits};
+use crate::spec::Split;
+
+/// One side: its directory, manifest, the rows shown and its configurations.
+pub struct Side {
+    /// The directory as given.
+    pub dir: String,
+    /// Its manifest, when readable.
+    pub manifest: Option<Manifest>,
+    /// The rows shown (test when the file has test rows, as `summary`).
+    pub split: Split,
+    /// Configurations by key.
+    pub groups: BTreeMap<Vec<String>, Group>,
+}
+
+/// Two sides.
+pub struct Pair {
+    /// The first directory (A).
+    pub a: Side,
+    /// The second directory (B).
+    pub b: Side,
+}
+
+fn side(dir: &Path) -> Result<Side> {
+    let results = dir.join("results.csv");
+    let split = splits::shown(&results)?;
+    let mut agg = Aggregator::new(&config_columns());
+    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        if splits::of_row(rec) == split {
+            agg.push(|i| &rec[i]);
+        }
+    })
+    .with_context(|| results.display().to_string())?;
+    if agg.rows() == 0 {
+        anyhow::bail!("{}: results.csv has no rows yet", dir.display());
+    }
+    Ok(Side {
+        dir: dir.display().to_string(),
+        manifest: Manifest::read(dir).ok(),
+        split,
+        groups: agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect(),
+    })
+}
+
+/// Reads two results directories.
+pub fn read_pair(a: &Path, b: &Path) -> Result<Pair> {
+    Ok(Pair { a: side(a)?, b: side(b)? })
+}
+
+fn interval(g: &Group) -> (f64, f64) {
+    if g.ci95.is_nan() { (f64::NAN, f64::NAN) } else { ((g.mean_regret - g.ci95).max(0.0), g.mean_regret + g.ci95) }
+}
+
+/// The page comparing two directories.
+pub fn pair_page(p: &Pair) -> String {
+    let by = config_columns();
+    // The columns that tell configurations apart: those whose value differs between two
+    // configurations of one solver, on either side or across them.
+    let solver = by.iter().position(|c| *c == "solver").unwrap_or(0);
+    let keys: Vec<&Vec<String>> = p.a.groups.keys().chain(p.b.groups.keys()).collect();
+    let mut show: Vec<usize> = (0..by.len())
+        .filter(|&k| {
+            let mut first: BTreeMap<&str, &str> = BTreeMap::new();
+            keys.iter().any(|key| *first.entry(&key[solver]).or_insert(&key[k]) != key[k])
+        })
+        .collect();
+    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent", "game"].contains(&by[k])));
+    show.sort_unstable();
+    show.dedup();
+    let names: Vec<String> = show.iter().map(|&k| by[k].to_string()).collect();
+    let cells = |key: &[String]| -> Vec<Cell> { show.iter().map(|&k| Cell::text(key[k].clone())).collect() };
+    let mut header = names.clone();
+    header.extend(
+        [
+            "n_a",
+            "mean_regret_a",
+            "ci95_low_a",
+            "ci95_high_a",
+            "n_b",
+            "mean_regret_b",
+            "ci95_low_b",
+            "ci95_high_b",
+            "difference",
+        ]
+        .map(String::from),
+    );
+    let mut shared = Vec::new();
+    for (key, ga) in &p.a.groups {
+        let Some(gb) = p.b.groups.get(key) else { continue };
+        let mut r = cells(key);
+        let (la, ha) = interval(ga);
+        let (lb, hb) = interval(gb);
+        r.extend([Cell::count(ga.n), Cell::num(ga.mean_regret), Cell::num(la), Cell::num(ha)]);
+        r.extend([Cell::count(gb.n), Cell::num(gb.mean_regret), Cell::num(lb), Cell::num(hb)]);
+        r.push(Cell::num(gb.mean_regret - ga.mean_regret));
+        shared.push((Row::Config(key.join("|")), r));
+    }
+    let only = |x: &Side, y: &Side| -> Table {
+        let mut header = names.clone();
+        header.extend(["n", "mean_regret", "ci95_low", "ci95_high"].map(String::from));
+        let rows = x
+            .groups
+            .iter()
+            .filter(|(k, _)| !y.groups.contains_key(*k))
+            .map(|(k, g)| {
+                let mut r = cells(k);
+                let (l, h) = interval(g);
+                r.extend([Cell::count(g.n), Cell::num(g.mean_regret), Cell::num(l), Cell::num(h)]);
+                (Row::Config(k.join("|")), r)
+            })
+            .collect();
+        Table { header, rows }
+    };
+    let (only_a, only_b) = (only(&p.a, &p.b), only(&p.b, &p.a));
+    let same_seed = match (&p.a.manifest, &p.b.manifest) {
+        (Some(a), Some(b)) => a.master_seed == b.master_seed,
+        _ => false,
+    };
+    let n_shared = shared.len();
+    let sections = vec![
+        Section {
+            id: "shared",
+            title: format!("Shared configurations ({n_shared})"),
+            how: format!(
+                "Configurations both directories ran (same solver, parameters, seat, opponent and board): each side's mean \
+                 regret over its replicates with its Student-t 95% interval, as `sweep summary` prints them; difference = \
+                 B - A (negative: B is better). {}",
+                if same_seed {
+                    "Both used the same master seed, so replicate k had the same seed on both sides."
+                } else {
+                    "The master seeds differ: the sides are independent samples."
+                }
+            ),
+            parts: if n_shared == 0 {
+                vec![Part::Note(
+                    "None: every configuration of one differs from those of the other in a parameter, the seat, the \
+                     opponent or the board (the columns below show where)."
+                        .into(),
+                )]
+            } else {
+                vec![Part::Table(Table { header, rows: shared })]
+            },
+        },
+        Section {
+            id: "only-a",
+            title: format!("Only in A ({})", only_a.rows.len()),
+            how: "Configurations that only the first directory ran.".into(),
+            parts: vec![Part::Table(only_a)],
+        },
+        Section {
+            id: "only-b",
+            title: format!("Only in B ({})", only_b.rows.len()),
+            how: "Configurations that only the second directory ran.".into(),
+            parts: vec![Part::Table(only_b)],
+        },
+    ];
+    let mut facts: Facts = Vec::new();
+    for (tag, s) in [("A", &p.a), ("B", &p.b)] {
+        let spec = s.manifest.as_ref().map_or("no manifest.json".to_string(), |m| {
+            let name = m.spec.get("name").and_then(|v| v.as_str()).unwrap_or("");
+            format!("{name}, hash {}, master seed {}, {} {}", m.spec_hash, m.master_seed, m.tool, m.tool_version)
+        });
+        facts.push((tag.into(), format!("{} ({spec}; {} rows)", s.dir, s.split.name())));
+    }
+    let same = matches!((&p.a.manifest, &p.b.manifest), (Some(a), Some(b)) if a.spec_hash == b.spec_hash);
+    facts.push(("specs".into(), if same { "the same spec (same hash)".into() } else { "different specs".into() }));
+    let boards: BTreeSet<&str> =
+        p.a.groups
+            .keys()
+            .chain(p.b.groups.keys())
+            .filter_map(|k| by.iter().position(|c| *c == "game").map(|i| k[i].as_str()))
+            .collect();
+    facts.push(("board".into(), boards.into_iter().collect::<Vec<_>>().join(", ")));
+    page("sweep report: A and B", &facts, &sections, None)
+}

@@ -1,0 +1,587 @@
+//! The sections of a one-directory page, chosen by what the results hold: the
+//! leaderboard always; learning curves when learners ran; importance and a heatmap when a
+//! block's grid is full; performance profiles; paired differences; a search's rungs;
+//! failures. Pure: [`Data`] in, sections out.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::data::{Data, at, panel};
+use super::svg::{Axis, Plot, bars, heatmap, series};
+use super::{Cell, Facts, Part, Row, Section, Table};
+use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
+use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
+use crate::report::summary::Group;
+use crate::seed::fnv1a;
+use crate::spec::Split;
+use crate::stats::robust::{RESAMPLES, Stat, bootstrap_interval};
+
+/// Charts of one kind on a page.
+const CHARTS: usize = 6;
+/// Configurations drawn in a forest of paired differences.
+const FOREST: usize = 15;
+
+/// The facts at the top: spec, hash, seeds, tool, boards, what is exact.
+pub fn facts(d: &Data) -> Facts {
+    let mut f: Facts = Vec::new();
+    if let Some(m) = &d.manifest {
+        let spec = |k: &str| m.spec.get(k).map(|v| v.to_string().trim_matches('"').to_string()).unwrap_or_default();
+        f.push(("spec".into(), format!("{} ({})", spec("name"), m.spec_file)));
+        f.push(("spec hash".into(), m.spec_hash.clone()));
+        f.push((
+            "seeds".into(),
+            format!("master seed {}, {} replicates per configuration", m.master_seed, spec("replicates")),
+        ));
+        f.push((
+            "tool".into(),
+            format!(
+                "{} {} ({} {}, rand_pcg {})",
+                m.tool, m.tool_version, m.generator, m.rand_version, m.rand_pcg_version
+            ),
+        ));
+        f.push((
+            "run".into(),
+            format!(
+                "{} of {} jobs done, {} failed; started {}{}{}",
+                m.jobs_done,
+                m.jobs_total,
+                m.jobs_failed,
+                m.started,
+                m.ended.as_ref().map(|e| format!(", ended {e}")).unwrap_or_default(),
+                if m.complete { "" } else { " (not complete)" }
+            ),
+        ));
+    } else {
+        f.push(("spec".into(), "no manifest.json: the results file alone".into()));
+    }
+    f.push(("board".into(), d.boards.iter().cloned().collect::<Vec<_>>().join(", ")));
+    let (exact, sampled) = d.evaluation;
+    f.push((
+        "evaluation".into(),
+        if sampled == 0 {
+            format!("exact: every regret of the {exact} successful rows is computed, not estimated")
+        } else {
+            format!(
+                "{exact} rows exact, {sampled} rows by sampled games (their regret is an estimate; value_se in the CSV)"
+            )
+        },
+    ));
+    f.push((
+        "rows".into(),
+        match d.split {
+            Split::Test => {
+                "test rows: the configurations the [test] table chose, re-run on fresh seeds, each with its \
+                            tuning mean and the gap; importance and heatmaps come from the tuning rows (the full grid)"
+                    .into()
+            }
+            Split::Tune => "the grid's (or search's) rows; the file has no test rows".into(),
+        },
+    ));
+    f.push(("directory".into(), d.dir.clone()));
+    f
+}
+
+/// The sections of the page, in reading order.
+pub fn sections(d: &Data) -> Vec<Section> {
+    let mut out = vec![leaderboard(d)];
+    out.extend(curves(d));
+    out.extend(importance(d));
+    out.extend(profiles(d));
+    out.extend(paired(d));
+    out.extend(search(d));
+    out.extend(failures(d));
+    out
+}
+
+/// Panels in the order the results first have them (the spec's order of seats and
+/// opponents).
+fn ordered<T>(d: &Data, panels: BTreeMap<Vec<String>, T>) -> Vec<(Vec<String>, T)> {
+    let mut v: Vec<(Vec<String>, T)> = panels.into_iter().collect();
+    v.sort_by_key(|(p, _)| d.panels.iter().position(|q| q == p).unwrap_or(usize::MAX));
+    v
+}
+
+/// A configuration's name: its solver and the shown columns that vary.
+fn name(d: &Data, key: &[String]) -> String {
+    let mut parts = vec![at(&d.by, "solver").map(|k| key[k].clone()).unwrap_or_default()];
+    for &k in &d.show {
+        let col = d.by[k];
+        if !["solver", "seat", "eval_opponent", "game"].contains(&col) && !key[k].is_empty() {
+            parts.push(format!("{col}={}", key[k]));
+        }
+    }
+    parts.join(" ")
+}
+
+fn panel_title(p: &[String]) -> String {
+    match p {
+        [seat, opponent, game] => format!("{seat} against {opponent} on {game}"),
+        other => other.join(" / "),
+    }
+}
+
+/// The leaderboard: one table per (seat, evaluation opponent, game), best first, with
+/// `summary`'s numbers.
+fn leaderboard(d: &Data) -> Section {
+    let test = d.split == Split::Test;
+    let mut header: Vec<String> = table_columns(d).iter().map(|&k| d.by[k].to_string()).collect();
+    header.extend(
+        [
+            "n",
+            "failed",
+            "mean_regret",
+            "ci95_low",
+            "ci95_high",
+            "vs_best",
+            "iqm_regret",
+            "boot_low",
+            "boot_high",
+            "sd_regret",
+        ]
+        .map(String::from),
+    );
+    if test {
+        header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
+    }
+    header.extend(["p_win", "p_draw", "p_loss", "train_ms", "sampled"].map(String::from));
+    let mut panels: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
+    for g in &d.groups {
+        panels.entry(panel(&d.by, &g.key)).or_default().push(g);
+    }
+    let mut parts = Vec::new();
+    for (p, mut groups) in ordered(d, panels) {
+        groups.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
+        let shown = super::data::shown(d.groups.len(), groups.len());
+        let mut rows: Vec<(Row, Vec<Cell>)> =
+            groups[..shown].iter().map(|g| (Row::Config(g.key.join("|")), row(d, g, test))).collect();
+        if shown < groups.len() {
+            let rest = &groups[shown..];
+            let mut cells = vec![Cell::text(format!(
+                "others: {} more configurations, mean regret {:.6} to {:.6} (all in the CSV below)",
+                rest.len(),
+                rest[0].mean_regret,
+                rest[rest.len() - 1].mean_regret
+            ))];
+            cells.resize(header.len(), Cell::default());
+            rows.push((Row::Others, cells));
+        }
+        parts.push(Part::Heading(format!("{} ({} configurations)", panel_title(&p), groups.len())));
+        parts.push(Part::Table(Table { header: header.clone(), rows }));
+    }
+    for n in &d.notes {
+        parts.push(Part::Note(n.clone()));
+    }
+    if test {
+        parts.push(Part::Note("gap = mean_regret (test seeds) - tune_mean_regret (the seeds that chose it): the optimism of choosing on the same seeds plus the seeds' own spread.".into()));
+    }
+    Section {
+        id: "leaderboard",
+        title: "Leaderboard".into(),
+        how: "Lower regret is better (0 = optimal). One table per seat, opponent and board, best first; ci95 is the \
+              Student-t 95% interval of the mean over replicates, boot_low..boot_high the bootstrap 95% interval of the \
+              IQM; vs_best: best = lowest mean of its solver's block, = a paired Wilcoxon test (Holm, 0.05) cannot tell it \
+              from the best, cannot-reject = too few replicates to ever tell. Click a column to sort. The same numbers as \
+              `sweep summary`."
+            .into(),
+        parts,
+    }
+}
+
+/// The grouping columns a leaderboard table shows: `summary`'s, but for those its panel's
+/// heading names (seat, evaluation opponent, game).
+fn table_columns(d: &Data) -> Vec<usize> {
+    d.show.iter().copied().filter(|&k| !["seat", "eval_opponent", "game"].contains(&d.by[k])).collect()
+}
+
+fn row(d: &Data, g: &Group, test: bool) -> Vec<Cell> {
+    let mut r: Vec<Cell> = table_columns(d).iter().map(|&k| Cell::text(g.key[k].clone())).collect();
+    let low = if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) };
+    r.extend([
+        Cell::count(g.n),
+        Cell::count(g.failed),
+        Cell::num(g.mean_regret),
+        Cell::num(low),
+        Cell::num(g.mean_regret + g.ci95),
+        Cell::text(d.marks.get(&g.key).copied().unwrap_or("")),
+    ]);
+    let strata: Vec<Vec<f64>> = d.strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
+    let (iqm, lo, hi) = if strata.is_empty() {
+        (f64::NAN, f64::NAN, f64::NAN)
+    } else {
+        let (lo, hi) = bootstrap_interval(Stat::Iqm, &strata, RESAMPLES, fnv1a(g.key.join(",").as_bytes()), true);
+        (Stat::Iqm.of(&strata.concat()), lo, hi)
+    };
+    r.extend([Cell::num(iqm), Cell::num(lo), Cell::num(hi), Cell::num(g.sd_regret)]);
+    if test {
+        let t = d.tuned.get(&g.key);
+        r.push(t.map_or(Cell::default(), |t| Cell::count(t.n)));
+        r.push(t.map_or(Cell::default(), |t| Cell::num(t.mean_regret)));
+        r.push(t.map_or(Cell::default(), |t| Cell::num(g.mean_regret - t.mean_regret)));
+    }
+    r.extend([Cell::num(g.p[0]), Cell::num(g.p[1]), Cell::num(g.p[2])]);
+    r.push(if g.train_ms.is_nan() {
+        Cell::default()
+    } else {
+        Cell { text: format!("{:.1}", g.train_ms), value: Some(format!("{}", g.train_ms)) }
+    });
+    r.push(Cell::count(g.sampled));
+    r
+}
+
+/// Learning curves of each panel's best learners: replicates faint, their mean bold.
+fn curves(d: &Data) -> Option<Section> {
+    if d.curves.is_empty() {
+        return None;
+    }
+    let mut panels: BTreeMap<Vec<String>, Vec<(&Group, &super::data::Curves)>> = BTreeMap::new();
+    for g in &d.groups {
+        if let Some(c) = d.curves.get(&g.key) {
+            panels.entry(panel(&d.by, &g.key)).or_default().push((g, c));
+        }
+    }
+    let mut parts = Vec::new();
+    for (p, configs) in ordered(d, panels) {
+        let points = configs.iter().flat_map(|(_, c)| c.iter().flatten());
+        let (xmax, ymax) = points.fold((1.0f64, 0.0f64), |(x, y), &(e, r)| (x.max(e), y.max(r)));
+        let mut plot = Plot::new(
+            &format!("Regret while learning: {}", panel_title(&p)),
+            Axis::new("training episodes", 0.0, xmax),
+            Axis::new("exact regret (value units, 0 = optimal)", 0.0, ymax.max(1e-3) * 1.05),
+        );
+        for (i, (g, c)) in configs.iter().enumerate() {
+            for run in c.iter() {
+                plot.line(run, series(i), 1.0, 0.25);
+            }
+            let longest = c.iter().map(Vec::len).max().unwrap_or(0);
+            let mean: Vec<(f64, f64)> = (0..longest)
+                .filter_map(|j| {
+                    let at: Vec<(f64, f64)> = c.iter().filter_map(|run| run.get(j).copied()).collect();
+                    (!at.is_empty()).then(|| (at[0].0, at.iter().map(|p| p.1).sum::<f64>() / at.len() as f64))
+                })
+                .collect();
+            plot.line(&mean, series(i), 2.5, 1.0);
+            plot.legend(&format!("{} ({:.4})", name(d, &g.key), g.mean_regret), series(i));
+        }
+        parts.push(Part::Chart(plot.finish()));
+    }
+    Some(Section {
+        id: "curves",
+        title: "Learning curves".into(),
+        how: "Exact regret of the greedy policy at each checkpoint, for the best learners of each seat and opponent \
+              (legend: final mean regret); each replicate is a faint line, their mean the bold one."
+            .into(),
+        parts,
+    })
+}
+
+/// A term's name: its columns joined by `:`.
+fn term_name(columns: &[&str], factors: &[usize], term: &[usize]) -> String {
+    term.iter().map(|&f| columns[factors[f]]).collect::<Vec<_>>().join(":")
+}
+
+/// Importance bars (share of variance; whiskers: range over replicates) and the heatmap
+/// of the two most important parameters, per block with a full grid.
+fn importance(d: &Data) -> Option<Section> {
+    let columns = default_config_columns();
+    let mut parts = Vec::new();
+    for (block, varying) in d.tune_blocks.iter().map(|b| (b, b.varying())).filter(|(_, v)| v.len() > 1).take(CHARTS) {
+        let value = |r: Option<u32>| {
+            move |c: &Config| r.map_or_else(|| c.mean(), |r| c.runs().get(&r).copied().unwrap_or(f64::NAN))
+        };
+        let Ok((factors, grid)) = grid_over(block, varying.clone(), &columns, value(None)) else { continue };
+        let mut terms = grid.importance();
+        terms.retain(|t| !t.share.is_nan());
+        terms.sort_by(|a, b| b.share.total_cmp(&a.share));
+        let replicates: BTreeSet<u32> = block.configs.iter().flat_map(|c| c.runs().into_keys()).collect();
+        let per_replicate: Vec<Vec<(String, f64)>> = replicates
+            .iter()
+            .filter_map(|&r| grid_over(block, varying.clone(), &columns, value(Some(r))).ok())
+            .map(|(f, g)| g.importance().into_iter().map(|t| (term_name(&columns, &f, &t.factors), t.share)).collect())
+            .collect();
+        let rows: Vec<(String, f64, f64, f64)> = terms
+            .iter()
+            .take(8)
+            .map(|t| {
+                let n = term_name(&columns, &factors, &t.factors);
+                let spread: Vec<f64> = per_replicate
+                    .iter()
+                    .flat_map(|v| v.iter().filter(|x| x.0 == n).map(|x| x.1))
+                    .filter(|x| x.is_finite())
+                    .collect();
+                let (lo, hi) = spread.iter().fold((f64::NAN, f64::NAN), |(a, b), &x| (a.min(x), b.max(x)));
+                (n, t.share, lo, hi)
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let title = block.key.join(" / ");
+        parts.push(Part::Chart(bars(
+            &format!("Importance: {title}"),
+            "share of the variance of mean regret over the grid (0..1)",
+            &rows,
+        )));
+        let mains: Vec<usize> =
+            terms.iter().filter(|t| t.factors.len() == 1).map(|t| factors[t.factors[0]]).take(2).collect();
+        if let [a, b] = mains[..] {
+            parts.push(Part::Chart(heat(block, &columns, b, a, &title)));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(Section {
+        id: "importance",
+        title: "What matters".into(),
+        how: "Bars: each parameter's (and pair's, a:b) share of the variance of the mean regret over the grid, as `sweep \
+              importance` computes it; whiskers: the share's range when computed on each replicate alone. Heatmap: mean \
+              regret over the two parameters that matter most, averaged over the others; darker is better."
+            .into(),
+        parts,
+    })
+}
+
+/// Levels of configuration column `k` in `block`, numeric ones in numeric order.
+fn levels(block: &Block, k: usize) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut v: Vec<String> = Vec::new();
+    for c in &block.configs {
+        if seen.insert(&c.key[k]) {
+            v.push(c.key[k].clone());
+        }
+    }
+    if v.iter().all(|x| x.parse::<f64>().is_ok()) {
+        v.sort_by(|a, b| a.parse::<f64>().unwrap_or(0.0).total_cmp(&b.parse::<f64>().unwrap_or(0.0)));
+    }
+    v
+}
+
+/// Heatmap rows or columns at most: more levels are put in consecutive bins.
+const HEAT_LEVELS: usize = 12;
+
+/// The levels of column `k` in bins of consecutive levels (one bin per level when few):
+/// each bin's label, and each level's bin.
+fn bins(block: &Block, k: usize) -> (Vec<String>, std::collections::HashMap<String, usize>) {
+    let levels = levels(block, k);
+    let per = levels.len().div_ceil(HEAT_LEVELS).max(1);
+    let labels = levels
+        .chunks(per)
+        .map(|c| if c.len() == 1 { c[0].clone() } else { format!("{}–{}", c[0], c[c.len() - 1]) })
+        .collect();
+    (labels, levels.into_iter().enumerate().map(|(i, l)| (l, i / per)).collect())
+}
+
+fn heat(block: &Block, columns: &[&str], x: usize, y: usize, title: &str) -> String {
+    let ((xs, xbin), (ys, ybin)) = (bins(block, x), bins(block, y));
+    let mut sums = vec![vec![(0.0, 0usize); xs.len()]; ys.len()];
+    for c in &block.configs {
+        let m = c.mean();
+        if m.is_finite() {
+            let cell = &mut sums[ybin[&c.key[y]]][xbin[&c.key[x]]];
+            *cell = (cell.0 + m, cell.1 + 1);
+        }
+    }
+    let values: Vec<Vec<f64>> =
+        sums.iter().map(|r| r.iter().map(|&(s, n)| if n == 0 { f64::NAN } else { s / n as f64 }).collect()).collect();
+    heatmap(
+        &format!("Mean regret by {} and {}: {title}", columns[x], columns[y]),
+        (columns[x], &xs),
+        (columns[y], &ys),
+        &values,
+        "mean regret",
+    )
+}
+
+/// Performance profiles: per panel, the fraction of each solver's best configuration's
+/// runs with regret at most tau, on one tau axis for the whole page.
+fn profiles(d: &Data) -> Option<Section> {
+    let mut panels: BTreeMap<Vec<String>, Vec<(String, Vec<f64>)>> = BTreeMap::new();
+    for block in &d.blocks {
+        let Some(b) = best(block, Metric::Regret) else { continue };
+        let c = &block.configs[b];
+        let mut runs = c.values();
+        runs.sort_by(f64::total_cmp);
+        let p: Vec<String> = block.key[1..].to_vec();
+        let varying = block.varying();
+        let what: Vec<String> =
+            varying.iter().map(|&k| format!("{}={}", default_config_columns()[k], c.key[k])).collect();
+        let label = if c.label == block.key[0] { String::new() } else { format!("{} ", c.label) };
+        panels.entry(p).or_default().push((
+            format!(
+                "{} ({label}{})",
+                block.key[0],
+                if what.is_empty() { "its one configuration".into() } else { what.join(" ") }
+            )
+            .replace(" ()", ""),
+            runs,
+        ));
+    }
+    let tau_max =
+        panels.values().flatten().flat_map(|(_, r)| r.last().copied()).fold(0.0f64, f64::max).max(1e-3) * 1.05;
+    let mut parts = Vec::new();
+    for (p, lines) in ordered(d, panels).into_iter().take(CHARTS) {
+        let mut plot = Plot::new(
+            &format!("Performance profile: {}", panel_title(&p)),
+            Axis::new("regret threshold tau (value units)", 0.0, tau_max),
+            Axis::new("fraction of runs with regret <= tau", 0.0, 1.0),
+        );
+        for (i, (label, runs)) in lines.iter().take(8).enumerate() {
+            let n = runs.len() as f64;
+            let mut pts = vec![(0.0, runs.iter().filter(|&&r| r <= 0.0).count() as f64 / n)];
+            for (j, &r) in runs.iter().enumerate() {
+                pts.push((r, (j + 1) as f64 / n));
+            }
+            pts.push((tau_max, 1.0));
+            plot.steps(&pts, series(i));
+            plot.legend(label, series(i));
+        }
+        parts.push(Part::Chart(plot.finish()));
+    }
+    (!parts.is_empty()).then(|| Section {
+        id: "profiles",
+        title: "Performance profiles".into(),
+        how: "For each solver's best configuration: the fraction of its runs whose regret is at most tau. Higher and \
+              further left is better; a curve at 1 from tau = 0 solved every run. Every chart shares the same tau axis."
+            .into(),
+        parts,
+    })
+}
+
+/// Paired differences with each block's best, and between the solvers' best.
+fn paired(d: &Data) -> Option<Section> {
+    let verdicts = Verdicts::default();
+    let columns = default_config_columns();
+    let mut parts = Vec::new();
+    let mut forest =
+        |block: &Block, base: usize, cs: &[Comparison], title: String, name: &dyn Fn(&Config) -> String| {
+            let mut cs = cs.to_vec();
+            cs.retain(|c| c.config != base);
+            cs.sort_by(|a, b| a.difference.mean.total_cmp(&b.difference.mean));
+            let more = cs.len().saturating_sub(FOREST);
+            let rows: Vec<(String, f64, f64, f64)> = cs
+                .iter()
+                .take(FOREST)
+                .map(|c| {
+                    (
+                        format!("{} [{}]", name(&block.configs[c.config]), c.verdict),
+                        c.difference.mean,
+                        c.difference.low,
+                        c.difference.high,
+                    )
+                })
+                .collect();
+            if rows.is_empty() {
+                return;
+            }
+            let lo = rows.iter().map(|r| r.2.min(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::min);
+            let hi = rows.iter().map(|r| r.3.max(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::max);
+            let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
+            let mut plot = Plot::new(
+                &format!("{title}{more}"),
+                Axis::new(
+                    "regret difference with the best (paired by replicate, 95% t interval)",
+                    lo - 0.02 * (hi - lo),
+                    hi + 0.02 * (hi - lo),
+                ),
+                Axis::new("", 0.0, 1.0),
+            )
+            .wide();
+            plot.forest(&rows, series(0).0);
+            plot.rule_x(0.0);
+            parts.push(Part::Chart(plot.finish()));
+        };
+    for (block, compared) in d.blocks.iter().zip(&d.compared).filter(|(b, _)| b.configs.len() > 1).take(CHARTS) {
+        let Some((base, cs)) = compared else { continue };
+        let varying = block.varying();
+        let name =
+            |c: &Config| varying.iter().map(|&k| format!("{}={}", columns[k], c.key[k])).collect::<Vec<_>>().join(" ");
+        forest(block, *base, cs, format!("vs the best of {}", block.key.join(" / ")), &name);
+    }
+    for block in d.solver_blocks.iter().take(CHARTS) {
+        let Ok(reps) = represent(block, &[0], Metric::Regret, &[]) else { continue };
+        if reps.len() < 2 {
+            continue;
+        }
+        let sub =
+            Block { key: block.key.clone(), configs: reps.iter().map(|r| block.configs[r.config].clone()).collect() };
+        let Some(base) = best(&sub, Metric::Regret) else { continue };
+        let name =
+            |c: &Config| if c.label == c.key[0] { c.key[0].clone() } else { format!("{} ({})", c.key[0], c.label) };
+        let cs = compare_block(&sub, base, Metric::Regret, verdicts);
+        forest(&sub, base, &cs, format!("Solvers' best vs the best solver: {}", panel_title(&block.key)), &name);
+    }
+    (!parts.is_empty()).then(|| Section {
+        id: "paired",
+        title: "Paired differences".into(),
+        how: "Each dot is a configuration's mean regret minus the best's over the same replicates (common random \
+              numbers), with its 95% paired-t interval; right of the dotted line is worse. In brackets: the verdict of \
+              `sweep compare` (Wilcoxon, Holm, 0.05). Solvers are each represented by their best configuration, chosen on \
+              these runs (optimistic for solvers with many configurations)."
+            .into(),
+        parts,
+    })
+}
+
+/// A search's rungs: budget, configurations, survivors, jobs, cost.
+fn search(d: &Data) -> Option<Section> {
+    if d.rungs.is_empty() {
+        return None;
+    }
+    let header =
+        ["rung", "budget", "configurations", "survivors", "jobs", "failed", "train_s"].map(String::from).to_vec();
+    let mut rows = Vec::new();
+    let mut cost = Vec::new();
+    for (i, r) in d.rungs.iter().enumerate() {
+        let survivors = d.rungs.get(i + 1).map_or(Cell::text("(last rung)"), |n| Cell::count(n.configurations.len()));
+        let secs = r.train_ms / 1000.0;
+        rows.push((
+            Row::Plain,
+            vec![
+                Cell::count(r.rung as usize),
+                Cell::text(r.budgets.iter().cloned().collect::<Vec<_>>().join(", ")),
+                Cell::count(r.configurations.len()),
+                survivors,
+                Cell::count(r.jobs.len()),
+                Cell::count(r.failed),
+                Cell { text: format!("{secs:.2}"), value: Some(format!("{secs}")) },
+            ],
+        ));
+        cost.push((format!("rung {} ({} configurations)", r.rung, r.configurations.len()), secs, f64::NAN, f64::NAN));
+    }
+    Some(Section {
+        id: "search",
+        title: "Search".into(),
+        how: "Each rung runs its configurations at its budget; survivors go on to the next. Cost is the training time \
+              summed over the rung's jobs (CPU seconds, not wall time)."
+            .into(),
+        parts: vec![
+            Part::Table(Table { header, rows }),
+            Part::Chart(bars("Training time per rung", "training time summed over jobs (s)", &cost)),
+        ],
+    })
+}
+
+/// Failed rows with their errors.
+fn failures(d: &Data) -> Option<Section> {
+    let (list, count) = &d.failures;
+    if *count == 0 {
+        return None;
+    }
+    let header = ["job_id", "label", "seat", "eval_opponent", "error"].map(String::from).to_vec();
+    let rows = list.iter().map(|f| (Row::Plain, f.cells.iter().map(|c| Cell::text(c.clone())).collect())).collect();
+    let mut parts = vec![Part::Table(Table { header, rows })];
+    if *count > list.len() {
+        parts.push(Part::Note(format!(
+            "{} failed rows in all; the first {} are listed (all in the CSV).",
+            count,
+            list.len()
+        )));
+    }
+    Some(Section {
+        id: "failures",
+        title: format!("Failures ({count})"),
+        how: "Rows whose job failed, with the error; they are counted in `failed` and left out of every mean. `sweep run` \
+              with the same spec runs them again."
+            .into(),
+        parts,
+    })
+}
