@@ -239,6 +239,8 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
         .iter()
         .map(|s| match s {
             Shared::Positions(g) | Shared::Mdp(g, ..) => g.to_string(),
+            Shared::Layout(key) => key.game.to_string(),
+            Shared::OptimalValues(game, ..) => game.to_string(),
         })
         .collect();
     let peak = needs.peak(threads);

@@ -6,7 +6,7 @@
 use super::param::{GAME, OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
-use crate::mdp::{Policy, Seat};
+use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::{self, Need, Shared};
 use crate::solvers::params::ExactParams;
 use crate::solvers::q_learning::Checkpoint;
@@ -55,7 +55,7 @@ macro_rules! exact_kind {
                 Need { job, shared }
             }
 
-            fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+            fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
                 let truth = ground_truth(self.0.game, self.0.seat, self.0.opponent);
                 let solve: fn(&GroundTruth) -> Policy = $solve;
                 Agent::Table(solve(truth))

@@ -17,7 +17,8 @@ use crate::bench::Calibration;
 use crate::game::Game;
 use crate::mdp::Seat;
 use crate::memory::Need;
-use crate::solvers::action_values::{behaviour_action_values, optimal_action_values, q_error};
+use crate::solvers::action_values::{behaviour_action_values, optimal, q_error, q_error_optimal};
+use crate::solvers::layout::LayoutKey;
 use crate::solvers::params::decay_to_floor;
 use crate::solvers::tabular::Trained;
 use crate::solvers::{QParams, TrainOpponent, ground_truth};
@@ -158,7 +159,7 @@ pub fn seconds(q: &QParams, relative_cost: f64, seats: &[Seat], evaluation: &Eva
     } else {
         crate::memory::side(q.game, q.seat)
     };
-    let out_of_cache = if crate::memory::table(side, q.symmetry) > 32 << 20 { 10.0 } else { 1.0 };
+    let out_of_cache = if crate::memory::values(side) > 32 << 20 { 10.0 } else { 1.0 };
     let action_values = if q.opponent == TrainOpponent::SelfPlay { 0.0 } else { side.moves as f64 * 4e-8 };
     q.episodes as f64 * games_per_episode * relative_cost * longer * out_of_cache / cal.q_per_s
         + evaluations
@@ -175,15 +176,21 @@ pub fn memory(q: &QParams, tables: u64, per_move: u64, seats: &[Seat], evaluatio
     let mut shared = Need::evaluations(game, seats, &evaluation.opponents);
     let evaluator = seats.iter().map(|&s| memory::evaluator(memory::side(game, s))).max().unwrap_or(0);
     let fixed = 2 * memory::policy(game) + evaluator;
+    let agent = match q.opponent {
+        TrainOpponent::SelfPlay => None,
+        TrainOpponent::Fixed(opponent) => Some((q.seat, opponent)),
+    };
+    shared.insert(Shared::Layout(LayoutKey { game, agent, symmetry: q.symmetry }));
     let job = match q.opponent {
         TrainOpponent::SelfPlay => {
             let all = game.figures().all();
-            tables * memory::table(all, q.symmetry) + per_move * all.moves + memory::successors(all) + fixed
+            tables * memory::values(all) + per_move * all.moves + memory::successors(all) + fixed
         }
         TrainOpponent::Fixed(opponent) => {
             shared.insert(Shared::Mdp(game, q.seat, opponent));
+            shared.insert(Shared::OptimalValues(game, q.seat, opponent, q.gamma.to_bits()));
             let side = memory::side(game, q.seat);
-            tables * memory::table(side, q.symmetry) + per_move * side.moves + 2 * memory::action_values(side) + fixed
+            tables * memory::values(side) + per_move * side.moves + 2 * memory::action_values(side) + fixed
         }
     };
     Need { job, shared }
@@ -201,18 +208,18 @@ pub enum Target {
 
 /// The agent of a finished training: its greedy policy and, against a fixed opponent, the
 /// table's `q_error` against `target` under the learner's own `gamma`.
-pub fn agent(q: &QParams, trained: &Trained, target: Target) -> Agent {
-    let policy = trained.table.policy();
+pub fn agent(q: &QParams, trained: Trained, target: Target) -> Agent {
     let TrainOpponent::Fixed(opponent) = q.opponent else {
-        return Agent::Table(policy);
+        return Agent::Table(trained.table.policy());
     };
     let mdp = &ground_truth(q.game, q.seat, opponent).mdp;
-    let exact = if target == Target::Optimal || trained.exploration.is_greedy() {
-        optimal_action_values(mdp, q.gamma)
+    let q_error = if target == Target::Optimal || trained.exploration.is_greedy() {
+        q_error_optimal(mdp, &trained.table, optimal(q.game, q.seat, opponent, q.gamma))
     } else {
-        behaviour_action_values(mdp, q.gamma, &trained.table, trained.exploration)
+        let exact = behaviour_action_values(mdp, q.gamma, &trained.table, trained.exploration);
+        q_error(mdp, &trained.table, &exact)
     };
-    Agent::Learned { policy, q_error: q_error(mdp, &trained.table, &exact) }
+    Agent::Learned { table: trained.table, q_error }
 }
 
 /// A one-table learner kind over [`QParams`]: its grid-point type `$kind`, its `$name`, the
@@ -263,10 +270,10 @@ macro_rules! one_table_learner {
                 &self,
                 seed: u64,
                 marks: &[u64],
-                record: &mut dyn FnMut($crate::solvers::tabular::Checkpoint, &$crate::mdp::Policy),
+                record: &mut dyn FnMut($crate::solvers::tabular::Checkpoint, &dyn $crate::mdp::Moves),
             ) -> $crate::kinds::Agent {
-                let trained = $train(&self.0, seed, marks, |c, t| record(c, &t.policy()));
-                $crate::kinds::learner::agent(&self.0, &trained, $target)
+                let trained = $train(&self.0, seed, marks, |c, t| record(c, t));
+                $crate::kinds::learner::agent(&self.0, trained, $target)
             }
         }
     };

@@ -6,7 +6,7 @@ use super::states_over_tic_tac_toe;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
 use crate::game::{Board, Game};
-use crate::mdp::{EvalOpponent, Evaluator, Opponent, Policy, Seat};
+use crate::mdp::{EvalOpponent, Evaluator, Moves, Opponent, Policy, Seat};
 use crate::memory::{self, Need};
 use crate::solvers::mcts::Searcher;
 use crate::solvers::q_learning::Checkpoint;
@@ -94,7 +94,7 @@ impl Solver for MctsParams {
         Need { job, shared: Need::evaluations(game, seats, &evaluation.opponents) }
     }
 
-    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         Agent::Search(*self)
     }
 }

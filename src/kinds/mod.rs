@@ -32,9 +32,10 @@ pub use sarsa::Sarsa;
 
 use crate::bench::Calibration;
 use crate::game::Game;
-use crate::mdp::{Policy, Seat};
+use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
+use crate::solvers::tabular::Table;
 use crate::solvers::{MctsParams, MonteCarloParams, QParams};
 use crate::spec::EvaluationSpec;
 
@@ -43,11 +44,11 @@ use crate::spec::EvaluationSpec;
 pub enum Agent {
     /// A move per position.
     Table(Policy),
-    /// A learned table's greedy policy, and how far the table is from the exact values
-    /// it estimates (the `q_error` column).
+    /// A learned table (its greedy policy plays, asked only where an evaluation reaches),
+    /// and how far the table is from the exact values it estimates (the `q_error` column).
     Learned {
-        /// The greedy policy.
-        policy: Policy,
+        /// The table.
+        table: Table,
         /// The root-mean-square error of the table (see `solvers/action_values.rs`).
         q_error: f64,
     },
@@ -85,7 +86,7 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy
     /// after each episode listed in `marks` (increasing; a leading 0 asks for the
     /// untrained policy, before the first episode). Others ignore `marks`.
-    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent;
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent;
 }
 
 /// What a kind declares about itself.
@@ -329,7 +330,7 @@ impl Params {
     }
 
     /// Trains or solves (see [`Solver::train`]).
-    pub fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+    pub fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         self.solver().train(seed, marks, record)
     }
 }

@@ -7,7 +7,7 @@ use super::learner::{self, Target};
 use super::param::STEP;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::bench::Calibration;
-use crate::mdp::{Policy, Seat};
+use crate::mdp::{Moves, Seat};
 use crate::memory::Need;
 use crate::solvers::tabular::Checkpoint;
 use crate::solvers::{MonteCarloParams, StepRule, monte_carlo};
@@ -43,8 +43,8 @@ impl Solver for MonteCarloParams {
         learner::memory(&self.learner, 1, counts, seats, evaluation)
     }
 
-    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let trained = monte_carlo::train(self, seed, marks, |c, t| record(c, &t.policy()));
-        learner::agent(&self.learner, &trained, Target::Behaviour)
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
+        let trained = monte_carlo::train(self, seed, marks, |c, t| record(c, t));
+        learner::agent(&self.learner, trained, Target::Behaviour)
     }
 }
