@@ -5,7 +5,7 @@
 
 use super::param::{GAME, OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
-use crate::bench::Calibration;
+use crate::cost::Load;
 use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::{self, Need, Shared};
 use crate::solvers::params::ExactParams;
@@ -41,9 +41,13 @@ macro_rules! exact_kind {
 
             /// Building the MDP and solving it, then one exact evaluation per (seat,
             /// opponent).
-            fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-                let bigger = super::states_over_tic_tac_toe(self.0.game, seats);
-                (cal.solve_s * 2.0 + (seats.len() * evaluation.opponents.len()) as f64 * cal.eval_s) * bigger
+            /// Two solves (the ground truth and the kind's own) and an evaluation per
+            /// seat and opponent.
+            fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+                let mut load = Load::new(self.0.game, seats);
+                load.solves = 2.0 * load.states_over_tic_tac_toe;
+                load.evaluations = (seats.len() * evaluation.opponents.len()) as u64;
+                load
             }
 
             /// The solved policy and the evaluator; the MDP and its optimum are shared.

@@ -5,7 +5,7 @@
 
 use super::learner::{self, Target};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
-use crate::bench::Calibration;
+use crate::cost::Load;
 use crate::mdp::{Moves, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::{self, Checkpoint};
@@ -31,12 +31,12 @@ impl Solver for QParams {
     }
 
     /// Training, plus an exact evaluation per checkpoint, seat and opponent.
-    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-        learner::seconds(self, 1.0, seats, evaluation, cal)
+    fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+        learner::load(self, 0, Target::Optimal, seats, evaluation)
     }
 
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
-        learner::memory(self, 1, 0, seats, evaluation)
+        learner::memory(self, 1, 0, Target::Optimal, seats, evaluation)
     }
 
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
