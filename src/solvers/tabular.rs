@@ -132,11 +132,20 @@ impl Table {
         Table::with_layout(Arc::new(Layout::new(game, states, symmetry)), q_init)
     }
 
-    /// A table over a (shared) layout, every entry `q_init`. With `q_init = 0` the values
-    /// come from lazily zeroed memory: a job pays for the pages its episodes touch, not
-    /// for the table's size.
+    /// A table over a (shared) layout, every entry `q_init`. Small values reuse the
+    /// buffer of the thread's previous table, refilled (cheaper than fresh pages); big
+    /// ones with `q_init = 0` come from lazily zeroed memory: a job pays for the pages its
+    /// episodes touch, not for the table's size.
     pub fn with_layout(layout: Arc<Layout>, q_init: f64) -> Table {
-        let q = if q_init.to_bits() == 0 { vec![0.0; layout.entries()] } else { vec![q_init; layout.entries()] };
+        let n = layout.entries();
+        let q = match reused(n) {
+            Some(mut q) => {
+                q.fill(q_init);
+                q
+            }
+            None if q_init.to_bits() == 0 => vec![0.0; n],
+            None => vec![q_init; n],
+        };
         Table { layout, q }
     }
 
@@ -344,6 +353,37 @@ impl crate::mdp::Moves for Table {
 
     fn get(&self, b: Board) -> Option<u8> {
         self.greedy_move(b)
+    }
+}
+
+/// Values up to this many entries (8 MiB) are refilled in a reused buffer rather than
+/// taken from fresh, lazily zeroed pages: writing them costs less than the first touch
+/// of the pages an episode reaches.
+const REUSED_ENTRIES: usize = 1 << 20;
+
+thread_local! {
+    /// The values of the thread's last small table, for the next one of the same size.
+    static SPARE: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The thread's spare buffer of `n` entries, if it has one (contents unspecified).
+fn reused(n: usize) -> Option<Vec<f64>> {
+    if n > REUSED_ENTRIES {
+        return None;
+    }
+    SPARE.with(|spare| {
+        let mut spare = spare.borrow_mut();
+        (spare.len() == n && n > 0).then(|| std::mem::take(&mut *spare))
+    })
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        if (1..=REUSED_ENTRIES).contains(&self.q.len()) {
+            let q = std::mem::take(&mut self.q);
+            // A thread being torn down has no spare to keep.
+            let _ = SPARE.try_with(|spare| *spare.borrow_mut() = q);
+        }
     }
 }
 
