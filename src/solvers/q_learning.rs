@@ -121,6 +121,7 @@ pub(super) fn drive(
     }
     let mdp = training_mdp(params, learner);
     let mut table = table(mdp, params.q_init, params.symmetry);
+    table.expect_episodes(params.episodes);
     let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {
             let first = first_state(mdp, &mut rng);

@@ -6,6 +6,8 @@
 //!   at `q_init`. A learner numbers its states and gives each state's legal cells; the
 //!   table numbers the (state, move) pairs as *slots*, contiguous per state in the order
 //!   given, so a learner's own per-slot data (successors, rewards) lines up with them.
+//!   What does not depend on the job (states, slots, the symmetry index) is a shared
+//!   [`Layout`] (see [`super::layout`]); the table owns only its values.
 //! - The symmetry index: with `symmetry = true` a slot maps to the entry (the state's
 //!   class under the 8 board symmetries, the move's cell mapped through the transform
 //!   that [`symmetry::canonical`] returns for the state), so a state and its 7 images
@@ -147,6 +149,17 @@ impl Table {
             None => vec![q_init; n],
         };
         Table { layout, q }
+    }
+
+    /// Advises huge pages for the values when `episodes` games will touch most of their
+    /// pages anyway (a few states per cell of a game): a long job then misses the TLB far
+    /// less, while a short one does not zero 2 MiB for each page it reaches (see
+    /// [`crate::memory::huge_pages`]).
+    pub fn expect_episodes(&self, episodes: u64) {
+        let pages = (self.q.len() * 8 / 4096) as u64;
+        if pages > 0 && episodes.saturating_mul(self.game().cells() as u64) >= 4 * pages {
+            crate::memory::huge_pages(&self.q);
+        }
     }
 
     /// The layout the table is over.
