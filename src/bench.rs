@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+pub use crate::cost::Calibration;
+
 use crate::game::{Board, Game};
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use crate::solvers::mcts::Searcher;
@@ -233,57 +235,65 @@ pub fn evaluation_seconds(evaluator: &mut Evaluator) -> f64 {
     started.elapsed().as_secs_f64() / f64::from(reps)
 }
 
-/// The figures `sweep plan` needs, measured quickly (about half a second).
-#[derive(Clone, Copy, Debug)]
-pub struct Calibration {
-    /// Q-learning episodes per second.
-    pub q_per_s: f64,
-    /// MCTS iterations per second (mid-game and opening mixed).
-    pub mcts_per_s: f64,
-    /// Seconds per exact evaluation.
-    pub eval_s: f64,
-    /// Seconds per exact solve.
-    pub solve_s: f64,
-    /// States the optimal policy reaches, by seat and opponent (in `Seat::ALL` and
-    /// `Opponent::ALL` order): the number of searches an MCTS evaluation needs, roughly.
-    pub reach: [[usize; 3]; 2],
+/// Typical figures of a current core, with no measuring: enough to order jobs by cost.
+pub fn nominal() -> Calibration {
+    let mut cal = Calibration::quick(crate::cost::REFERENCE.q_per_s, 2.5e6, 3e-5, 1e-3);
+    cal.source = "nominal".into();
+    cal
 }
 
-impl Calibration {
-    /// Typical figures of a current core, with no measuring (the reach table is exact):
-    /// enough to order jobs by cost.
-    pub fn nominal() -> Calibration {
-        Calibration {
-            q_per_s: 8e6,
-            mcts_per_s: 2.5e6,
-            eval_s: 3e-5,
-            solve_s: 1e-3,
-            reach: reach(&mut Evaluator::new()),
-        }
-    }
+/// The calibration `sweep plan` uses: a saved `sweep bench --save` result if there is
+/// one, else one measured now for about `budget` in all.
+pub fn calibration(budget: Duration) -> Calibration {
+    Calibration::saved().unwrap_or_else(|| measure(budget))
+}
 
-    /// Measures for about `budget` in all.
-    pub fn measure(budget: Duration) -> Calibration {
-        let quarter = budget / 4;
-        let q_per_s = qlearning_rate(quarter);
-        let mcts_per_s = (mcts_rate(Board::EMPTY, quarter) + mcts_rate(midgame(), quarter)) / 2.0;
+/// Measures the quick calibration for about `budget` in all (see [`Calibration::quick`]).
+/// The kernels are timed by the clock; the share of a core the process got meanwhile (its
+/// CPU time over the wall time) turns them into speeds per second of CPU, and is kept as
+/// [`Calibration::free`], how much of a core a thread gets on this host now.
+pub fn measure(budget: Duration) -> Calibration {
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let quarter = budget / 4;
+    let q_per_s = qlearning_rate(quarter);
+    let mcts_per_s = (mcts_rate(Board::EMPTY, quarter) + mcts_rate(midgame(), quarter)) / 2.0;
+    let mut evaluator = Evaluator::new();
+    let eval_s = repeat(3, || evaluation_seconds(&mut evaluator)).median;
+    let solve_s = repeat(3, solve_seconds).median;
+    let free = cpu.zip(cpu_seconds()).map_or(1.0, |(a, b)| ((b - a) / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0));
+    let mut cal = Calibration::quick(q_per_s / free, mcts_per_s / free, eval_s * free, solve_s * free);
+    cal.free = free;
+    cal
+}
+
+/// The CPU time of this thread, where the system tells it.
+fn cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `t` is a valid timespec for the call to fill.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+        ok.then_some(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// States the optimal policy reaches in tic-tac-toe, by seat and opponent (in `Seat::ALL`
+/// and `Opponent::ALL` order): the number of searches an MCTS evaluation needs, roughly.
+pub fn tic_tac_toe_reach() -> [[usize; 3]; 2] {
+    static REACH: std::sync::OnceLock<[[usize; 3]; 2]> = std::sync::OnceLock::new();
+    *REACH.get_or_init(|| {
         let mut evaluator = Evaluator::new();
-        let eval_s = repeat(3, || evaluation_seconds(&mut evaluator)).median;
-        let solve_s = repeat(3, solve_seconds).median;
-        Calibration { q_per_s, mcts_per_s, eval_s, solve_s, reach: reach(&mut evaluator) }
-    }
-}
-
-/// States the optimal policy reaches, by seat and opponent.
-fn reach(evaluator: &mut Evaluator) -> [[usize; 3]; 2] {
-    let mut reach = [[0; 3]; 2];
-    for (i, &seat) in Seat::ALL.iter().enumerate() {
-        for (j, &opp) in Opponent::ALL.iter().enumerate() {
-            let t = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
-            reach[i][j] = evaluator.evaluate(&t.mdp, |s, _| t.mdp.cell(t.solution.actions[s] as usize)).states;
+        let mut reach = [[0; 3]; 2];
+        for (i, &seat) in Seat::ALL.iter().enumerate() {
+            for (j, &opp) in Opponent::ALL.iter().enumerate() {
+                let t = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
+                reach[i][j] = evaluator.evaluate(&t.mdp, |s, _| t.mdp.cell(t.solution.actions[s] as usize)).states;
+            }
         }
-    }
-    reach
+        reach
+    })
 }
 
 #[cfg(test)]

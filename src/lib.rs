@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod cost;
 pub mod error;
 pub mod game;
 pub mod kinds;

@@ -19,6 +19,7 @@ use std::collections::BTreeSet;
 use crate::game::Game;
 use crate::game::figures::Side;
 use crate::mdp::{EvalOpponent, Opponent, Seat};
+use crate::solvers::layout::LayoutKey;
 
 /// A table that every job of a process shares once built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -27,6 +28,11 @@ pub enum Shared {
     Positions(Game),
     /// The agent MDP of (game, seat, opponent) and its optimum.
     Mdp(Game, Seat, Opponent),
+    /// A tabular learner's layout (states, slots, symmetry index).
+    Layout(LayoutKey),
+    /// Q* of the agent MDP of (game, seat, opponent) under a discount (its bits), which
+    /// `q_error` compares tables with.
+    OptimalValues(Game, Seat, Opponent, u64),
 }
 
 impl Shared {
@@ -35,6 +41,11 @@ impl Shared {
         match self {
             Shared::Positions(game) => positions(game),
             Shared::Mdp(game, seat, _) => mdp(game, seat) + solution(side(game, seat)),
+            Shared::Layout(key) => match key.agent {
+                Some((seat, _)) => layout(side(key.game, seat), key.symmetry),
+                None => layout(key.game.figures().all(), key.symmetry),
+            },
+            Shared::OptimalValues(game, seat, ..) => optimal_values(side(game, seat)),
         }
     }
 }
@@ -97,12 +108,17 @@ pub fn solution(s: Side) -> u64 {
     s.states * (8 + 4 + 8)
 }
 
-/// A tabular learner's [`crate::solvers::tabular::Table`] over `s`: per state its first
-/// slot and position (4 + 4); per slot its cell and value (1 + 8), and with `symmetry` its
-/// entry in the index (4; the class-keyed values are then counted as one per slot, as
-/// before).
-pub fn table(s: Side, symmetry: bool) -> u64 {
-    s.states * 8 + 4 + s.moves * if symmetry { 13 } else { 9 }
+/// A tabular learner's [`crate::solvers::layout::Layout`] over `s`, shared by the jobs of
+/// a run: per state its first slot and position (4 + 4); per slot its cell (1), and with
+/// `symmetry` its entry in the index (4).
+pub fn layout(s: Side, symmetry: bool) -> u64 {
+    s.states * 8 + 4 + s.moves * if symmetry { 5 } else { 1 }
+}
+
+/// A tabular learner's own values over `s` (8 bytes per slot; the class-keyed values of
+/// a table with `symmetry` are counted as one per slot too, an upper bound).
+pub fn values(s: Side) -> u64 {
+    s.moves * 8
 }
 
 /// The self-play successors: per slot the next position and the reward (4 + 8).
@@ -115,10 +131,16 @@ pub fn policy(game: Game) -> u64 {
     game.figures().positions
 }
 
-/// An [`crate::mdp::Evaluator`] over an MDP with `s`: per agent state a slot and four
-/// probabilities or values (4 + 4 · 8).
+/// An [`crate::mdp::Evaluator`] over an MDP with `s`: per agent state a mark, a slot and
+/// four probabilities or values (4 + 4 + 4 · 8), and the list of the states reached (4).
 pub fn evaluator(s: Side) -> u64 {
-    s.states * 36
+    s.states * 48
+}
+
+/// Q* of an agent MDP under one discount, kept as one value per state
+/// ([`crate::solvers::action_values::OptimalValues`]).
+pub fn optimal_values(s: Side) -> u64 {
+    s.states * 8
 }
 
 /// Exact action values over the slots of `s` (`q_error`'s target): one per slot, and a
@@ -235,12 +257,17 @@ mod tests {
                 close(&format!("{game} {seat} mdp"), mdp(game, seat), built.heap_bytes(), loose);
                 let params = QParams { game, seat, episodes: 1, ..QParams::DEFAULT };
                 let trained = q_learning::train_table(&params, 1, &[], |_, _| {});
-                close(
-                    &format!("{game} {seat} table"),
-                    table(side(game, seat), false),
-                    trained.table.heap_bytes(),
-                    loose,
-                );
+                close(&format!("{game} {seat} values"), values(side(game, seat)), trained.table.heap_bytes(), loose);
+                for symmetry in [false, true] {
+                    let real = trained.table.layout().heap_bytes();
+                    let real = if symmetry {
+                        let mdp = &crate::solvers::ground_truth(game, seat, Opponent::Random).mdp;
+                        crate::solvers::layout::Layout::over_mdp(mdp, true).heap_bytes()
+                    } else {
+                        real
+                    };
+                    close(&format!("{game} {seat} layout {symmetry}"), layout(side(game, seat), symmetry), real, loose);
+                }
                 let mut buffers = Evaluator::new();
                 buffers.evaluate(&built, |_, b| b.legal_cells().next().expect("a move"));
                 close(&format!("{game} {seat} evaluator"), evaluator(side(game, seat)), buffers.heap_bytes(), loose);

@@ -7,8 +7,8 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::bench::{
-    Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat, repeat_samples,
-    share_of_qlearning, solve_seconds,
+    Calibration, Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat,
+    repeat_samples, share_of_qlearning, solve_seconds,
 };
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
@@ -31,6 +31,11 @@ pub struct BenchArgs {
     /// Rough time budget in seconds for all figures.
     #[arg(long, default_value_t = 20.0)]
     seconds: f64,
+    /// Save the figures `sweep plan` estimates with (see `Calibration::saved_path`:
+    /// $SWEEP_CALIBRATION, else ~/.cache/sweep/calibration.json); `plan` then uses them
+    /// instead of measuring.
+    #[arg(long)]
+    save: bool,
 }
 
 /// The fixed small grid of the speedup figure: 8 Q-learning jobs.
@@ -80,6 +85,14 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
         return Err(bad_input(format!("--seconds {}: give a positive number of seconds", args.seconds)));
     }
     let figures = measure(args);
+    if args.save {
+        let path = Calibration::saved_path()
+            .ok_or_else(|| bad_input("--save: neither SWEEP_CALIBRATION nor HOME is set; set one"))?;
+        let text = serde_json::to_string_pretty(&figures.calibration()).expect("JSON");
+        let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, text));
+        written.map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        eprintln!("saved the calibration `sweep plan` uses to {}", path.display());
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&figures.to_json()).expect("JSON"));
     } else {
@@ -177,6 +190,19 @@ fn measure(args: &BenchArgs) -> Figures {
 }
 
 impl Figures {
+    /// The cost model's calibration from these figures; what they do not measure (the
+    /// per-job, shared-table and page costs, and the slowdown of big tables, which the
+    /// 4x4k4 figure's near-greedy schedule understates) is the reference's, scaled by the
+    /// measured Q-learning speed.
+    fn calibration(&self) -> Calibration {
+        let q_per_s = self.learners[0].median;
+        let mcts = (self.mcts_empty.median + self.mcts_midgame.median) / 2.0;
+        let mut cal = Calibration::quick(q_per_s, mcts, self.eval.median / 1e6, self.solve.median / 1e3);
+        cal.shares = self.shares.iter().map(|f| f.median).collect();
+        cal.source = format!("saved by `sweep bench --save` on {}", crate::report::manifest::now_utc());
+        cal
+    }
+
     /// One JSON object with a key per figure.
     fn to_json(&self) -> serde_json::Value {
         let by_name = |figures: &[Figure]| -> serde_json::Map<_, _> {

@@ -67,10 +67,10 @@ pub fn before_run(opts: &RunOptions) -> Result<bool> {
         None => shard_from_env(|k| std::env::var(k).ok()).ok().flatten().map_or(1, |s| s.count),
     };
     let wall = |cal: &Calibration| estimate(&sweep, threads, cal).wall_seconds / f64::from(shards);
-    if wall(&Calibration::nominal()) < NEAR_AN_HOUR {
+    if wall(&crate::bench::nominal()) < NEAR_AN_HOUR {
         return Ok(true);
     }
-    let seconds = wall(&Calibration::measure(Duration::from_millis(400)));
+    let seconds = wall(&crate::bench::calibration(Duration::from_millis(400)));
     let terminal = std::io::stdin().is_terminal();
     match decide(seconds, opts.yes, terminal) {
         Decision::Go => Ok(true),

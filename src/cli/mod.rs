@@ -47,7 +47,9 @@ enum Command {
     )]
     Run(RunArgs),
     /// Show what a spec would run: jobs per solver, total work, estimated time; a search's rungs, Hyperband's brackets and warnings. Writes nothing.
-    #[command(after_help = "Example:\n  sweep plan experiments/qlearning.toml")]
+    #[command(
+        after_help = "The estimate comes from one cost model calibrated on this machine: half a second of measuring now, or the figures `sweep bench --save` kept (the estimate line says which). It counts the shared tables' build and how much of a core a thread gets on this host now.\n\nExample:\n  sweep plan experiments/qlearning.toml"
+    )]
     Plan {
         /// The spec (TOML).
         spec: PathBuf,
@@ -112,7 +114,7 @@ enum Command {
     Play(play::PlayArgs),
     /// Measure this machine's speed for each kernel (one core each) and the parallel speedup.
     #[command(
-        after_help = "Each figure is the median of its repetitions, with min and max. A figure that could not be measured (too short to tell from noise) prints `not measured: why`; in --json it is null and `not_measured` holds the reason.\n\nExamples:\n  sweep bench\n  sweep bench --json --seconds 10"
+        after_help = "Each figure is the median of its repetitions, with min and max. A figure that could not be measured (too short to tell from noise) prints `not measured: why`; in --json it is null and `not_measured` holds the reason.\n\nWith --save, the figures `sweep plan` and `run`'s cost guard estimate with are kept in $SWEEP_CALIBRATION, else ~/.cache/sweep/calibration.json (delete it to measure at each plan again).\n\nExamples:\n  sweep bench\n  sweep bench --json --seconds 10\n  sweep bench --save"
     )]
     Bench(bench::BenchArgs),
     /// List the columns of results.csv and curves.csv; for parameters, their type, default,

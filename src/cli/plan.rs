@@ -48,9 +48,13 @@ pub struct Estimate {
     pub solvers: Vec<SolverEstimate>,
     /// Seconds of one core, all jobs together.
     pub cpu_seconds: f64,
-    /// Wall-clock seconds on the given threads: the CPU time shared out, but never less
-    /// than the longest job.
+    /// Wall-clock seconds on the given threads: building the shared tables, then the CPU
+    /// time shared out, but never less than the longest job.
     pub wall_seconds: f64,
+    /// Wall-clock seconds of building the shared tables, before the first job.
+    pub shared_seconds: f64,
+    /// Seconds of one core of building them.
+    pub shared_cpu_seconds: f64,
 }
 
 /// The cost of every job of `sweep` on `threads` threads, by `cal`.
@@ -88,7 +92,20 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
         cpu_seconds *= work as f64 / grid_work.max(1) as f64;
     }
     cpu_seconds += test_cost(sweep, cal).1;
-    Estimate { solvers, cpu_seconds, wall_seconds: (cpu_seconds / threads as f64).max(longest) }
+    let shared = needs(sweep).shared;
+    let shared_seconds = crate::cost::shared_wall_seconds(&shared, threads, cal);
+    let shared_cpu_seconds = crate::cost::shared_seconds(&shared, cal);
+    let quiet = shared_seconds + (cpu_seconds / threads as f64).max(longest);
+    let wall_seconds = crate::cost::wall_seconds(quiet, threads.min(jobs_to_run(sweep).max(1)), cal);
+    Estimate { solvers, cpu_seconds, wall_seconds, shared_seconds, shared_cpu_seconds }
+}
+
+/// The jobs a run of `sweep` starts at most at once (a search's largest rung).
+fn jobs_to_run(sweep: &Sweep) -> usize {
+    if sweep.search.is_some() {
+        return crate::search::planned(sweep).iter().map(|r| r.2).max().unwrap_or(1) as usize;
+    }
+    sweep.solvers.iter().map(|s| s.points.len() * s.replicates as usize).sum()
 }
 
 /// A `[test]`'s jobs and seconds of one core, at most: each solver's share of the chosen
@@ -239,6 +256,8 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
         .iter()
         .map(|s| match s {
             Shared::Positions(g) | Shared::Mdp(g, ..) => g.to_string(),
+            Shared::Layout(key) => key.game.to_string(),
+            Shared::OptimalValues(game, ..) => game.to_string(),
         })
         .collect();
     let peak = needs.peak(threads);
@@ -278,7 +297,7 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
         println!("{}", needs(&sweep).peak(threads).div_ceil(1 << 20));
         return Ok(exit::OK);
     }
-    let cal = Calibration::measure(Duration::from_millis(400));
+    let cal = crate::bench::calibration(Duration::from_millis(400));
     let estimate = estimate(&sweep, threads, &cal);
     let replicates = count(sweep.replicates, "replicate");
     println!("{} ({}): seed {}, {replicates}", sweep.name, spec_path.display(), sweep.seed);
@@ -311,8 +330,14 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     }
     print_test(&sweep, &cal);
     println!(
-        "estimated wall time on {threads} threads: {} (measured here: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s per core)",
+        "estimated wall time on {threads} threads: {} ({:.1} s of it building the shared tables; {:.1} s of CPU in all; \
+         calibration {}, a thread got {:.0}% of a core: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s per \
+         core)",
         human(estimate.wall_seconds),
+        estimate.shared_seconds,
+        estimate.cpu_seconds + estimate.shared_cpu_seconds,
+        cal.source,
+        100.0 * cal.free,
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
     );

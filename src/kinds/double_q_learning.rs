@@ -6,5 +6,5 @@ use super::learner::{Target, one_table_learner};
 
 one_table_learner!(
     /// A grid point of `double-q-learning`.
-    DoubleQLearning, "double-q-learning", crate::solvers::double_q_learning::train, 1.3, Target::Optimal, 2
+    DoubleQLearning, "double-q-learning", crate::solvers::double_q_learning::train, 3, Target::Optimal, 2
 );

@@ -5,8 +5,8 @@
 
 use super::param::{GAME, OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
-use crate::bench::Calibration;
-use crate::mdp::{Policy, Seat};
+use crate::cost::Load;
+use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::{self, Need, Shared};
 use crate::solvers::params::ExactParams;
 use crate::solvers::q_learning::Checkpoint;
@@ -41,9 +41,13 @@ macro_rules! exact_kind {
 
             /// Building the MDP and solving it, then one exact evaluation per (seat,
             /// opponent).
-            fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-                let bigger = super::states_over_tic_tac_toe(self.0.game, seats);
-                (cal.solve_s * 2.0 + (seats.len() * evaluation.opponents.len()) as f64 * cal.eval_s) * bigger
+            /// Two solves (the ground truth and the kind's own) and an evaluation per
+            /// seat and opponent.
+            fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+                let mut load = Load::new(self.0.game, seats);
+                load.solves = 2.0 * load.states_over_tic_tac_toe;
+                load.evaluations = (seats.len() * evaluation.opponents.len()) as u64;
+                load
             }
 
             /// The solved policy and the evaluator; the MDP and its optimum are shared.
@@ -55,7 +59,7 @@ macro_rules! exact_kind {
                 Need { job, shared }
             }
 
-            fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+            fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
                 let truth = ground_truth(self.0.game, self.0.seat, self.0.opponent);
                 let solve: fn(&GroundTruth) -> Policy = $solve;
                 Agent::Table(solve(truth))

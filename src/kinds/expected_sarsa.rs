@@ -6,5 +6,5 @@ use super::learner::{Target, one_table_learner};
 
 one_table_learner!(
     /// A grid point of `expected-sarsa`.
-    ExpectedSarsa, "expected-sarsa", crate::solvers::expected_sarsa::train, 1.0, Target::Behaviour, 1
+    ExpectedSarsa, "expected-sarsa", crate::solvers::expected_sarsa::train, 2, Target::Behaviour, 1
 );

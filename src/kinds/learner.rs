@@ -12,12 +12,12 @@ use super::param::{
     EXPLORATION, GAME, GAMMA, Q_INIT, SEAT, STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN,
     TEMPERATURE_MIN_AT, TRAIN_OPPONENT,
 };
-use super::{Agent, Param, Val, Values, states_over_tic_tac_toe};
-use crate::bench::Calibration;
-use crate::game::Game;
+use super::{Agent, Param, Val, Values};
+use crate::cost::{Load, Training};
 use crate::mdp::Seat;
 use crate::memory::Need;
-use crate::solvers::action_values::{behaviour_action_values, optimal_action_values, q_error};
+use crate::solvers::action_values::{behaviour_action_values, optimal, q_error, q_error_optimal};
+use crate::solvers::layout::LayoutKey;
 use crate::solvers::params::decay_to_floor;
 use crate::solvers::tabular::Trained;
 use crate::solvers::{QParams, TrainOpponent, ground_truth};
@@ -136,54 +136,60 @@ pub fn values_with(q: &QParams, extra: &[Val]) -> Vec<Val> {
     values
 }
 
-/// Seconds of training and checkpoint evaluations; `relative_cost` is the learner's time
-/// per episode over Q-learning's.
-/// The calibration is measured on tic-tac-toe: on a bigger board an episode is longer (by
-/// the number of cells) and an evaluation walks more states (by the agent states).
-pub fn seconds(q: &QParams, relative_cost: f64, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-    // Self-play games are about twice as long as the agent's half of a game.
-    let games_per_episode = if q.opponent == TrainOpponent::SelfPlay { 2.0 } else { 1.0 };
-    let evals = (seats.len() * evaluation.opponents.len()) as f64;
-    let longer = q.game.cells() as f64 / Game::TIC_TAC_TOE.cells() as f64;
-    let evaluations =
-        f64::from(evaluation.checkpoints) * evals * (cal.eval_s * states_over_tic_tac_toe(q.game, seats) + 2e-5);
-    if q.game == Game::TIC_TAC_TOE {
-        return q.episodes as f64 * games_per_episode * relative_cost / cal.q_per_s + evaluations;
-    }
-    // A table beyond the caches makes every step wait for memory: about ten times slower
-    // per move (measured on 4x4k4, docs/performance.md §8). The exact values `q_error`
-    // compares with cost a pass over every slot (about 40 ns each).
-    let side = if q.opponent == TrainOpponent::SelfPlay {
-        q.game.figures().all()
-    } else {
-        crate::memory::side(q.game, q.seat)
+/// What a learner's job does: its training (`learner` is its place in
+/// [`crate::bench::LEARNERS`], whose measured share of Q-learning's speed the cost model
+/// reads), an exact evaluation per checkpoint and at the end per seat and opponent, and
+/// against a fixed opponent an on-policy learner's pass over every slot for `q_error`.
+pub fn load(q: &QParams, learner: usize, target: Target, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+    let mut load = Load::new(q.game, seats);
+    let evals = (seats.len() * evaluation.opponents.len()) as u64;
+    let (side, games) = match q.opponent {
+        TrainOpponent::SelfPlay => (q.game.figures().all(), 2.0 * q.episodes as f64),
+        TrainOpponent::Fixed(_) => (crate::memory::side(q.game, q.seat), q.episodes as f64),
     };
-    let out_of_cache = if crate::memory::table(side, q.symmetry) > 32 << 20 { 10.0 } else { 1.0 };
-    let action_values = if q.opponent == TrainOpponent::SelfPlay { 0.0 } else { side.moves as f64 * 4e-8 };
-    q.episodes as f64 * games_per_episode * relative_cost * longer * out_of_cache / cal.q_per_s
-        + evaluations
-        + action_values
+    load.training = Some(Training { learner, games, values: crate::memory::values(side) });
+    load.evaluations = (u64::from(evaluation.checkpoints) + 1) * evals;
+    if target == Target::Behaviour && q.opponent != TrainOpponent::SelfPlay {
+        load.passes = side.moves as f64;
+    }
+    load
 }
 
 /// The memory of a learner's job with `tables` tables (Double Q-learning has two) and
 /// `per_move` more bytes per table slot (Monte Carlo's return counts): the tables, the
-/// self-play successors, two policies (a checkpoint's and the final one), the evaluator,
-/// and the exact action values `q_error` compares with (two sets for on-policy learners).
-pub fn memory(q: &QParams, tables: u64, per_move: u64, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
+/// self-play successors, two policies (at most: a self-play job's final one), the
+/// evaluator, and for an on-policy learner the exact action values of its behaviour that
+/// `q_error` compares with (Q* is shared, [`Shared::OptimalValues`]).
+pub fn memory(
+    q: &QParams,
+    tables: u64,
+    per_move: u64,
+    target: Target,
+    seats: &[Seat],
+    evaluation: &EvaluationSpec,
+) -> Need {
     use crate::memory::{self, Shared};
     let game = q.game;
     let mut shared = Need::evaluations(game, seats, &evaluation.opponents);
     let evaluator = seats.iter().map(|&s| memory::evaluator(memory::side(game, s))).max().unwrap_or(0);
     let fixed = 2 * memory::policy(game) + evaluator;
+    let agent = match q.opponent {
+        TrainOpponent::SelfPlay => None,
+        TrainOpponent::Fixed(opponent) => Some((q.seat, opponent)),
+    };
+    shared.insert(Shared::Layout(LayoutKey { game, agent, symmetry: q.symmetry }));
     let job = match q.opponent {
         TrainOpponent::SelfPlay => {
             let all = game.figures().all();
-            tables * memory::table(all, q.symmetry) + per_move * all.moves + memory::successors(all) + fixed
+            tables * memory::values(all) + per_move * all.moves + memory::successors(all) + fixed
         }
         TrainOpponent::Fixed(opponent) => {
             shared.insert(Shared::Mdp(game, q.seat, opponent));
+            shared.insert(Shared::OptimalValues(game, q.seat, opponent, q.gamma.to_bits()));
             let side = memory::side(game, q.seat);
-            tables * memory::table(side, q.symmetry) + per_move * side.moves + 2 * memory::action_values(side) + fixed
+            // Q* is shared; Q^π of an on-policy learner's behaviour is its own.
+            let own = if target == Target::Behaviour { memory::action_values(side) } else { 0 };
+            tables * memory::values(side) + per_move * side.moves + own + fixed
         }
     };
     Need { job, shared }
@@ -201,25 +207,25 @@ pub enum Target {
 
 /// The agent of a finished training: its greedy policy and, against a fixed opponent, the
 /// table's `q_error` against `target` under the learner's own `gamma`.
-pub fn agent(q: &QParams, trained: &Trained, target: Target) -> Agent {
-    let policy = trained.table.policy();
+pub fn agent(q: &QParams, trained: Trained, target: Target) -> Agent {
     let TrainOpponent::Fixed(opponent) = q.opponent else {
-        return Agent::Table(policy);
+        return Agent::Table(trained.table.policy());
     };
     let mdp = &ground_truth(q.game, q.seat, opponent).mdp;
-    let exact = if target == Target::Optimal || trained.exploration.is_greedy() {
-        optimal_action_values(mdp, q.gamma)
+    let q_error = if target == Target::Optimal || trained.exploration.is_greedy() {
+        q_error_optimal(mdp, &trained.table, optimal(q.game, q.seat, opponent, q.gamma))
     } else {
-        behaviour_action_values(mdp, q.gamma, &trained.table, trained.exploration)
+        let exact = behaviour_action_values(mdp, q.gamma, &trained.table, trained.exploration);
+        q_error(mdp, &trained.table, &exact)
     };
-    Agent::Learned { policy, q_error: q_error(mdp, &trained.table, &exact) }
+    Agent::Learned { table: trained.table, q_error }
 }
 
 /// A one-table learner kind over [`QParams`]: its grid-point type `$kind`, its `$name`, the
-/// `$train` function of its algorithm, its cost per episode relative to Q-learning's, the
+/// `$train` function of its algorithm, its place in [`crate::bench::LEARNERS`] (for its measured cost), the
 /// [`Target`] of its `q_error` and the number of tables it keeps. Everything else is what every tabular learner shares.
 macro_rules! one_table_learner {
-    ($(#[$doc:meta])* $kind:ident, $name:literal, $train:path, $relative_cost:literal, $target:expr, $tables:literal) => {
+    ($(#[$doc:meta])* $kind:ident, $name:literal, $train:path, $learner:literal, $target:expr, $tables:literal) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $kind(pub $crate::solvers::QParams);
@@ -242,13 +248,8 @@ macro_rules! one_table_learner {
                 $crate::kinds::Work { episodes: self.0.episodes, iterations: 0 }
             }
 
-            fn seconds(
-                &self,
-                seats: &[$crate::mdp::Seat],
-                evaluation: &$crate::spec::EvaluationSpec,
-                cal: &$crate::bench::Calibration,
-            ) -> f64 {
-                $crate::kinds::learner::seconds(&self.0, $relative_cost, seats, evaluation, cal)
+            fn load(&self, seats: &[$crate::mdp::Seat], evaluation: &$crate::spec::EvaluationSpec) -> $crate::cost::Load {
+                $crate::kinds::learner::load(&self.0, $learner, $target, seats, evaluation)
             }
 
             fn memory(
@@ -256,17 +257,17 @@ macro_rules! one_table_learner {
                 seats: &[$crate::mdp::Seat],
                 evaluation: &$crate::spec::EvaluationSpec,
             ) -> $crate::memory::Need {
-                $crate::kinds::learner::memory(&self.0, $tables, 0, seats, evaluation)
+                $crate::kinds::learner::memory(&self.0, $tables, 0, $target, seats, evaluation)
             }
 
             fn train(
                 &self,
                 seed: u64,
                 marks: &[u64],
-                record: &mut dyn FnMut($crate::solvers::tabular::Checkpoint, &$crate::mdp::Policy),
+                record: &mut dyn FnMut($crate::solvers::tabular::Checkpoint, &dyn $crate::mdp::Moves),
             ) -> $crate::kinds::Agent {
-                let trained = $train(&self.0, seed, marks, |c, t| record(c, &t.policy()));
-                $crate::kinds::learner::agent(&self.0, &trained, $target)
+                let trained = $train(&self.0, seed, marks, |c, t| record(c, t));
+                $crate::kinds::learner::agent(&self.0, trained, $target)
             }
         }
     };

@@ -30,11 +30,11 @@ pub use mcts::{SearchAgent, search_policy};
 pub use param::{Param, Ty, Val, Values};
 pub use sarsa::Sarsa;
 
-use crate::bench::Calibration;
-use crate::game::Game;
-use crate::mdp::{Policy, Seat};
+use crate::cost::{Calibration, Load};
+use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
+use crate::solvers::tabular::Table;
 use crate::solvers::{MctsParams, MonteCarloParams, QParams};
 use crate::spec::EvaluationSpec;
 
@@ -43,11 +43,11 @@ use crate::spec::EvaluationSpec;
 pub enum Agent {
     /// A move per position.
     Table(Policy),
-    /// A learned table's greedy policy, and how far the table is from the exact values
-    /// it estimates (the `q_error` column).
+    /// A learned table (its greedy policy plays, asked only where an evaluation reaches),
+    /// and how far the table is from the exact values it estimates (the `q_error` column).
     Learned {
-        /// The greedy policy.
-        policy: Policy,
+        /// The table.
+        table: Table,
         /// The root-mean-square error of the table (see `solvers/action_values.rs`).
         q_error: f64,
     },
@@ -73,10 +73,10 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// The work `sweep plan` counts.
     fn work(&self) -> Work;
 
-    /// Seconds of one core that training, solving or searching takes by `cal`, for an
-    /// evaluation of `seats` by `evaluation` (the executor's shared costs are added by
-    /// [`Params::seconds`]).
-    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64;
+    /// What training, solving or searching does, for an evaluation of `seats` by
+    /// `evaluation`, as the cost model counts it ([`crate::cost`]; the sampled games are
+    /// added by [`Params::load`]).
+    fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load;
 
     /// The memory a job needs for evaluating `seats` by `evaluation`: its own, and the
     /// shared tables it uses (see [`crate::memory`]).
@@ -85,7 +85,7 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy
     /// after each episode listed in `marks` (increasing; a leading 0 asks for the
     /// untrained policy, before the first episode). Others ignore `marks`.
-    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent;
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent;
 }
 
 /// What a kind declares about itself.
@@ -213,13 +213,6 @@ pub fn takers(name: &str) -> Vec<Kind> {
     Kind::ALL.iter().copied().filter(|k| k.param(name).is_some()).collect()
 }
 
-/// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for
-/// tic-tac-toe): what an exact evaluation's cost grows with.
-pub(crate) fn states_over_tic_tac_toe(game: Game, seats: &[Seat]) -> f64 {
-    let states = |g: Game| seats.iter().map(|&s| crate::memory::side(g, s).states).sum::<u64>() as f64;
-    states(game) / states(Game::TIC_TAC_TOE).max(1.0)
-}
-
 /// The value that makes a learner play itself.
 pub const SELF_PLAY: Val = Val::Name("self");
 
@@ -307,15 +300,17 @@ impl Params {
         key
     }
 
+    /// What one job of these parameters does (see [`crate::cost`]).
+    pub fn load(&self, evaluation: &EvaluationSpec) -> Load {
+        let seats = self.eval_seats();
+        let mut load = self.solver().load(&seats, evaluation);
+        load.sampled_games += evaluation.games * (seats.len() * evaluation.opponents.len()) as u64;
+        load
+    }
+
     /// Seconds one job of these parameters takes on one core, by `cal`.
     pub fn seconds(&self, evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-        let seats = self.eval_seats();
-        let evals = (seats.len() * evaluation.opponents.len()) as f64;
-        let games = evaluation.games as f64 * evals * 2e-7;
-        // Each job also pays a fixed cost (setting up its tables, building and writing its
-        // rows): about 50 µs measured on 100,000 tiny jobs.
-        const PER_JOB: f64 = 5e-5;
-        PER_JOB + games + self.solver().seconds(&seats, evaluation, cal)
+        crate::cost::seconds(&self.load(evaluation), cal)
     }
 
     /// The memory one job needs (see [`Solver::memory`]).
@@ -329,7 +324,7 @@ impl Params {
     }
 
     /// Trains or solves (see [`Solver::train`]).
-    pub fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+    pub fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         self.solver().train(seed, marks, record)
     }
 }

@@ -6,8 +6,8 @@
 use super::learner::{self, Target};
 use super::param::STEP;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
-use crate::bench::Calibration;
-use crate::mdp::{Policy, Seat};
+use crate::cost::Load;
+use crate::mdp::{Moves, Seat};
 use crate::memory::Need;
 use crate::solvers::tabular::Checkpoint;
 use crate::solvers::{MonteCarloParams, StepRule, monte_carlo};
@@ -31,20 +31,18 @@ impl Solver for MonteCarloParams {
         Work { episodes: self.learner.episodes, iterations: 0 }
     }
 
-    /// Training (about Q-learning's time per episode, measured by `sweep bench`), plus an
-    /// exact evaluation per checkpoint, seat and opponent.
-    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-        learner::seconds(&self.learner, 1.0, seats, evaluation, cal)
+    fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+        learner::load(&self.learner, 4, Target::Behaviour, seats, evaluation)
     }
 
     /// A learner's, with a return count per table slot when `step = "average"`.
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
         let counts = if self.step == StepRule::Average { 4 } else { 0 };
-        learner::memory(&self.learner, 1, counts, seats, evaluation)
+        learner::memory(&self.learner, 1, counts, Target::Behaviour, seats, evaluation)
     }
 
-    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
-        let trained = monte_carlo::train(self, seed, marks, |c, t| record(c, &t.policy()));
-        learner::agent(&self.learner, &trained, Target::Behaviour)
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
+        let trained = monte_carlo::train(self, seed, marks, |c, t| record(c, t));
+        learner::agent(&self.learner, trained, Target::Behaviour)
     }
 }

@@ -5,8 +5,8 @@
 
 use super::learner::{self, Target};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
-use crate::bench::Calibration;
-use crate::mdp::{Policy, Seat};
+use crate::cost::Load;
+use crate::mdp::{Moves, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::{self, Checkpoint};
 use crate::solvers::{QParams, TrainOpponent, self_play};
@@ -31,20 +31,20 @@ impl Solver for QParams {
     }
 
     /// Training, plus an exact evaluation per checkpoint, seat and opponent.
-    fn seconds(&self, seats: &[Seat], evaluation: &EvaluationSpec, cal: &Calibration) -> f64 {
-        learner::seconds(self, 1.0, seats, evaluation, cal)
+    fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+        learner::load(self, 0, Target::Optimal, seats, evaluation)
     }
 
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
-        learner::memory(self, 1, 0, seats, evaluation)
+        learner::memory(self, 1, 0, Target::Optimal, seats, evaluation)
     }
 
-    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &Policy)) -> Agent {
+    fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         match self.opponent {
-            TrainOpponent::SelfPlay => Agent::Table(self_play::train(self, seed, marks, |c, t| record(c, &t.policy()))),
+            TrainOpponent::SelfPlay => Agent::Table(self_play::train(self, seed, marks, |c, t| record(c, t))),
             TrainOpponent::Fixed(_) => {
-                let trained = q_learning::train_table(self, seed, marks, |c, t| record(c, &t.policy()));
-                learner::agent(self, &trained, Target::Optimal)
+                let trained = q_learning::train_table(self, seed, marks, |c, t| record(c, t));
+                learner::agent(self, trained, Target::Optimal)
             }
         }
     }

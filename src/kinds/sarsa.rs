@@ -6,5 +6,5 @@ use super::learner::{Target, one_table_learner};
 
 one_table_learner!(
     /// A grid point of `sarsa`.
-    Sarsa, "sarsa", crate::solvers::sarsa::train, 1.0, Target::Behaviour, 1
+    Sarsa, "sarsa", crate::solvers::sarsa::train, 1, Target::Behaviour, 1
 );

@@ -6,6 +6,9 @@
 //! drawing and losing from the start. Only reached states are touched, so a policy that
 //! is expensive to query (an MCTS search per position) is queried as little as possible.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use rand::Rng;
 
 use super::{AgentMdp, Opponent, Outcome, Seat, TERMINAL, opponent_moves};
@@ -69,17 +72,52 @@ impl Policy {
     }
 }
 
-/// Reusable buffers for exact evaluation, so that repeated evaluations do not allocate.
-#[derive(Debug, Default, Clone)]
-pub struct Evaluator {
-    slot: Vec<u32>,
-    value: Vec<f64>,
-    win: Vec<f64>,
-    draw: Vec<f64>,
-    loss: Vec<f64>,
+/// A deterministic policy asked position by position: a [`Policy`] written out over every
+/// position, or a learner's table, which finds its greedy move only where it is asked (an
+/// evaluation asks only at the positions the policy reaches).
+pub trait Moves {
+    /// The game it plays.
+    fn game(&self) -> Game;
+
+    /// The move in a board, if it has one.
+    fn get(&self, b: Board) -> Option<u8>;
+
+    /// The move in a board, or the lowest legal cell when it has none.
+    fn get_or_first(&self, b: Board) -> u8 {
+        self.get(b).unwrap_or_else(|| b.legal_moves().trailing_zeros() as u8)
+    }
 }
 
-const UNREACHED: u32 = u32::MAX;
+impl Moves for Policy {
+    fn game(&self) -> Game {
+        Policy::game(self)
+    }
+
+    fn get(&self, b: Board) -> Option<u8> {
+        Policy::get(self, b)
+    }
+}
+
+/// Reusable buffers for exact evaluation, so that repeated evaluations do not allocate.
+///
+/// Per state they hold the slot the policy plays, a mark of the evaluation that reached
+/// it, its value and its three probabilities, in memory that starts zeroed (mark 0: never
+/// reached) and is never reset: an evaluation touches only the states it reaches, found
+/// in increasing order (a min-heap) rather than by a scan over every state, so that on a
+/// big board its cost is that of the states the policy reaches.
+#[derive(Debug, Default, Clone)]
+pub struct Evaluator {
+    /// Per state: the evaluation that last reached it, and the slot played there.
+    mark: Vec<[u32; 2]>,
+    value: Vec<f64>,
+    /// Per state: P(win), P(draw), P(loss).
+    probabilities: Vec<[f64; 3]>,
+    /// This evaluation's mark.
+    round: u32,
+    /// The reached states, in increasing order.
+    order: Vec<u32>,
+    todo: BinaryHeap<Reverse<u32>>,
+}
 
 impl Evaluator {
     /// Empty buffers; they grow to the largest MDP evaluated.
@@ -89,9 +127,10 @@ impl Evaluator {
 
     /// The bytes its buffers hold (see [`crate::memory::evaluator`]).
     pub fn heap_bytes(&self) -> usize {
-        self.slot.capacity() * 4
-            + (self.value.capacity() + self.win.capacity() + self.draw.capacity()) * 8
-            + self.loss.capacity() * 8
+        self.mark.capacity() * 8
+            + self.value.capacity() * 8
+            + self.probabilities.capacity() * 24
+            + (self.order.capacity() + self.todo.capacity()) * 4
     }
 
     /// Evaluates the policy `choose(state, board) -> cell` exactly on `mdp`.
@@ -99,6 +138,29 @@ impl Evaluator {
     /// Panics if the policy returns an illegal cell: that is a bug in the policy.
     pub fn evaluate(&mut self, mdp: &AgentMdp, choose: impl FnMut(usize, Board) -> u8) -> Evaluation {
         self.evaluate_within(mdp, usize::MAX, choose).expect("no limit on the states")
+    }
+
+    /// Buffers over `n` states, and a mark no state has.
+    fn start_round(&mut self, n: usize) {
+        if self.mark.len() < n || self.round == u32::MAX {
+            // Fresh zeroed memory (mark 0: never reached), touched only where reached.
+            self.mark = vec![[0; 2]; n];
+            self.value = vec![0.0; n];
+            self.probabilities = vec![[0.0; 3]; n];
+            self.round = 0;
+        }
+        self.round += 1;
+        self.order.clear();
+        self.todo.clear();
+    }
+
+    /// Adds state `s` to the states to visit, unless it is reached already.
+    #[inline(always)]
+    fn reach(&mut self, s: usize) {
+        if self.mark[s][0] != self.round {
+            self.mark[s][0] = self.round;
+            self.todo.push(Reverse(s as u32));
+        }
     }
 
     /// As [`Evaluator::evaluate`], but gives up (`None`) as soon as the policy reaches
@@ -110,24 +172,17 @@ impl Evaluator {
         max_states: usize,
         mut choose: impl FnMut(usize, Board) -> u8,
     ) -> Option<Evaluation> {
-        let n = mdp.len();
-        self.slot.clear();
-        self.slot.resize(n, UNREACHED);
-        self.value.resize(n, 0.0);
-        self.win.resize(n, 0.0);
-        self.draw.resize(n, 0.0);
-        self.loss.resize(n, 0.0);
-        const REACHED: u32 = UNREACHED - 1;
+        self.start_round(mdp.len());
         for o in mdp.start() {
             if o.next != TERMINAL {
-                self.slot[o.next as usize] = REACHED;
+                self.reach(o.next as usize);
             }
         }
         let mut states = 0;
-        for s in 0..n {
-            if self.slot[s] == UNREACHED {
-                continue;
-            }
+        // Every transition goes to a larger state: popping the smallest first asks the
+        // policy in state order, each state once, after every state that leads to it.
+        while let Some(Reverse(s)) = self.todo.pop() {
+            let s = s as usize;
             states += 1;
             let b = mdp.board(s);
             let cell = choose(s, b);
@@ -139,21 +194,17 @@ impl Evaluator {
             assert!(legal, "policy plays illegal cell {cell} in {b}");
             let rank = (moves & ((1u16 << cell) - 1)).count_ones() as usize;
             let slot = mdp.actions(s).start + rank;
-            self.slot[s] = slot as u32;
+            self.mark[s][1] = slot as u32;
+            self.order.push(s as u32);
             for next in mdp.continuing(slot) {
-                self.slot[next] = REACHED;
+                self.reach(next);
             }
         }
-        for s in (0..n).rev() {
-            let slot = self.slot[s];
-            if slot == UNREACHED {
-                continue;
-            }
-            self.value[s] = mdp.q(slot as usize, &self.value);
-            let [w, d, l] = self.probabilities(mdp.outcomes(slot as usize));
-            self.win[s] = w;
-            self.draw[s] = d;
-            self.loss[s] = l;
+        for k in (0..self.order.len()).rev() {
+            let s = self.order[k] as usize;
+            let slot = self.mark[s][1] as usize;
+            self.value[s] = mdp.q(slot, &self.value);
+            self.probabilities[s] = self.probabilities(mdp.outcomes(slot));
         }
         let [p_win, p_draw, p_loss] = self.probabilities(mdp.start().iter().copied());
         let value = mdp.start_value(&self.value);
@@ -174,10 +225,10 @@ impl Evaluator {
                 };
                 p[k] += o.prob;
             } else {
-                let n = o.next as usize;
-                p[0] += o.prob * self.win[n];
-                p[1] += o.prob * self.draw[n];
-                p[2] += o.prob * self.loss[n];
+                let [win, draw, loss] = self.probabilities[o.next as usize];
+                p[0] += o.prob * win;
+                p[1] += o.prob * draw;
+                p[2] += o.prob * loss;
             }
         }
         p

@@ -30,7 +30,7 @@ mod outcome;
 pub mod saved_policy;
 
 pub use best_response::{EvalOpponent, best_response, best_response_within, game_value};
-pub use evaluate::{Evaluation, Evaluator, GameTally, Policy, sample_games};
+pub use evaluate::{Evaluation, Evaluator, GameTally, Moves, Policy, sample_games};
 pub use opponent::{Opponent, ParseNameError, Seat};
 pub use outcome::{Outcome, Outcomes};
 pub use saved_policy::{PolicyRef, SavedPolicy};

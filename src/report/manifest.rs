@@ -96,6 +96,9 @@ pub struct SharedTables {
     /// The exact MDPs (a seat against an opponent) built and solved, ground truths of
     /// the evaluations and the learners' training.
     pub mdps: u64,
+    /// The tabular learners' table layouts built (states, slots, symmetry index).
+    #[serde(default)]
+    pub layouts: u64,
     /// The wall time of building them, in milliseconds.
     pub ms: f64,
 }
@@ -105,12 +108,13 @@ impl SharedTables {
     pub fn add(&mut self, other: &SharedTables) {
         self.positions.extend(other.positions.iter().cloned());
         self.mdps += other.mdps;
+        self.layouts += other.layouts;
         self.ms += other.ms;
     }
 
     /// Whether nothing was built.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty() && self.mdps == 0
+        self.positions.is_empty() && self.mdps == 0 && self.layouts == 0
     }
 }
 

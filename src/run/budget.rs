@@ -79,7 +79,7 @@ impl Budget {
             let at = needs.jobs.iter().position(|&b| b == largest).unwrap_or(0);
             let job = jobs.get(at).map_or(String::new(), |j| format!("job {} ({}) ", j.id, j.params.kind().name()));
             return Err(bad_input(format!(
-                "{job}needs about {} of its own, and the tables every job shares (positions and exact MDPs) \
+                "{job}needs about {} of its own, and the tables every job shares (positions, exact MDPs, table layouts) \
                  about {}: {} in all, more than the memory budget of {} ({source}); raise --max-memory, or \
                  evaluate against fewer opponents, or run the biggest boards on a machine with more memory",
                 memory::show(largest),

@@ -10,7 +10,7 @@ use std::time::Instant;
 use crate::game::Board;
 use crate::kinds::{Agent, SearchAgent, search_policy};
 use crate::mdp::{
-    EvalOpponent, Evaluator, GameTally, Opponent, Policy, Seat, best_response, best_response_within, game_value,
+    EvalOpponent, Evaluator, GameTally, Moves, Opponent, Policy, Seat, best_response, best_response_within, game_value,
     sample_games,
 };
 use crate::report::Record;
@@ -116,11 +116,10 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
     let (mut agent, q_error) = match agent {
-        Agent::Table(p) => (Player::Table(p), None),
-        Agent::Learned { policy, q_error } => (Player::Table(policy), Some(q_error)),
+        Agent::Table(p) => (Player::Table(Box::new(p)), None),
+        Agent::Learned { table, q_error } => (Player::Table(Box::new(table)), Some(q_error)),
         Agent::Search(m) => (Player::Search(Box::new(SearchAgent::new(m, job.seed))), None),
     };
-    let mut evaluator = Evaluator::new();
     let mut scored = Vec::new();
     for &seat in &seats {
         for (k, &opp) in evaluation.opponents.iter().enumerate() {
@@ -143,8 +142,9 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
 
 /// What a finished job plays with.
 enum Player {
-    /// A move per position: always scored exactly.
-    Table(Policy),
+    /// A move per position (written out, or a learned table's greedy move): always scored
+    /// exactly.
+    Table(Box<dyn Moves>),
     /// A search per position: scored exactly while it reaches at most `exact_searches`
     /// agent states, else by sampled games (whose `states` is then the positions searched
     /// for the row, in the exact attempt and in the games).
@@ -168,7 +168,7 @@ impl Player {
         let opp = match (opp, &mut *self) {
             (EvalOpponent::Fixed(opp), _) => opp,
             (EvalOpponent::BestResponse, Player::Table(policy)) => {
-                return Ok(score_table(evaluator, policy, seat, EvalOpponent::BestResponse));
+                return Ok(score_table(evaluator, policy.as_ref(), seat, EvalOpponent::BestResponse));
             }
             (EvalOpponent::BestResponse, Player::Search(agent)) => {
                 let limit = usize::try_from(evaluation.exact_searches).unwrap_or(usize::MAX);
@@ -188,7 +188,7 @@ impl Player {
         };
         Ok(match self {
             Player::Table(policy) => {
-                let mut s = score_table(evaluator, policy, seat, opp.into());
+                let mut s = score_table(evaluator, policy.as_ref(), seat, opp.into());
                 s.games = extra(policy.game(), rng, &mut |b| policy.get_or_first(b));
                 s
             }
@@ -212,7 +212,7 @@ impl Player {
 
 /// Exact score of a table policy (positions it lacks: lowest legal cell); against the
 /// best response, `optimal` is the seat's game value.
-fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: EvalOpponent) -> Scored {
+fn score_table(evaluator: &mut Evaluator, policy: &dyn Moves, seat: Seat, opp: EvalOpponent) -> Scored {
     let games = GameTally::default();
     let (eval, optimal) = match opp {
         EvalOpponent::Fixed(opp) => {
@@ -231,7 +231,8 @@ fn score_table(evaluator: &mut Evaluator, policy: &Policy, seat: Seat, opp: Eval
 /// every position that the evaluations reach. Used by `reproduce --policy-out` and `play`.
 pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
     match job.params.train(job.seed, &[], &mut |_, _| {}) {
-        Agent::Table(policy) | Agent::Learned { policy, .. } => policy,
+        Agent::Table(policy) => policy,
+        Agent::Learned { table, .. } => table.policy(),
         Agent::Search(m) => {
             // A best response reaches no position the random opponent does not.
             let mut opponents: Vec<Opponent> = evaluation.opponents.iter().filter_map(|o| o.fixed()).collect();

@@ -35,7 +35,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::bench::Calibration;
 use crate::error::bad_input;
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, SharedTables, now_utc};
@@ -127,7 +126,7 @@ pub struct RunReport {
 
 /// Orders jobs most expensive first, by each kind's own estimate at nominal speeds.
 fn longest_first(jobs: &mut [&Job], evaluation: &spec::EvaluationSpec) {
-    let nominal = Calibration::nominal();
+    let nominal = crate::bench::nominal();
     let mut costed: Vec<(f64, &Job)> = jobs.iter().map(|&j| (j.params.seconds(evaluation, &nominal), j)).collect();
     costed.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (slot, (_, job)) in jobs.iter_mut().zip(costed) {

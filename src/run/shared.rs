@@ -1,5 +1,5 @@
-//! The tables a run's jobs share (a game's positions, the exact MDPs with their optimum),
-//! built before the first job starts and timed apart, so that no job's `train_ms` holds
+//! The tables a run's jobs share (a game's positions, the exact MDPs with their optimum,
+//! the tabular learners' layouts and the Q* their `q_error` compares with), built before the first job starts and timed apart, so that no job's `train_ms` holds
 //! them and the run can say what they cost.
 //!
 //! Only the tables of the jobs to run are built (a search's pass, a shard, what resume
@@ -18,13 +18,17 @@ use crate::game::Positions;
 use crate::memory::Shared;
 use crate::names::count;
 use crate::report::manifest::SharedTables;
-use crate::solvers::ground_truth;
+use crate::solvers::{action_values, ground_truth, layout};
 
 /// Whether `table` is built already.
 pub fn is_built(table: Shared) -> bool {
     match table {
         Shared::Positions(game) => Positions::is_built(game),
         Shared::Mdp(game, seat, opponent) => ground_truth::is_built(game, seat, opponent),
+        Shared::Layout(key) => layout::is_built(key),
+        Shared::OptimalValues(game, seat, opponent, gamma) => {
+            action_values::optimal_is_built(game, seat, opponent, f64::from_bits(gamma))
+        }
     }
 }
 
@@ -33,16 +37,22 @@ pub fn is_built(table: Shared) -> bool {
 pub fn build(tables: &BTreeSet<Shared>, threads: usize) -> SharedTables {
     let started = Instant::now();
     let todo: Vec<Shared> = tables.iter().copied().filter(|&t| !is_built(t)).collect();
-    let (positions, mdps): (Vec<Shared>, Vec<Shared>) = todo.iter().partition(|t| matches!(t, Shared::Positions(_)));
+    let of = |pick: fn(&Shared) -> bool| todo.iter().copied().filter(pick).collect::<Vec<_>>();
+    let positions = of(|t| matches!(t, Shared::Positions(_)));
+    let mdps = of(|t| matches!(t, Shared::Mdp(..)));
+    let layouts = of(|t| matches!(t, Shared::Layout(_) | Shared::OptimalValues(..)));
+    // Each stage reads the one before: MDPs the positions, layouts and Q* the MDPs.
     on_threads(&positions, threads);
     on_threads(&mdps, threads);
+    on_threads(&layouts, threads);
     let games = |t: &Shared| match t {
         Shared::Positions(game) => Some(game.to_string()),
-        Shared::Mdp(..) => None,
+        _ => None,
     };
     SharedTables {
         positions: positions.iter().filter_map(games).collect(),
         mdps: mdps.len() as u64,
+        layouts: layouts.iter().filter(|t| matches!(t, Shared::Layout(_))).count() as u64,
         ms: if todo.is_empty() { 0.0 } else { started.elapsed().as_secs_f64() * 1e3 },
     }
 }
@@ -71,6 +81,10 @@ fn build_one(table: Shared) {
     match table {
         Shared::Positions(game) => drop(Positions::of(game)),
         Shared::Mdp(game, seat, opponent) => drop(ground_truth(game, seat, opponent)),
+        Shared::Layout(key) => drop(layout::layout(key)),
+        Shared::OptimalValues(game, seat, opponent, gamma) => {
+            let _ = action_values::optimal(game, seat, opponent, f64::from_bits(gamma));
+        }
     }
 }
 
@@ -87,6 +101,9 @@ pub fn line(built: &SharedTables) -> Option<String> {
     if built.mdps > 0 {
         let its = if built.mdps == 1 { "its" } else { "their" };
         parts.push(format!("{} with {its} optimum", count(built.mdps, "exact MDP")));
+    }
+    if built.layouts > 0 {
+        parts.push(count(built.layouts, "table layout"));
     }
     Some(format!("shared tables: {}, built in {:.2} s", parts.join(", "), built.ms / 1e3))
 }
@@ -116,10 +133,10 @@ mod tests {
 
     #[test]
     fn the_line_names_what_was_built() {
-        let built = SharedTables { positions: vec!["3x4k4".into()], mdps: 2, ms: 1234.0 };
+        let built = SharedTables { positions: vec!["3x4k4".into()], mdps: 2, layouts: 0, ms: 1234.0 };
         let expected = "shared tables: positions of 3x4k4, 2 exact MDPs with their optimum, built in 1.23 s";
         assert_eq!(line(&built).as_deref(), Some(expected));
-        let one = SharedTables { positions: Vec::new(), mdps: 1, ms: 5.0 };
+        let one = SharedTables { positions: Vec::new(), mdps: 1, layouts: 0, ms: 5.0 };
         assert_eq!(line(&one).as_deref(), Some("shared tables: 1 exact MDP with its optimum, built in 0.01 s"));
     }
 }

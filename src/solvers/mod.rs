@@ -5,6 +5,7 @@ pub mod action_values;
 pub mod double_q_learning;
 pub mod expected_sarsa;
 pub mod ground_truth;
+pub mod layout;
 pub mod mcts;
 pub mod monte_carlo;
 pub mod params;

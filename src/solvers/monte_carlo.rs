@@ -212,6 +212,7 @@ pub fn train(
     }
     let mdp = training_mdp(learner, "monte carlo control");
     let mut table = table(mdp, learner.q_init, learner.symmetry);
+    table.expect_episodes(learner.episodes);
     let mut returns = Returns::new(&table, params.step, gamma);
     // As X every game starts from the empty board; as O from one of the opponent's openings.
     let mut first = match mdp.start() {

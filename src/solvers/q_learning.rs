@@ -30,6 +30,7 @@
 use rand::RngCore;
 
 use super::ground_truth::ground_truth;
+use super::layout::{LayoutKey, layout};
 use super::params::{QParams, TrainOpponent};
 use super::self_play::Successors;
 use super::tabular::{self, Exploration, Step, Table, Trained};
@@ -38,11 +39,12 @@ use crate::seed::{self, Stream};
 
 pub use super::tabular::{Checkpoint, checkpoint_episodes};
 
-/// A table over the agent states of `mdp`, whose slots are the MDP's action slots.
+/// A table over the agent states of `mdp` (one of the ground truth's), whose slots are
+/// the MDP's action slots: the run's shared layout and values of its own.
 pub(super) fn table(mdp: &AgentMdp, q_init: f64, symmetry: bool) -> Table {
-    let states = (0..mdp.len()).map(|s| (mdp.position(s), mdp.actions(s).map(|slot| mdp.cell(slot))));
-    let table = Table::new(mdp.game(), states, q_init, symmetry);
-    assert!((0..mdp.len()).all(|s| table.slots(s) == mdp.actions(s)), "the table's slots are the MDP's");
+    let key = LayoutKey { game: mdp.game(), agent: Some((mdp.seat(), mdp.opponent())), symmetry };
+    let table = Table::with_layout(layout(key), q_init);
+    assert_eq!(table.states(), mdp.len(), "the table's states are the MDP's");
     table
 }
 
@@ -119,6 +121,7 @@ pub(super) fn drive(
     }
     let mdp = training_mdp(params, learner);
     let mut table = table(mdp, params.q_init, params.symmetry);
+    table.expect_episodes(params.episodes);
     let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
         Step::Play { exploration, alpha } => {
             let first = first_state(mdp, &mut rng);

@@ -27,6 +27,7 @@
 
 use rand::RngCore;
 
+use super::layout::{LayoutKey, layout};
 use super::params::QParams;
 use super::tabular::{self, Checkpoint, Exploration, Step, Table};
 use crate::game::{Game, Status};
@@ -49,7 +50,7 @@ pub(super) struct Successors {
 pub(super) fn build(game: Game, q_init: f64, symmetry: bool) -> (Table, Successors) {
     let positions = game.positions();
     let legal = |id: usize| positions.board(id).legal_cells();
-    let table = Table::new(game, (0..positions.len()).map(|id| (id, legal(id))), q_init, symmetry);
+    let table = Table::with_layout(layout(LayoutKey { game, agent: None, symmetry }), q_init);
     let mut successors = Successors { child: Vec::new(), reward: Vec::new() };
     for id in 0..positions.len() {
         let mover = positions.board(id).to_move();

@@ -6,6 +6,8 @@
 //!   at `q_init`. A learner numbers its states and gives each state's legal cells; the
 //!   table numbers the (state, move) pairs as *slots*, contiguous per state in the order
 //!   given, so a learner's own per-slot data (successors, rewards) lines up with them.
+//!   What does not depend on the job (states, slots, the symmetry index) is a shared
+//!   [`Layout`] (see [`super::layout`]); the table owns only its values.
 //! - The symmetry index: with `symmetry = true` a slot maps to the entry (the state's
 //!   class under the 8 board symmetries, the move's cell mapped through the transform
 //!   that [`symmetry::canonical`] returns for the state), so a state and its 7 images
@@ -42,7 +44,10 @@
 use rand::RngCore;
 
 use super::params::{ExplorationRule, QParams};
-use crate::game::{Game, symmetry};
+use std::sync::Arc;
+
+pub use super::layout::Layout;
+use crate::game::{Board, Game};
 use crate::mdp::Policy;
 
 /// A learner's progress at a checkpoint.
@@ -109,113 +114,90 @@ impl Exploration {
 /// 2^-53: a 53-bit draw times this is uniform in [0, 1).
 const UNIT_53: f64 = 1.0 / 9_007_199_254_740_992.0;
 
-/// An action-value table with its symmetry index (see the module doc).
+/// An action-value table: a shared [`Layout`] (states, slots, symmetry index) and the
+/// job's own values (see the module doc).
 #[derive(Clone, Debug)]
 pub struct Table {
-    /// The game whose positions the states are.
-    game: Game,
-    /// State `s` owns slots `start[s]..start[s + 1]`.
-    start: Vec<u32>,
-    /// The position id of each state.
-    position: Vec<u32>,
-    /// The cell each slot plays.
-    cell: Vec<u8>,
-    /// The entry of `q` that each slot reads and updates (empty when `identity`).
-    index: Vec<u32>,
-    /// Whether each slot has its own entry, the slot's number (no symmetry): no index to
-    /// read, so a scan reads one array fewer.
-    identity: bool,
+    layout: Arc<Layout>,
     q: Vec<f64>,
 }
 
 impl Table {
     /// A table over `states` of `game`, numbered in iteration order: each is (position id,
     /// its legal cells in increasing order). Every entry is `q_init`; keyed by symmetry
-    /// class when `symmetry`.
+    /// class when `symmetry`. (Learners take their layout from the run's shared ones,
+    /// [`Table::with_layout`].)
     pub fn new<C>(game: Game, states: impl IntoIterator<Item = (usize, C)>, q_init: f64, symmetry: bool) -> Table
     where
         C: IntoIterator<Item = u8>,
     {
-        let mut table = Table {
-            game,
-            start: vec![0],
-            position: Vec::new(),
-            cell: Vec::new(),
-            index: Vec::new(),
-            identity: false,
-            q: Vec::new(),
-        };
-        for (position, cells) in states {
-            table.position.push(position as u32);
-            table.cell.extend(cells);
-            table.start.push(table.cell.len() as u32);
-        }
-        let size = if symmetry { table.index_by_class() } else { table.index_by_slot() };
-        // Read at random by every step: on big boards, huge pages spare TLB misses.
-        table.q = Vec::with_capacity(size);
-        crate::memory::huge_pages(&table.q);
-        table.q.resize(size, q_init);
-        table
+        Table::with_layout(Arc::new(Layout::new(game, states, symmetry)), q_init)
     }
 
-    /// One entry per slot, its own number (no index table); returns the number of entries.
-    fn index_by_slot(&mut self) -> usize {
-        self.identity = true;
-        self.cell.len()
-    }
-
-    /// One entry per (symmetry class, canonical cell); returns the number of entries.
-    fn index_by_class(&mut self) -> usize {
-        let (game, positions) = (self.game, self.game.positions());
-        let cells = game.cells();
-        self.index = vec![0; self.cell.len()];
-        for s in 0..self.states() {
-            let id = self.position[s] as usize;
-            let (_, transform) = symmetry::canonical(positions.board(id));
-            let class = positions.class(id);
-            for slot in self.slots(s) {
-                let cell = game.transform_cell(transform, usize::from(self.cell[slot]));
-                self.index[slot] = u32::try_from(class * cells + cell).expect("fewer than 2^32 entries");
+    /// A table over a (shared) layout, every entry `q_init`. Small values reuse the
+    /// buffer of the thread's previous table, refilled (cheaper than fresh pages); big
+    /// ones with `q_init = 0` come from lazily zeroed memory: a job pays for the pages its
+    /// episodes touch, not for the table's size.
+    pub fn with_layout(layout: Arc<Layout>, q_init: f64) -> Table {
+        let n = layout.entries();
+        let q = match reused(n) {
+            Some(mut q) => {
+                q.fill(q_init);
+                q
             }
-        }
-        positions.classes() * cells
+            None if q_init.to_bits() == 0 => vec![0.0; n],
+            None => vec![q_init; n],
+        };
+        Table { layout, q }
     }
 
-    /// The bytes its tables hold (see [`crate::memory::table`]).
+    /// Advises huge pages for the values when `episodes` games will touch most of their
+    /// pages anyway (a few states per cell of a game): a long job then misses the TLB far
+    /// less, while a short one does not zero 2 MiB for each page it reaches (see
+    /// [`crate::memory::huge_pages`]).
+    pub fn expect_episodes(&self, episodes: u64) {
+        let pages = (self.q.len() * 8 / 4096) as u64;
+        if pages > 0 && episodes.saturating_mul(self.game().cells() as u64) >= 4 * pages {
+            crate::memory::huge_pages(&self.q);
+        }
+    }
+
+    /// The layout the table is over.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The bytes its values hold (see [`crate::memory::values`]; the layout's are
+    /// [`Layout::heap_bytes`]).
     pub fn heap_bytes(&self) -> usize {
-        use std::mem::size_of_val;
-        size_of_val(&self.start[..])
-            + size_of_val(&self.position[..])
-            + size_of_val(&self.cell[..])
-            + size_of_val(&self.index[..])
-            + size_of_val(&self.q[..])
+        std::mem::size_of_val(&self.q[..])
     }
 
     /// The game whose positions the states are.
     pub fn game(&self) -> Game {
-        self.game
+        self.layout.game()
     }
 
     /// The number of states.
     pub fn states(&self) -> usize {
-        self.position.len()
+        self.layout.states()
     }
 
     /// The slots of state `s`.
     #[inline(always)]
     pub fn slots(&self, s: usize) -> std::ops::Range<usize> {
-        self.start[s] as usize..self.start[s + 1] as usize
+        self.layout.slots(s)
     }
 
     /// The cell a slot plays.
     pub fn cell(&self, slot: usize) -> u8 {
-        self.cell[slot]
+        self.layout.cell[slot]
     }
 
     /// The greedy slot of state `s` (lowest cell among ties) and its value.
     #[inline(always)]
     pub fn greedy(&self, s: usize) -> (usize, f64) {
-        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let (first, end) = (self.layout.start[s] as usize, self.layout.start[s + 1] as usize);
         let mut best = (first, self.q[self.entry(first)]);
         for slot in first + 1..end {
             let v = self.q[self.entry(slot)];
@@ -261,8 +243,7 @@ impl Table {
 
     /// Gives the table its entries, one per entry (see [`Table::entry`]).
     pub fn set_entries(&mut self, q: Vec<f64>) {
-        let count = if self.identity { self.cell.len() } else { self.game.positions().classes() * self.game.cells() };
-        assert_eq!(q.len(), count, "one value per entry");
+        assert_eq!(q.len(), self.layout.entries(), "one value per entry");
         self.q = q;
     }
 
@@ -270,7 +251,7 @@ impl Table {
     /// behaviour policy `exploration` in `s` (Expected SARSA's target, undiscounted).
     #[inline(always)]
     pub fn greedy_and_expected(&self, s: usize, exploration: Exploration) -> (usize, f64) {
-        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let (first, end) = (self.layout.start[s] as usize, self.layout.start[s + 1] as usize);
         match exploration {
             Exploration::EpsilonGreedy { threshold } => {
                 let mut best = (first, self.q[self.entry(first)]);
@@ -296,7 +277,7 @@ impl Table {
     /// `Σ π(a|s) · values(a)` over the slots of state `s`, where π is the behaviour policy
     /// `exploration` acting on this table's values.
     pub fn expectation(&self, s: usize, exploration: Exploration, values: impl Fn(usize) -> f64) -> f64 {
-        let (first, end) = (self.start[s] as usize, self.start[s + 1] as usize);
+        let (first, end) = (self.layout.start[s] as usize, self.layout.start[s + 1] as usize);
         let greedy = self.greedy(s).0;
         match exploration {
             Exploration::EpsilonGreedy { threshold } => {
@@ -317,20 +298,20 @@ impl Table {
     /// The table entry a slot reads and updates (entries are numbered `0..entries().len()`).
     #[inline(always)]
     pub fn entry(&self, slot: usize) -> usize {
-        if self.identity { slot } else { self.index[slot] as usize }
+        if self.layout.identity { slot } else { self.layout.index[slot] as usize }
     }
 
     /// Whether every slot has its own entry, numbered as the slot (a table without
     /// `symmetry`): a learner can then read a state's entries as one run of slots.
     pub fn slots_are_entries(&self) -> bool {
-        self.identity
+        self.layout.identity
     }
 
     /// The entry of `slot` through the symmetry index, for a table that has one (see
     /// [`Table::slots_are_entries`]); [`Table::entry`] without the test of the layout.
     #[inline(always)]
     pub fn indexed_entry(&self, slot: usize) -> usize {
-        self.index[slot] as usize
+        self.layout.index[slot] as usize
     }
 
     /// `Q(slot) += alpha * (target - Q(slot))`.
@@ -360,13 +341,62 @@ impl Table {
 
     /// The greedy move in every state that has a legal move.
     pub fn policy(&self) -> Policy {
-        let mut policy = Policy::new(self.game);
+        let mut policy = Policy::new(self.game());
         for s in 0..self.states() {
             if !self.slots(s).is_empty() {
-                policy.set(self.position[s] as usize, self.cell[self.greedy(s).0]);
+                policy.set(self.layout.position(s), self.cell(self.greedy(s).0));
             }
         }
         policy
+    }
+
+    /// The greedy move in `b` (lowest cell among ties), or `None` when `b` is not one of
+    /// the table's states or has no legal move: [`Table::policy`]'s move in `b`, found
+    /// without writing out a policy over every position.
+    pub fn greedy_move(&self, b: Board) -> Option<u8> {
+        let s = self.layout.state(b)?;
+        (!self.slots(s).is_empty()).then(|| self.cell(self.greedy(s).0))
+    }
+}
+
+impl crate::mdp::Moves for Table {
+    fn game(&self) -> Game {
+        Table::game(self)
+    }
+
+    fn get(&self, b: Board) -> Option<u8> {
+        self.greedy_move(b)
+    }
+}
+
+/// Values up to this many entries (8 MiB) are refilled in a reused buffer rather than
+/// taken from fresh, lazily zeroed pages: writing them costs less than the first touch
+/// of the pages an episode reaches.
+const REUSED_ENTRIES: usize = 1 << 20;
+
+thread_local! {
+    /// The values of the thread's last small table, for the next one of the same size.
+    static SPARE: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The thread's spare buffer of `n` entries, if it has one (contents unspecified).
+fn reused(n: usize) -> Option<Vec<f64>> {
+    if n > REUSED_ENTRIES {
+        return None;
+    }
+    SPARE.with(|spare| {
+        let mut spare = spare.borrow_mut();
+        (spare.len() == n && n > 0).then(|| std::mem::take(&mut *spare))
+    })
+}
+
+impl Drop for Table {
+    fn drop(&mut self) {
+        if (1..=REUSED_ENTRIES).contains(&self.q.len()) {
+            let q = std::mem::take(&mut self.q);
+            // A thread being torn down has no spare to keep.
+            let _ = SPARE.try_with(|spare| *spare.borrow_mut() = q);
+        }
     }
 }
 
@@ -466,6 +496,7 @@ pub fn run_schedule(params: &QParams, checkpoints: &[u64], mut step: impl FnMut(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::symmetry;
     use crate::mdp::{Opponent, Seat};
     use crate::seed::{self, Stream, fnv1a};
     use crate::solvers::{TrainOpponent, q_learning, self_play};
@@ -521,10 +552,37 @@ mod tests {
             .filter(|&b| symmetry::canonical(b).0 == b)
             .map(|b| b.legal_cells().count())
             .sum();
-        let used: std::collections::HashSet<u32> = shared.index.iter().copied().collect();
+        let used: std::collections::HashSet<u32> = shared.layout.index.iter().copied().collect();
         assert_eq!(used.len(), canonical_moves);
-        assert!(plain.index.is_empty() && (0..plain.cell.len()).all(|slot| plain.entry(slot) == slot));
-        assert_eq!(plain.entries().len(), plain.cell.len());
+        assert!(plain.layout.index.is_empty() && (0..plain.layout.cell.len()).all(|slot| plain.entry(slot) == slot));
+        assert_eq!(plain.entries().len(), plain.layout.cell.len());
+    }
+
+    /// A trained table asked position by position plays its written-out policy, in every
+    /// position of the game; two jobs' tables share one layout.
+    #[test]
+    fn a_table_asked_where_it_is_plays_its_policy() {
+        for (symmetry, opponent) in [(false, TrainOpponent::Fixed(Opponent::Random)), (true, TrainOpponent::SelfPlay)] {
+            let params = QParams { symmetry, opponent, episodes: 500, ..QParams::default() };
+            let mut tables = Vec::new();
+            let keep = |_: Checkpoint, t: &Table| tables.push(t.clone());
+            match opponent {
+                TrainOpponent::SelfPlay => drop(self_play::train(&params, 1, &[500], keep)),
+                TrainOpponent::Fixed(_) => drop(q_learning::train(&params, 1, &[500], keep)),
+            }
+            let table = &tables[0];
+            let (policy, positions) = (table.policy(), Game::TIC_TAC_TOE.positions());
+            for id in 0..positions.len() {
+                let b = positions.board(id);
+                assert_eq!(crate::mdp::Moves::get(table, b), policy.get(b), "{b}");
+            }
+            let again = Table::with_layout(Arc::clone(&table.layout), 0.0);
+            assert!(Arc::ptr_eq(&again.layout, &table.layout));
+        }
+        let params = QParams { episodes: 10, ..QParams::default() };
+        let (a, b) =
+            (q_learning::train_table(&params, 1, &[], |_, _| {}), q_learning::train_table(&params, 2, &[], |_, _| {}));
+        assert!(Arc::ptr_eq(&a.table.layout, &b.table.layout), "the run's layout is shared");
     }
 
     #[test]

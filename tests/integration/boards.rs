@@ -254,8 +254,8 @@ fn a_search_too_dear_to_evaluate_exactly_is_sampled_and_says_so() {
     assert!(seen_sampled >= 2, "against random the search reaches more than 20 positions");
 }
 
-/// The positions and the exact MDPs a run's jobs share are built once, before the first
-/// job (the executor checks it before each job in debug builds), said in one line and
+/// The positions, the exact MDPs and the table layouts a run's jobs share are built once,
+/// before the first job (the executor checks it before each job in debug builds), said in one line and
 /// recorded in the manifest; a run that has nothing left to build builds nothing, and a
 /// search records its passes' tables once each.
 #[test]
@@ -276,12 +276,14 @@ fn shared_tables_are_built_before_the_jobs_and_recorded() {
     };
     let o = run(&[spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--threads", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let line = "shared tables: positions of 3x4k3, 2 exact MDPs with their optimum, built in ";
+    // And the learner's table layout (one: X against random, without symmetry).
+    let line = "shared tables: positions of 3x4k3, 2 exact MDPs with their optimum, 1 table layout, built in ";
     assert_eq!(stderr(&o).matches(line).count(), 1, "{}", stderr(&o));
     let first = stderr(&o).find(line).unwrap();
     assert!(!stderr(&o)[..first].contains("job"), "the line comes before any job: {}", stderr(&o));
     let t = shared_tables(&out);
     assert_eq!((t["positions"].clone(), t["mdps"].clone()), (serde_json::json!(["3x4k3"]), serde_json::json!(2)));
+    assert_eq!(t["layouts"], 1, "{t}");
     assert!(t["ms"].as_f64().unwrap() > 0.0, "{t}");
     let (header, rows) = read_csv(&out.join("results.csv"));
     let train_ms = header.iter().position(|c| c == "train_ms").unwrap();
