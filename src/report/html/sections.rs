@@ -365,9 +365,27 @@ fn bins(block: &Block, k: usize) -> (Vec<String>, std::collections::HashMap<Stri
     let per = levels.len().div_ceil(HEAT_LEVELS).max(1);
     let labels = levels
         .chunks(per)
-        .map(|c| if c.len() == 1 { c[0].clone() } else { format!("{}–{}", c[0], c[c.len() - 1]) })
+        .map(|c| if c.len() == 1 { short(&c[0]) } else { format!("{}–{}", short(&c[0]), short(&c[c.len() - 1])) })
         .collect();
     (labels, levels.into_iter().enumerate().map(|(i, l)| (l, i / per)).collect())
+}
+
+/// A level as a heatmap label: a long number cut to 4 significant digits, or to 2 of its
+/// distance from 1 when that is closer (0.99998551 stays 0.999986, not 1); the tables keep
+/// it in full. Anything else as written.
+fn short(level: &str) -> String {
+    match level.parse::<f64>() {
+        Ok(x) if level.len() > 6 && x.is_finite() && x != 0.0 => {
+            let mut decimals = 3 - x.abs().log10().floor() as i32;
+            if x < 1.0 && x > 0.5 {
+                decimals = decimals.max(1 - (1.0 - x).log10().floor() as i32);
+            }
+            let decimals = decimals.clamp(0, 12) as usize;
+            let text = format!("{x:.decimals$}");
+            if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+        }
+        _ => level.to_string(),
+    }
 }
 
 fn heat(block: &Block, columns: &[&str], x: usize, y: usize, title: &str) -> String {
@@ -584,4 +602,22 @@ fn failures(d: &Data) -> Option<Section> {
             .into(),
         parts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn heatmap_labels_are_short_numbers_or_the_level_as_written() {
+        assert_eq!(short("0.505050505051"), "0.5051");
+        assert_eq!(short("0.545454545454"), "0.5455");
+        assert_eq!(short("0.9999855111308705"), "0.999986");
+        assert_eq!(short("0.99950000001"), "0.9995");
+        assert_eq!(short("0.00012345678"), "0.0001235");
+        assert_eq!(short("1234.56789"), "1235");
+        assert_eq!(short("0.25"), "0.25");
+        assert_eq!(short("random"), "random");
+        assert_eq!(short("0.0000000"), "0.0000000");
+    }
 }
