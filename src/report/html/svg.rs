@@ -353,7 +353,10 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
     let (cell_w, cell_h) = ((520.0 / x.1.len().max(1) as f64).min(90.0), 30.0);
     let (left, top) = (110.0, 30.0);
     let width = (left + cell_w * x.1.len() as f64 + 20.0).max(560.0);
-    let height = top + cell_h * y.1.len() as f64 + 60.0;
+    // Column labels wider than their cells are drawn slanted, below the grid.
+    let slant = x.1.iter().any(|l| l.chars().count().min(14) as f64 * 6.5 > cell_w);
+    let under = if slant { 60.0 } else { 0.0 };
+    let height = top + cell_h * y.1.len() as f64 + 60.0 + under;
     let mut s = String::new();
     let _ = write!(
         s,
@@ -395,20 +398,31 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
     }
     let bottom = top + cell_h * y.1.len() as f64;
     for (c, level) in x.1.iter().enumerate() {
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
-            left + cell_w * (c as f64 + 0.5),
-            bottom + 14.0,
-            escape(&shorten(level, 10))
-        );
+        let cx = left + cell_w * (c as f64 + 0.5);
+        if slant {
+            let _ = write!(
+                s,
+                "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"end\" \
+                 transform=\"rotate(-40 {cx:.1} {:.1})\">{}</text>",
+                bottom + 12.0,
+                bottom + 12.0,
+                escape(&shorten(level, 14))
+            );
+        } else {
+            let _ = write!(
+                s,
+                "<text x=\"{cx:.1}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"middle\">{}</text>",
+                bottom + 14.0,
+                escape(&shorten(level, 10))
+            );
+        }
     }
     let _ = write!(
         s,
         "<text x=\"{:.1}\" y=\"{:.1}\" class=\"label\" text-anchor=\"middle\">{} (columns; rows: {}; cells: {}, \
          darker = lower)</text></svg>",
         left + cell_w * x.1.len() as f64 / 2.0,
-        bottom + 36.0,
+        bottom + 36.0 + under,
         escape(x.0),
         escape(y.0),
         escape(unit)
