@@ -47,12 +47,17 @@ pub fn table(dir: &Path, metric: Metric, by: &[String]) -> Result<Table> {
     let mut header: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
     header.extend([Column::text("term"), Column::numbers("share")]);
     let mut table = Table::new(format!("Importance: shares of the variance of the mean {}", metric.name()), header);
+    let mut flat = Vec::new();
     for block in &blocks {
         if block.varying().is_empty() {
             continue;
         }
         let (factors, grid) = block_grid(block, &columns).map_err(bad)?;
-        for term in grid.importance() {
+        let terms = grid.importance();
+        if terms.iter().all(|t| t.share.is_nan()) {
+            flat.push(block.key.join("/"));
+        }
+        for term in terms {
             let names: Vec<&str> = term.factors.iter().map(|&f| columns[factors[f]]).collect();
             let mut r: Vec<Cell> = block.key.iter().map(|k| Cell::key(k, false)).collect();
             r.extend([Cell::Text(names.join(":")), Cell::Float(term.share)]);
@@ -67,5 +72,12 @@ pub fn table(dir: &Path, metric: Metric, by: &[String]) -> Result<Table> {
          (a:b); higher-order interactions take the rest",
         metric.name()
     ));
+    if !flat.is_empty() {
+        table.notes.push(format!(
+            "no share (empty) where the mean {} is the same for every configuration of the grid: {}",
+            metric.name(),
+            flat.join(", ")
+        ));
+    }
     Ok(table)
 }

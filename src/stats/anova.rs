@@ -22,7 +22,8 @@ pub struct Grid {
 pub struct Term {
     /// The factors of the term: one for a main effect, two for an interaction.
     pub factors: Vec<usize>,
-    /// Its share of the variance, in [0, 1] (NaN when the metric does not vary).
+    /// Its share of the variance, in [0, 1] (NaN when the metric does not vary, or varies
+    /// only by rounding: a spread under 1e-12 of its largest magnitude).
     pub share: f64,
 }
 
@@ -55,7 +56,11 @@ impl Grid {
         let cells = self.values.len() as f64;
         let mu = self.values.iter().sum::<f64>() / cells;
         let variance = self.values.iter().map(|y| (y - mu).powi(2)).sum::<f64>() / cells;
-        let share = |v: f64| if variance > 0.0 { v / variance } else { f64::NAN };
+        // A metric that varies only in its last bits (the same value summed in another
+        // order) does not vary: dividing by that noise would give shares beyond 1.
+        let scale = self.values.iter().fold(0.0_f64, |m, y| m.max(y.abs()));
+        let varies = variance > (scale * 1e-12).powi(2);
+        let share = |v: f64| if varies { v / variance } else { f64::NAN };
         let factors = self.levels.len();
         let mains: Vec<Vec<f64>> = (0..factors).map(|i| self.marginal(&[i]).iter().map(|m| m - mu).collect()).collect();
         let mut terms: Vec<Term> =
@@ -80,6 +85,16 @@ fn mean_square(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Means of equal regrets summed in different orders differ in their last bit; that
+    /// is no variance to share out.
+    #[test]
+    fn rounding_noise_is_no_variance() {
+        let x = 0.392_708_333_333_333_3_f64;
+        let values: Vec<f64> = (0..12).map(|i| if i % 5 == 0 { x + x * f64::EPSILON } else { x }).collect();
+        let terms = Grid { levels: vec![3, 4], values }.importance();
+        assert!(terms.iter().all(|t| t.share.is_nan()), "{terms:?}");
+    }
 
     /// y = 3·a + b + 2·a·c over a ∈ {-1, 1}, b ∈ {-1, 0, 1}, c ∈ {-1, 1}: every term is
     /// orthogonal, so the variance 9 + 2/3 + 4 splits into those shares exactly.

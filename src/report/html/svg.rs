@@ -377,7 +377,9 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
         );
         for (c, &v) in row.iter().enumerate() {
             let px = left + cell_w * c as f64;
-            let t = if v.is_finite() && hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
+            // A spread at the rounding level is no spread: one shade for all.
+            let spread = hi - lo > 1e-12 * hi.abs().max(lo.abs());
+            let t = if v.is_finite() && spread { (v - lo) / (hi - lo) } else { 0.0 };
             let (fill, ink) = shade(t, v.is_finite());
             let _ = write!(
                 s,
