@@ -1,5 +1,6 @@
-//! `sweep`: reinforcement-learning experiments on tic-tac-toe, the other m,n,k-games and
-//! gravity (Connect-Four-style) boards up to 16 cells, scored against the exact optimum.
+//! `sweep`: reinforcement-learning experiments on tic-tac-toe, the other m,n,k-games up
+//! to 16 cells and gravity (Connect-Four-style) boards up to 20 cells (24 on 4 columns:
+//! 6x4), scored against the exact optimum.
 //!
 //! The core ([`game`], [`mdp`], [`solvers`]) is pure: no files, no printing, no clock, no
 //! global random generator. Around it, [`spec`] turns a TOML spec into jobs, [`run`]

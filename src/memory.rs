@@ -85,10 +85,16 @@ pub fn side(game: Game, seat: Seat) -> Side {
 
 /// [`crate::game::Positions`]: per position the packed board (4 bytes), result and
 /// minimax (1 each) and class (4); the index → id table over `3^cells`; the per-game
-/// lookup tables over `2^cells` masks (win flag, base-3 weight, 8 moved masks).
+/// lookup tables over `2^cells` masks (win flag, base-3 weight, 8 moved masks). On
+/// boards beyond 16 cells, per position its base-3 index (8 bytes) instead of the packed
+/// board and the index table, and the lookup tables over half masks (a few kB).
 pub fn positions(game: Game) -> u64 {
     let cells = game.cells() as u32;
-    game.figures().positions * 10 + 3u64.pow(cells) * 4 + (1u64 << cells) * (1 + 4 + 8 * 2)
+    if game.dense() {
+        game.figures().positions * 10 + 3u64.pow(cells) * 4 + (1u64 << cells) * (1 + 4 + 8 * 4)
+    } else {
+        game.figures().positions * 14 + (1u64 << 12) * (4 + 2 * 4) + (1u64 << (cells - 12)) * (8 + 2 * 4)
+    }
 }
 
 /// [`crate::mdp::AgentMdp`] against `random` (an upper bound for the other opponents):

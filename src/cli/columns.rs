@@ -19,9 +19,12 @@ fn allowed(p: &Param) -> String {
         Ty::Flag => "true or false".to_string(),
         Ty::Choice(names) => names.join(", "),
         Ty::Game { max_cells } => {
-            let forms: Vec<String> =
-                crate::game::Family::ALL.iter().map(|f| format!("<rows>x<cols>{}<k>", f.letter())).collect();
-            format!("{}, rows and columns >= 3, at most {max_cells} cells", forms.join(" or "))
+            let forms: Vec<String> = crate::game::Family::ALL
+                .iter()
+                .filter(|f| f.max_cells() <= max_cells)
+                .map(|f| format!("<rows>x<cols>{}<k> ({})", f.letter(), f.sizes()))
+                .collect();
+            format!("{}, rows and columns >= 3", forms.join(" or "))
         }
     }
 }

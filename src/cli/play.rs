@@ -32,7 +32,7 @@ pub struct PlayArgs {
     /// Seed of the MCTS searches (with --agent mcts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The game: "<rows>x<cols>k<k>" (a move is a cell, numbered row by row from 0 at the top left) or "<rows>x<cols>g<k>" (gravity: a move is a column, numbered from 0 at the left; the stone drops to its lowest empty cell); rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns).
+    /// The game: "<rows>x<cols>k<k>" (a move is a cell, numbered row by row from 0 at the top left) or "<rows>x<cols>g<k>" (gravity: a move is a column, numbered from 0 at the left; the stone drops to its lowest empty cell); rows, columns >= 3, at most 16 cells (k) or at most 20 cells, or 24 on at most 4 columns (g), 3 <= k <= max(rows, columns).
     #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
     game: Game,
 }

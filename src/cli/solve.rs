@@ -26,7 +26,7 @@ pub struct SolveArgs {
     /// The fixed opponent: random, minimax or minimax-uniform.
     #[arg(long, default_value = "random", value_parser = super::opponent_arg)]
     opponent: Opponent,
-    /// The game: "<rows>x<cols>k<k>" or "<rows>x<cols>g<k>" (gravity: moves are columns, written as column numbers in --values); rows, columns >= 3, at most 16 cells, 3 <= k <= max(rows, columns).
+    /// The game: "<rows>x<cols>k<k>" or "<rows>x<cols>g<k>" (gravity: moves are columns, written as column numbers in --values); rows, columns >= 3, at most 16 cells (k) or at most 20 cells, or 24 on at most 4 columns (g), 3 <= k <= max(rows, columns).
     #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
     game: Game,
     /// Also run policy iteration and value iteration on an MDP of more than 2,000,000

@@ -4,7 +4,7 @@
 //! a dense base-3 index.
 //!
 //! Cells are numbered row-major from 0; X moves first. A [`Board`] is plain data (`Copy`,
-//! 8 bytes) and every rule is a few bit operations or a table lookup (the game's tables,
+//! 12 bytes: a `u32` cell mask per player) and every rule is a few bit operations or a table lookup (the game's tables,
 //! see [`super::rules`]), so the learners can play millions of games per second with it.
 //! Tic-tac-toe's tables are also compiled in as constants ([`FULL`], [`LINES`],
 //! [`is_win`]): its boards never touch a cache.
@@ -134,8 +134,8 @@ impl Status {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Board {
-    x: u16,
-    o: u16,
+    x: u32,
+    o: u32,
     game: Game,
 }
 
@@ -150,7 +150,7 @@ impl Board {
 
     /// A board of `game` from its two masks. Panics if they overlap or use bits beyond
     /// the game's cells.
-    pub fn from_masks(game: Game, x: u16, o: u16) -> Board {
+    pub fn from_masks(game: Game, x: u32, o: u32) -> Board {
         assert!(x & o == 0 && (x | o) & !game.full() == 0, "bad masks {x:#b} {o:#b}");
         Board { x, o, game }
     }
@@ -158,7 +158,7 @@ impl Board {
     /// A board from masks known to be valid (read back from a table of positions): only
     /// checked in debug builds.
     #[inline(always)]
-    pub(super) fn from_table(game: Game, x: u16, o: u16) -> Board {
+    pub(super) fn from_table(game: Game, x: u32, o: u32) -> Board {
         debug_assert!(x & o == 0 && (x | o) & !game.full() == 0, "bad masks {x:#b} {o:#b}");
         Board { x, o, game }
     }
@@ -171,25 +171,25 @@ impl Board {
 
     /// True when the cell mask holds a whole line of this board's game.
     #[inline(always)]
-    fn wins(self, mask: u16) -> bool {
-        if self.game == Game::TIC_TAC_TOE { is_win(mask) } else { self.game.tables().wins[mask as usize] }
+    fn wins(self, mask: u32) -> bool {
+        if self.game == Game::TIC_TAC_TOE { is_win(mask as u16) } else { self.game.tables().win(mask) }
     }
 
     /// X's cells.
     #[inline(always)]
-    pub fn x(self) -> u16 {
+    pub fn x(self) -> u32 {
         self.x
     }
 
     /// O's cells.
     #[inline(always)]
-    pub fn o(self) -> u16 {
+    pub fn o(self) -> u32 {
         self.o
     }
 
     /// The cells of `p`.
     #[inline(always)]
-    pub fn mask(self, p: Player) -> u16 {
+    pub fn mask(self, p: Player) -> u32 {
         match p {
             Player::X => self.x,
             Player::O => self.o,
@@ -204,7 +204,7 @@ impl Board {
 
     /// The empty cells as a mask.
     #[inline(always)]
-    pub fn empty_cells(self) -> u16 {
+    pub fn empty_cells(self) -> u32 {
         !(self.x | self.o) & self.game.full()
     }
 
@@ -239,13 +239,13 @@ impl Board {
     /// rule (any empty cell on m,n,k-games), without the test that the game goes on. The
     /// one way to ask which moves are legal; [`Board::legal_moves`] adds the test.
     #[inline(always)]
-    pub fn moves(self) -> u16 {
+    pub fn moves(self) -> u32 {
         self.game.moves(self.x | self.o)
     }
 
     /// The legal moves as a mask (none when the game is over).
     #[inline]
-    pub fn legal_moves(self) -> u16 {
+    pub fn legal_moves(self) -> u32 {
         if self.is_terminal() { 0 } else { self.moves() }
     }
 
@@ -258,7 +258,7 @@ impl Board {
     /// Panics if the cell is taken; the family's rule is checked in debug builds only.
     #[inline(always)]
     pub fn play(self, cell: u8) -> Board {
-        let bit = 1u16 << cell;
+        let bit = 1u32 << cell;
         assert!(bit & (self.x | self.o) == 0 && usize::from(cell) < self.game.cells(), "cell {cell} is not free");
         debug_assert!(bit & self.moves() != 0, "cell {cell} is not a move of {}", self.game);
         match self.to_move() {
@@ -267,15 +267,16 @@ impl Board {
         }
     }
 
-    /// The dense base-3 index in `0..game.index_space()`: cell `i` adds `3^i` for X,
-    /// `2*3^i` for O.
+    /// The base-3 index in `0..game.index_space()`: cell `i` adds `3^i` for X, `2*3^i`
+    /// for O. Dense on games of at most 16 cells (it indexes their table of positions);
+    /// on larger boards it is the key their sorted positions are searched by.
     #[inline(always)]
     pub fn index(self) -> usize {
         if self.game == Game::TIC_TAC_TOE {
             BASE3[self.x as usize] as usize + 2 * BASE3[self.o as usize] as usize
         } else {
-            let base3 = &self.game.tables().base3;
-            base3[self.x as usize] as usize + 2 * base3[self.o as usize] as usize
+            let tables = self.game.tables();
+            (tables.base3(self.x) + 2 * tables.base3(self.o)) as usize
         }
     }
 
@@ -290,7 +291,7 @@ impl Board {
         if chars.len() != game.cells() {
             return Err(ParseBoardError::Length { cells: game.cells(), found: chars.len() });
         }
-        let (mut x, mut o) = (0u16, 0u16);
+        let (mut x, mut o) = (0u32, 0u32);
         for (i, ch) in chars.into_iter().enumerate() {
             match ch {
                 'X' | 'x' => x |= 1 << i,
@@ -308,7 +309,7 @@ impl Board {
 }
 
 /// The cells of a mask in increasing order.
-pub fn cells(mask: u16) -> impl Iterator<Item = u8> {
+pub fn cells(mask: u32) -> impl Iterator<Item = u8> {
     let mut m = mask;
     std::iter::from_fn(move || {
         if m == 0 {
@@ -324,7 +325,7 @@ pub fn cells(mask: u16) -> impl Iterator<Item = u8> {
 impl fmt::Display for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for i in 0..self.game.cells() {
-            let bit = 1 << i;
+            let bit = 1u32 << i;
             let c = if self.x & bit != 0 {
                 'X'
             } else if self.o & bit != 0 {
@@ -405,12 +406,12 @@ mod tests {
     fn the_compiled_tables_agree_with_the_game() {
         let t = Game::TIC_TAC_TOE.tables();
         for m in 0..512 {
-            assert_eq!(t.wins[m], WINS[m]);
+            assert_eq!(t.win(m as u32), WINS[m]);
             assert_eq!(t.base3[m], u32::from(BASE3[m]));
         }
         let mut lines = Game::TIC_TAC_TOE.lines();
         lines.sort_unstable();
-        let mut known = LINES.to_vec();
+        let mut known: Vec<u32> = LINES.iter().map(|&l| u32::from(l)).collect();
         known.sort_unstable();
         assert_eq!(lines, known);
     }

@@ -6,8 +6,11 @@
 //! the [`$crate::game::Game`] (whose `family()` is that family):
 //!
 //! - `LETTER: char`, the letter between the columns and `k` in the game's name,
-//!   `NAME: &str`, its name for people, and `FORM: &str`, what its games are in a clause;
-//! - `moves(game, occupied) -> u16`: the legal moves of an unfinished position as a cell
+//!   `NAME: &str`, its name for people, `FORM: &str`, what its games are in a clause, and
+//!   `MAX_CELLS: usize`, the most cells of its boards (at most [`super::rules::MAX_CELLS`]),
+//!   `fits(rows, cols)`, whether it allows a board of that size, and `SIZES: &str`, those
+//!   sizes in a clause;
+//! - `moves(game, occupied) -> u32`: the legal moves of an unfinished position as a cell
 //!   mask (a move marks one cell; the family says which empty cells may be marked), and
 //!   `after(game, legal, left, occupied, cell)`: the same and their number after a move,
 //!   from the moves before it (what a random playout needs, step by step);
@@ -53,6 +56,21 @@ macro_rules! families {
                 match self { $(Family::$variant => $module::NAME),+ }
             }
 
+            /// The most cells a board of the family may have.
+            pub fn max_cells(self) -> usize {
+                match self { $(Family::$variant => $module::MAX_CELLS),+ }
+            }
+
+            /// Whether the family allows a board of `rows` × `cols` (both at least 3).
+            pub fn fits(self, rows: usize, cols: usize) -> bool {
+                match self { $(Family::$variant => $module::fits(rows, cols)),+ }
+            }
+
+            /// The family's board sizes, in a clause ("rows times columns at most 16").
+            pub fn sizes(self) -> &'static str {
+                match self { $(Family::$variant => $module::SIZES),+ }
+            }
+
             /// What a game of the family is, in a clause ("an m,n,k-game: ...").
             pub fn form(self) -> &'static str {
                 match self { $(Family::$variant => $module::FORM),+ }
@@ -61,14 +79,14 @@ macro_rules! families {
             /// The legal moves of an unfinished position of `game` whose cells `occupied`
             /// are taken, as a cell mask.
             #[inline(always)]
-            pub(crate) fn moves(self, game: $crate::game::Game, occupied: u16) -> u16 {
+            pub(crate) fn moves(self, game: $crate::game::Game, occupied: u32) -> u32 {
                 match self { $(Family::$variant => $module::moves(game, occupied)),+ }
             }
 
             /// The legal moves and their number after `cell`, one of `legal` (`left` of
             /// them), is marked, leaving `occupied` taken (if the game goes on).
             #[inline(always)]
-            pub(crate) fn after(self, game: $crate::game::Game, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+            pub(crate) fn after(self, game: $crate::game::Game, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32) {
                 match self { $(Family::$variant => $module::after(game, legal, left, occupied, cell)),+ }
             }
 

@@ -18,12 +18,26 @@ pub const LETTER: char = 'g';
 /// The family's name for people.
 pub const NAME: &str = "gravity board";
 
+/// The most cells of a board (6 rows by 4 columns); boards beyond 16 cells keep their
+/// positions in a sorted list (see [`super::positions`]).
+pub const MAX_CELLS: usize = 24;
+
+/// The board sizes, in a clause.
+pub const SIZES: &str = "rows times columns at most 20, or at most 24 on at most 4 columns";
+
+/// Every board of at most 20 cells, and up to 24 on at most 4 columns: what the
+/// positions' tables hold in under a GB (6x4g4: 15,835,683 positions, 0.8 GB to solve), and what
+/// keeps MCTS's draws from one 64-bit word exact to `2^-19` (at most `cols` moves a ply).
+pub fn fits(rows: usize, cols: usize) -> bool {
+    rows * cols <= 20 || (rows * cols <= MAX_CELLS && cols <= 4)
+}
+
 /// What its games are, in a clause.
 pub const FORM: &str = "a gravity board: a move is a column, the stone drops to its lowest empty cell";
 
 /// The lowest empty cell of every column that is not full.
 #[inline(always)]
-pub fn moves(game: Game, occupied: u16) -> u16 {
+pub fn moves(game: Game, occupied: u32) -> u32 {
     let (full, cols) = (game.full(), game.cols());
     let bottom = full ^ (full >> cols);
     ((occupied >> cols) | bottom) & !occupied & full
@@ -32,8 +46,8 @@ pub fn moves(game: Game, occupied: u16) -> u16 {
 /// The marked cell is no longer a move; the cell above it (if any: `bit >> cols` is 0 in
 /// the top row) is.
 #[inline(always)]
-pub fn after(game: Game, legal: u16, left: u32, _occupied: u16, cell: u8) -> (u16, u32) {
-    let bit = 1u16 << cell;
+pub fn after(game: Game, legal: u32, left: u32, _occupied: u32, cell: u8) -> (u32, u32) {
+    let bit = 1u32 << cell;
     let above = bit >> game.cols();
     ((legal & !bit) | above, left - u32::from(above == 0))
 }
@@ -49,7 +63,7 @@ pub fn move_text(game: Game, cell: u8) -> String {
 }
 
 /// The cells of column `c`.
-fn column(game: Game, c: usize) -> u16 {
+fn column(game: Game, c: usize) -> u32 {
     (0..game.rows()).fold(0, |m, r| m | 1 << (r * game.cols() + c))
 }
 
@@ -123,7 +137,7 @@ mod tests {
             for id in (0..pos.len()).step_by(7) {
                 let b = pos.board(id);
                 let m = symmetry::apply(4, b);
-                assert_eq!(g.tables().masks[4][usize::from(b.moves())], m.moves(), "{b}");
+                assert_eq!(g.tables().moved(4, b.moves()), m.moves(), "{b}");
                 assert_eq!(pos.minimax(pos.id(m).expect("mirror images are reachable")), pos.minimax(id));
             }
         }

@@ -11,18 +11,29 @@ pub const LETTER: char = 'k';
 /// The family's name for people.
 pub const NAME: &str = "m,n,k-game";
 
+/// The most cells of a board: positions are found through a dense base-3 table.
+pub const MAX_CELLS: usize = 16;
+
+/// The board sizes, in a clause.
+pub const SIZES: &str = "rows times columns at most 16";
+
+/// At most [`MAX_CELLS`] cells.
+pub fn fits(rows: usize, cols: usize) -> bool {
+    rows * cols <= MAX_CELLS
+}
+
 /// What its games are, in a clause.
 pub const FORM: &str = "an m,n,k-game: a move marks any empty cell";
 
 /// Any empty cell.
 #[inline(always)]
-pub fn moves(game: Game, occupied: u16) -> u16 {
+pub fn moves(game: Game, occupied: u32) -> u32 {
     !occupied & game.full()
 }
 
 /// The marked cell is no longer a move; nothing else changes.
 #[inline(always)]
-pub fn after(_game: Game, legal: u16, left: u32, _occupied: u16, cell: u8) -> (u16, u32) {
+pub fn after(_game: Game, legal: u32, left: u32, _occupied: u32, cell: u8) -> (u32, u32) {
     (legal & !(1 << cell), left - 1)
 }
 

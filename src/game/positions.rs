@@ -8,17 +8,25 @@
 //! dynamic programs need. The positions are enumerated layer by layer (one layer per
 //! number of marks), each layer in index order, so the ids come out in that order.
 //!
-//! Tables, per id: the board packed in a `u32` (X's mask low, O's high), the result (X's
-//! reward if the game is over, which also gives the status), the minimax value (`i8`) and
-//! the symmetry class (`u32`); and one over the base-3 index space (`3^cells` entries):
-//! index → id. There is no move table: the child of a move is found through the index
-//! table, since a mark on cell `i` adds `3^i` (X) or `2·3^i` (O) to the index. For 4x4k4
-//! that is 212 MB in all, 172 MB of it the index table.
+//! Tables, per id: the board, the result (X's reward if the game is over, which also gives
+//! the status), the minimax value (`i8`) and the symmetry class (`u32`). There is no move
+//! table: the child of a move is found by its base-3 index, since a mark on cell `i` adds
+//! `3^i` (X) or `2·3^i` (O) to the index. How a board is kept and its index looked up
+//! depends on the size ([`Game::dense`]):
+//!
+//! - up to 16 cells, the board packed in a `u32` (X's mask low, O's high), and a table
+//!   over the base-3 index space (`3^cells` entries): index → id. For 4x4k4 that is
+//!   212 MB in all, 172 MB of it the index table;
+//! - on larger boards (gravity boards of 17 to 24 cells, whose `3^cells` would not fit),
+//!   the board's base-3 index itself (`u64`), which is sorted within each layer: an index
+//!   is looked up by binary search in its layer (the number of marks is known). 14 bytes
+//!   per position in all.
 
 use std::sync::OnceLock;
 
 use super::board::{Board, Player, Status, cells};
 use super::rules::{Game, MAX_CELLS, SLOTS};
+
 use super::symmetry;
 
 /// No position (an illegal move, or an index that no game reaches).
@@ -31,12 +39,22 @@ const ONGOING: i8 = i8::MIN;
 #[derive(Debug)]
 pub struct Positions {
     game: Game,
-    /// The boards by id, packed by [`pack`].
+    /// Whether the game is dense ([`Game::dense`]): `boards` and `by_index` are used, else
+    /// `keys` and `layers`.
+    dense: bool,
+    /// The boards by id, packed by [`pack`] (dense games).
     boards: Vec<u32>,
-    /// Base-3 index → id, or [`NONE`].
+    /// Base-3 index → id, or [`NONE`] (dense games).
     by_index: Vec<u32>,
+    /// The base-3 index of each board by id, increasing within each layer (large games).
+    keys: Vec<u64>,
+    /// The first id of each layer (by number of marks), then one past the last id (large
+    /// games).
+    layers: Vec<u32>,
+    /// Base-3 digits → masks, for `keys` (large games).
+    decoder: Decoder,
     /// `weight[i] = 3^i`: what an X on cell `i` adds to the index (an O adds twice as much).
-    weight: [u32; MAX_CELLS],
+    weight: [u64; MAX_CELLS],
     /// X's reward in a finished game (+1, 0, -1), or [`ONGOING`].
     result: Vec<i8>,
     minimax: Vec<i8>,
@@ -54,7 +72,7 @@ impl Game {
 /// A board as one `u32`: X's mask in the low half, O's in the high half.
 #[inline(always)]
 fn pack(b: Board) -> u32 {
-    u32::from(b.x()) | u32::from(b.o()) << 16
+    b.x() | b.o() << 16
 }
 
 /// What a mark of the side to move adds to the index, in units of the cell's weight.
@@ -79,13 +97,12 @@ fn result_of(status: Status) -> i8 {
 /// The board of `game` packed by [`pack`].
 #[inline(always)]
 fn unpack(game: Game, packed: u32) -> Board {
-    Board::from_table(game, packed as u16, (packed >> 16) as u16)
+    Board::from_table(game, packed & 0xFFFF, packed >> 16)
 }
 
 /// Every position reachable from the empty board, packed, layer by layer (by number of
 /// marks), each layer in increasing base-3 index: the order of the ids.
-fn enumerate(game: Game, weight: &[u32; MAX_CELLS]) -> Vec<u32> {
-    let decoder = Decoder::new();
+fn enumerate(game: Game, weight: &[u64; MAX_CELLS], decoder: &Decoder) -> Vec<u32> {
     let mut next = IndexSet::new(game.index_space());
     let mut boards = vec![pack(Board::empty(game))];
     let mut layer = 0..1;
@@ -106,6 +123,33 @@ fn enumerate(game: Game, weight: &[u32; MAX_CELLS]) -> Vec<u32> {
         layer = end..boards.len();
     }
     boards
+}
+
+/// The same for a large game: the base-3 indices of the positions, layer by layer, each
+/// layer sorted, and the first id of each layer followed by one past the last.
+fn enumerate_sorted(game: Game, weight: &[u64; MAX_CELLS], decoder: &Decoder) -> (Vec<u64>, Vec<u32>) {
+    let mut keys = vec![0u64];
+    let mut layers = vec![0u32];
+    let mut layer = 0..1;
+    while !layer.is_empty() {
+        let mut next = Vec::new();
+        for &key in &keys[layer.clone()] {
+            let b = decoder.board(game, key);
+            if b.is_terminal() {
+                continue;
+            }
+            let m = mark(b) as u64;
+            next.extend(cells(b.moves()).map(|c| key + m * weight[usize::from(c)]));
+        }
+        next.sort_unstable();
+        next.dedup();
+        let end = keys.len();
+        layers.push(u32::try_from(end).expect("fewer than 2^32 positions"));
+        keys.extend_from_slice(&next);
+        layer = end..keys.len();
+    }
+    keys.shrink_to_fit();
+    (keys, layers)
 }
 
 /// A set of base-3 indices, one bit each.
@@ -142,7 +186,9 @@ impl IndexSet {
     }
 }
 
-/// Base-3 index → packed board, by two lookups in a table of the 3^8 boards of 8 cells.
+/// Base-3 index → packed board, by two lookups in a table of the 3^8 boards of 8 cells
+/// (three on large games).
+#[derive(Debug)]
 struct Decoder {
     /// `half[r]`: the X mask (low byte) and O mask (high byte) of the 8 digits `r`.
     half: Vec<u16>,
@@ -168,6 +214,20 @@ impl Decoder {
             })
             .collect();
         Decoder { half }
+    }
+
+    /// The board of `game` whose base-3 index is `key` (below `3^24`).
+    #[inline(always)]
+    fn board(&self, game: Game, key: u64) -> Board {
+        let size = 3u64.pow(HALF);
+        let (mut x, mut o, mut rest) = (0u32, 0u32, key);
+        for shift in [0, HALF, 2 * HALF] {
+            let half = u32::from(self.half[(rest % size) as usize]);
+            x |= (half & 0xFF) << shift;
+            o |= (half >> 8) << shift;
+            rest /= size;
+        }
+        Board::from_table(game, x, o)
     }
 
     /// The packed board of `index` (below `3^16`).
@@ -197,18 +257,38 @@ impl Positions {
     }
 
     fn build(game: Game) -> Positions {
-        let mut weight = [0u32; MAX_CELLS];
+        let mut weight = [0u64; MAX_CELLS];
         for (i, w) in weight.iter_mut().enumerate().take(game.cells()) {
-            *w = 3u32.pow(i as u32);
+            *w = 3u64.pow(i as u32);
         }
-        let boards = enumerate(game, &weight);
-        let mut by_index = vec![NONE; game.index_space()];
-        for (id, &p) in boards.iter().enumerate() {
-            by_index[unpack(game, p).index()] = id as u32;
-        }
-        let result = boards.iter().map(|&p| result_of(unpack(game, p).status())).collect();
-        let mut pos =
-            Positions { game, boards, by_index, weight, result, minimax: Vec::new(), class: Vec::new(), classes: 0 };
+        let decoder = Decoder::new();
+        let dense = game.dense();
+        let (mut boards, mut by_index, mut keys, mut layers) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let result = if dense {
+            boards = enumerate(game, &weight, &decoder);
+            by_index = vec![NONE; game.index_space()];
+            for (id, &p) in boards.iter().enumerate() {
+                by_index[unpack(game, p).index()] = id as u32;
+            }
+            boards.iter().map(|&p| result_of(unpack(game, p).status())).collect()
+        } else {
+            (keys, layers) = enumerate_sorted(game, &weight, &decoder);
+            keys.iter().map(|&k| result_of(decoder.board(game, k).status())).collect()
+        };
+        let mut pos = Positions {
+            game,
+            dense,
+            boards,
+            by_index,
+            keys,
+            layers,
+            decoder,
+            weight,
+            result,
+            minimax: Vec::new(),
+            class: Vec::new(),
+            classes: 0,
+        };
         pos.minimax = pos.solve_minimax();
         (pos.class, pos.classes) = pos.classify();
         pos
@@ -218,11 +298,31 @@ impl Positions {
     /// [`Positions::child`] of each, computed once for the position. Panics unless every
     /// move is legal.
     #[inline(always)]
-    pub fn children(&self, id: usize, moves: u16) -> impl Iterator<Item = u32> + '_ {
+    pub fn children(&self, id: usize, moves: u32) -> impl Iterator<Item = u32> + '_ {
         let b = self.board(id);
         assert!(self.result[id] == ONGOING && moves & !b.moves() == 0, "illegal moves {moves:#b} in position {id}");
         let (index, mark) = (b.index(), mark(b));
-        cells(moves).map(move |c| self.by_index[index + mark * self.weight[usize::from(c)] as usize])
+        cells(moves).map(move |c| self.lookup(index + mark * self.weight[usize::from(c)] as usize, b, true))
+    }
+
+    /// The id of the position with this base-3 index, or [`NONE`]: `b` itself, or a
+    /// move after it when `moved` (its number of marks is only counted on large games).
+    #[inline(always)]
+    fn lookup(&self, index: usize, b: Board, moved: bool) -> u32 {
+        if self.dense { self.by_index[index] } else { self.search(index, b.pieces() as usize + usize::from(moved)) }
+    }
+
+    /// [`Positions::lookup`] on a large game: a binary search in the layer (kept out of
+    /// line, so that the dense games' lookups stay small where they are inlined).
+    #[inline(never)]
+    fn search(&self, index: usize, layer: usize) -> u32 {
+        let (Some(&start), Some(&end)) = (self.layers.get(layer), self.layers.get(layer + 1)) else {
+            return NONE;
+        };
+        match self.keys[start as usize..end as usize].binary_search(&(index as u64)) {
+            Ok(at) => start + at as u32,
+            Err(_) => NONE,
+        }
     }
 
     /// The minimax value of every position, backwards from the finished ones.
@@ -254,7 +354,8 @@ impl Positions {
         let mut class: Vec<u32> = Vec::with_capacity(self.len());
         let mut classes = 0u32;
         for id in 0..self.len() {
-            let canonical = self.by_index[symmetry::canonical(self.board(id)).0.index()] as usize;
+            let b = self.board(id);
+            let canonical = self.lookup(symmetry::canonical(b).0.index(), b, false) as usize;
             if canonical == id {
                 class.push(classes);
                 classes += 1;
@@ -276,6 +377,8 @@ impl Positions {
         use std::mem::size_of_val;
         size_of_val(&self.boards[..])
             + size_of_val(&self.by_index[..])
+            + size_of_val(&self.keys[..])
+            + size_of_val(&self.layers[..])
             + size_of_val(&self.result[..])
             + size_of_val(&self.minimax[..])
             + size_of_val(&self.class[..])
@@ -283,18 +386,24 @@ impl Positions {
 
     /// How many positions there are (5478 in tic-tac-toe).
     pub fn len(&self) -> usize {
-        self.boards.len()
+        self.result.len()
     }
 
     /// Never true: the empty board is always there.
     pub fn is_empty(&self) -> bool {
-        self.boards.is_empty()
+        self.result.is_empty()
     }
 
     /// The board with this id.
     #[inline(always)]
     pub fn board(&self, id: usize) -> Board {
-        unpack(self.game, self.boards[id])
+        if self.dense { unpack(self.game, self.boards[id]) } else { self.decode(id) }
+    }
+
+    /// The board with this id on a large game (out of line, as [`Positions::search`]).
+    #[inline(never)]
+    fn decode(&self, id: usize) -> Board {
+        self.decoder.board(self.game, self.keys[id])
     }
 
     /// The id of a board, or `None` if no game reaches it. Panics if the board belongs
@@ -302,7 +411,7 @@ impl Positions {
     #[inline(always)]
     pub fn id(&self, b: Board) -> Option<usize> {
         assert!(b.game() == self.game, "a {} board among the positions of {}", b.game(), self.game);
-        match self.by_index[b.index()] {
+        match self.lookup(b.index(), b, false) {
             NONE => None,
             id => Some(id as usize),
         }
@@ -317,7 +426,7 @@ impl Positions {
         if self.result[id] != ONGOING || c >= MAX_CELLS || b.moves() & (1 << c) == 0 {
             return NONE;
         }
-        self.by_index[b.index() + mark(b) * self.weight[c] as usize]
+        self.lookup(b.index() + mark(b) * self.weight[c] as usize, b, true)
     }
 
     /// Win, draw or still going, by id.
@@ -349,7 +458,7 @@ impl Positions {
     }
 
     /// The minimax-optimal moves of the side to move, as a cell mask.
-    pub fn optimal_moves(&self, id: usize) -> u16 {
+    pub fn optimal_moves(&self, id: usize) -> u32 {
         let b = self.board(id);
         let sign = if b.to_move() == Player::X { 1 } else { -1 };
         let best = self.minimax[id] * sign;
@@ -492,7 +601,7 @@ mod tests {
             for id in 0..pos.len() {
                 let b = pos.board(id);
                 for c in 0..=MAX_CELLS as u8 + 1 {
-                    let legal = b.legal_moves() & 1u16.checked_shl(u32::from(c)).unwrap_or(0) != 0;
+                    let legal = b.legal_moves() & 1u32.checked_shl(u32::from(c)).unwrap_or(0) != 0;
                     let expected = if legal { pos.id(b.play(c)).map(|n| n as u32) } else { Some(NONE) };
                     assert_eq!(Some(pos.child(id, c)), expected, "{b} cell {c}");
                 }

@@ -20,8 +20,14 @@ use std::sync::OnceLock;
 use super::Family;
 use super::board::Board;
 
-/// The most cells a board may have (a cell set is a `u16`).
-pub const MAX_CELLS: usize = 16;
+/// The most cells a board of any family may have (a cell set is a `u32`; each family has
+/// its own limit, [`Family::max_cells`]).
+pub const MAX_CELLS: usize = 24;
+
+/// The most cells for which the per-game tables are indexed by a whole cell mask
+/// (`2^cells` entries) and positions by a dense base-3 table (`3^cells` entries); larger
+/// boards use tables over half masks and a sorted list of positions.
+pub const DENSE_CELLS: usize = 16;
 
 /// The smallest number of rows, columns and marks in a row.
 const MIN_SIDE: u8 = 3;
@@ -55,13 +61,16 @@ impl Default for Game {
 }
 
 /// What a game may be, for messages: "a game is" followed by this. Every family's form
-/// (e.g. `"<rows>x<cols>k<k>"`), then the ranges of games of at most `max_cells` cells.
-pub fn allowed(max_cells: usize) -> String {
-    let forms: Vec<String> =
-        Family::ALL.iter().map(|f| format!("\"<rows>x<cols>{}<k>\" ({})", f.letter(), f.form())).collect();
+/// (e.g. `"<rows>x<cols>k<k>"`) with its sizes, then the ranges.
+/// (`_max_cells` is a kind's own limit, checked after the game is read; every kind plays
+/// every family's sizes today.)
+pub fn allowed(_max_cells: usize) -> String {
+    let forms: Vec<String> = Family::ALL
+        .iter()
+        .map(|f| format!("\"<rows>x<cols>{}<k>\" ({}; {})", f.letter(), f.form(), f.sizes()))
+        .collect();
     format!(
-        "{} with rows and columns at least 3, rows times columns at most {max_cells} and 3 <= k <= max(rows, \
-         columns), e.g. \"3x3k3\" (tic-tac-toe)",
+        "{} with rows and columns at least 3 and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe)",
         forms.join(" or ")
     )
 }
@@ -84,7 +93,7 @@ impl Game {
     pub fn of(family: Family, rows: u8, cols: u8, k: u8) -> Option<Game> {
         let ok = rows >= MIN_SIDE
             && cols >= MIN_SIDE
-            && usize::from(rows) * usize::from(cols) <= MAX_CELLS
+            && family.fits(usize::from(rows), usize::from(cols))
             && k >= MIN_SIDE
             && k <= rows.max(cols);
         ok.then_some(Game { rows, cols, k, family })
@@ -111,7 +120,7 @@ impl Game {
     /// The legal moves of an unfinished position whose cells `occupied` are taken, as a
     /// cell mask: the family's rule ([`Board::moves`] is the usual way to ask).
     #[inline(always)]
-    pub fn moves(self, occupied: u16) -> u16 {
+    pub fn moves(self, occupied: u32) -> u32 {
         self.family.moves(self, occupied)
     }
 
@@ -119,7 +128,7 @@ impl Game {
     /// marked, leaving the cells `occupied` taken (if the game goes on): [`Game::moves`]
     /// of `occupied`, found from the moves before (MCTS's playouts, step by step).
     #[inline(always)]
-    pub fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+    pub fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32) {
         self.family.after(self, legal, left, occupied, cell)
     }
 
@@ -164,8 +173,8 @@ impl Game {
 
     /// The mask of all cells.
     #[inline(always)]
-    pub fn full(self) -> u16 {
-        ((1u32 << self.cells()) - 1) as u16
+    pub fn full(self) -> u32 {
+        ((1u64 << self.cells()) - 1) as u32
     }
 
     /// Number of base-3 board indices: `3^cells`.
@@ -173,9 +182,17 @@ impl Game {
         3usize.pow(self.cells() as u32)
     }
 
+    /// Whether the game's tables are indexed by whole cell masks and its positions by a
+    /// dense base-3 table (at most [`DENSE_CELLS`] cells), rather than by half masks and a
+    /// sorted list.
+    #[inline(always)]
+    pub fn dense(self) -> bool {
+        self.cells() <= DENSE_CELLS
+    }
+
     /// The winning lines as cell masks: every run of `k` cells in a row, a column or a
     /// diagonal.
-    pub fn lines(self) -> Vec<u16> {
+    pub fn lines(self) -> Vec<u32> {
         let (rows, cols, k) = (self.rows as i32, self.cols as i32, self.k as i32);
         let mut lines = Vec::new();
         for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
@@ -185,7 +202,7 @@ impl Game {
                     if er < 0 || er >= rows || ec < 0 || ec >= cols {
                         continue;
                     }
-                    let line = (0..k).fold(0u16, |m, i| m | 1 << ((r + dr * i) * cols + c + dc * i));
+                    let line = (0..k).fold(0u32, |m, i| m | 1 << ((r + dr * i) * cols + c + dc * i));
                     lines.push(line);
                 }
             }
@@ -228,8 +245,8 @@ impl Game {
     }
 }
 
-/// How many values a side length or `k` can take (3 to 5: rows · cols ≤ 16).
-const SIDES: usize = 3;
+/// How many values a side length or `k` can take (3 to 8: rows · cols ≤ 24).
+const SIDES: usize = 6;
 
 /// How many cache slots there are: one per (family, rows, cols, k) in range.
 pub(crate) const SLOTS: usize = Family::ALL.len() * SIDES * SIDES * SIDES;
@@ -256,33 +273,86 @@ impl FromStr for Game {
     }
 }
 
-/// Tables derived from a game: indexed by a cell mask (`2^cells` entries each).
+/// Tables derived from a game. On dense games (at most [`DENSE_CELLS`] cells) they are
+/// indexed by a whole cell mask (`2^cells` entries each); on larger ones by its low
+/// [`LOW_BITS`] cells and by the rest (the `*_high` tables), and a win is found from the
+/// lines. Ask through [`Tables::win`], [`Tables::base3`] and [`Tables::moved`].
 #[derive(Debug)]
 pub(crate) struct Tables {
-    /// `wins[m]`: the mask `m` contains a whole line.
+    /// `wins[m]`: the mask `m` contains a whole line (dense games only).
     pub wins: Vec<bool>,
-    /// `base3[m]`: the sum of `3^i` over the cells `i` in `m`.
+    /// The winning lines (see [`Game::lines`]).
+    lines: Vec<u32>,
+    /// `base3[m]`: the sum of `3^i` over the cells `i` in `m` (the low part on large games).
     pub base3: Vec<u32>,
-    /// `masks[t][m]`: the mask `m` moved by transform `t` (all 8 indices; unused ones empty).
-    pub masks: Vec<Vec<u16>>,
+    /// The same over the high part of the mask (large games only).
+    base3_high: Vec<u64>,
+    /// `masks[t][m]`: the mask `m` moved by transform `t` (all 8 indices; unused ones
+    /// empty; the low part on large games).
+    pub masks: Vec<Vec<u32>>,
+    /// The same over the high part of the mask (large games only).
+    masks_high: Vec<Vec<u32>>,
 }
+
+/// The cells of the low part of a mask on games beyond [`DENSE_CELLS`] cells.
+const LOW_BITS: usize = 12;
 
 impl Tables {
     fn build(game: Game) -> Tables {
-        let size = 1usize << game.cells();
         let lines = game.lines();
-        let wins = (0..size).map(|m| lines.iter().any(|&l| l & !(m as u16) == 0)).collect();
-        let base3 = (0..size)
-            .map(|m| (0..game.cells()).filter(|i| m >> i & 1 == 1).map(|i| 3u32.pow(i as u32)).sum())
-            .collect();
-        let mut masks = vec![Vec::new(); 8];
+        let cells = game.cells();
+        let dense = game.dense();
+        let low = if dense { cells } else { LOW_BITS };
+        let base3_of = |m: usize, from: usize, to: usize| -> u64 {
+            (from..to).filter(|i| m >> (i - from) & 1 == 1).map(|i| 3u64.pow(i as u32)).sum()
+        };
+        let moved_of = |t: usize, m: usize, from: usize, to: usize| -> u32 {
+            (from..to).filter(|i| m >> (i - from) & 1 == 1).fold(0, |a, i| a | 1u32 << game.transform_cell(t, i))
+        };
+        let wins = if dense {
+            (0..1usize << cells).map(|m| lines.iter().any(|&l| l & !(m as u32) == 0)).collect()
+        } else {
+            Vec::new()
+        };
+        let base3 = (0..1usize << low).map(|m| base3_of(m, 0, low) as u32).collect();
+        let base3_high =
+            if dense { Vec::new() } else { (0..1usize << (cells - low)).map(|m| base3_of(m, low, cells)).collect() };
+        let (mut masks, mut masks_high) = (vec![Vec::new(); 8], vec![Vec::new(); 8]);
         for &t in game.transforms() {
-            let moved = |m: usize| {
-                (0..game.cells()).filter(move |i| m >> i & 1 == 1).map(move |i| 1u16 << game.transform_cell(t, i))
-            };
-            masks[t] = (0..size).map(|m| moved(m).fold(0, |a, b| a | b)).collect();
+            masks[t] = (0..1usize << low).map(|m| moved_of(t, m, 0, low)).collect();
+            if !dense {
+                masks_high[t] = (0..1usize << (cells - low)).map(|m| moved_of(t, m, low, cells)).collect();
+            }
         }
-        Tables { wins, base3, masks }
+        Tables { wins, lines, base3, base3_high, masks, masks_high }
+    }
+
+    /// True when the cell mask contains a whole line.
+    #[inline(always)]
+    pub fn win(&self, mask: u32) -> bool {
+        if self.base3_high.is_empty() { self.wins[mask as usize] } else { self.lines.iter().any(|&l| l & !mask == 0) }
+    }
+
+    /// The sum of `3^i` over the cells `i` in the mask.
+    #[inline(always)]
+    pub fn base3(&self, mask: u32) -> u64 {
+        if self.base3_high.is_empty() {
+            u64::from(self.base3[mask as usize])
+        } else {
+            let low = (1 << LOW_BITS) - 1;
+            u64::from(self.base3[(mask & low) as usize]) + self.base3_high[(mask >> LOW_BITS) as usize]
+        }
+    }
+
+    /// The mask moved by transform `t` (one of the game's).
+    #[inline(always)]
+    pub fn moved(&self, t: usize, mask: u32) -> u32 {
+        if self.base3_high.is_empty() {
+            self.masks[t][mask as usize]
+        } else {
+            let low = (1 << LOW_BITS) - 1;
+            self.masks[t][(mask & low) as usize] | self.masks_high[t][(mask >> LOW_BITS) as usize]
+        }
     }
 }
 
@@ -299,6 +369,17 @@ mod tests {
         for bad in ["", "3x3", "3x3k", "2x3k3", "4x5k3", "3x3k4", "3x3k2", "axbkc", "3x3k3x"] {
             let e = bad.parse::<Game>().unwrap_err().to_string();
             assert!(e.contains("<rows>x<cols>k<k>") && e.contains(bad), "{e}");
+        }
+        // Gravity boards go to 24 cells, m,n,k-games to 16; the message says both limits.
+        for good in ["4x5g4", "5x4g4", "4x5g3", "3x6g3", "6x4g4", "7x3g7", "8x3g8"] {
+            assert_eq!(good.parse::<Game>().unwrap().to_string(), good);
+        }
+        for bad in ["5x5g4", "7x4g4", "4x6g4", "3x7g3", "3x8g3", "4x6k4", "5x4k4"] {
+            let e = bad.parse::<Game>().unwrap_err().to_string();
+            assert!(
+                e.contains("at most 16") && e.contains("at most 24 on at most 4 columns") && e.contains(bad),
+                "{e}"
+            );
         }
     }
 
@@ -318,18 +399,32 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 13);
-        assert_eq!(Game::all().count(), 13 * Family::ALL.len());
+        // Counted from the rule: sides from 3, at most the family's cells, 3 <= k <= longer side.
+        let expected = |fits: fn(usize, usize) -> bool| -> usize {
+            (3..=24)
+                .flat_map(|r| (3..=24).map(move |c| (r, c)))
+                .filter(|&(r, c)| fits(r, c))
+                .map(|(r, c)| r.max(c) - 2)
+                .sum()
+        };
+        assert_eq!(expected(|r, c| r * c <= 16), 13);
+        let all = Game::all().collect::<Vec<_>>();
+        let count = |f: Family| all.iter().filter(|g| g.family() == f).count();
+        assert_eq!(count(Family::Mnk), 13);
+        // Gravity: up to 20 cells, or 24 on at most 4 columns.
+        assert_eq!(count(Family::Gravity), expected(|r, c| r * c <= 20 || (r * c <= 24 && c <= 4)));
+        assert!(all.iter().all(|g| g.slot() < SLOTS));
+        assert_eq!(all.iter().map(|g| g.slot()).collect::<std::collections::BTreeSet<_>>().len(), all.len());
         assert!(Game::all().all(|g| g.to_string().parse::<Game>() == Ok(g)));
     }
 
     #[test]
     fn transforms_are_permutations_that_keep_the_lines() {
         for g in [Game::TIC_TAC_TOE, "3x4k3".parse().unwrap(), "5x3k4".parse().unwrap()] {
-            let lines: std::collections::BTreeSet<u16> = g.lines().into_iter().collect();
+            let lines: std::collections::BTreeSet<u32> = g.lines().into_iter().collect();
             for &t in g.transforms() {
                 let mut image: Vec<usize> = (0..g.cells()).map(|i| g.transform_cell(t, i)).collect();
-                let moved: std::collections::BTreeSet<u16> =
-                    lines.iter().map(|&l| g.tables().masks[t][l as usize]).collect();
+                let moved: std::collections::BTreeSet<u32> = lines.iter().map(|&l| g.tables().moved(t, l)).collect();
                 assert_eq!(moved, lines, "{g} transform {t}");
                 image.sort_unstable();
                 assert_eq!(image, (0..g.cells()).collect::<Vec<_>>());

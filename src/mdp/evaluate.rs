@@ -192,7 +192,7 @@ impl Evaluator {
             let moves = b.moves();
             let legal = usize::from(cell) < b.game().cells() && moves & (1 << cell) != 0;
             assert!(legal, "policy plays illegal cell {cell} in {b}");
-            let rank = (moves & ((1u16 << cell) - 1)).count_ones() as usize;
+            let rank = (moves & ((1u32 << cell) - 1)).count_ones() as usize;
             let slot = mdp.actions(s).start + rank;
             self.mark[s][1] = slot as u32;
             self.order.push(s as u32);

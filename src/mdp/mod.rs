@@ -435,7 +435,7 @@ pub(crate) fn end_reward(code: u32) -> f64 {
 
 /// The opponent's move distribution in position `p` (opponent to move): the cells it may
 /// play, each equally likely.
-pub fn opponent_moves(pos: &Positions, opponent: Opponent, p: usize) -> u16 {
+pub fn opponent_moves(pos: &Positions, opponent: Opponent, p: usize) -> u32 {
     match opponent {
         // The status table, not the board's rules: it is one load.
         Opponent::Random if pos.status(p) == Status::Ongoing => pos.board(p).moves(),

@@ -40,8 +40,8 @@
 //! # Assumptions and stopping rule
 //!
 //! Two players alternate, the game is deterministic, fully observed and ends when the
-//! board is full: any game of [`Game`] (moves from its family), at most 16 cells, so a game lasts at most
-//! sixteen moves and a path holds at most seventeen nodes. The game is read off the
+//! board is full: any game of [`Game`] (moves from its family), at most 24 cells, so a game lasts at most
+//! 24 moves and a path holds at most 25 nodes. The game is read off the
 //! board searched. The root must not be terminal. A search stops after exactly
 //! `iterations` iterations; nothing is kept between moves.
 //!
@@ -59,12 +59,14 @@
 //! multiply-shift: drawing `k < n` is `(hi, lo) = w * n` in 128 bits, `k = hi`, `w = lo`
 //! (Lemire's multiply-shift, batched). After draws of ranges `n1..nj` the digits are
 //! exactly the mixed-radix digits of `floor(w0 * n1 * .. * nj / 2^64)`, and at most one
-//! draw happens per ply with a range no larger than the number of empty cells, so the
-//! product is at most `cells!`: `9! < 2^19` in tic-tac-toe, `16! < 2^45` on the largest
-//! boards. Each sequence of draws therefore has probability within `2^-64` of its exact
-//! value `1 / (n1 * .. * nj)`: a relative bias below `9! / 2^64 < 2^-45` in tic-tac-toe
-//! and `16! / 2^64 < 2^-19` (about one in a million) on 16 cells, far below any Monte
-//! Carlo error.
+//! draw happens per ply with a range no larger than the number of legal moves, so the
+//! product is at most `cells!` on m,n,k-games (`9! < 2^19` in tic-tac-toe, `16! < 2^45`
+//! on 16 cells) and below `2^45` on every allowed gravity board too (a ply has at most
+//! `cols` moves: 6x4 is at most `4^20 * 4! < 2^45`, 4x5 `5^15 * 5! < 2^42`). Each sequence
+//! of draws therefore has probability within `2^-64` of its exact value
+//! `1 / (n1 * .. * nj)`: a relative bias below `9! / 2^64 < 2^-45` in tic-tac-toe and
+//! `2^-19` (about one in a million) on the largest boards, far below any Monte Carlo
+//! error.
 //!
 //! Statistics are kept as integers (visits and half-points), so root statistics and the
 //! final move are exact. The UCB score is computed in `f32` from tables of `1 / n`,
@@ -73,19 +75,20 @@
 //!
 //! # Performance
 //!
-//! Nodes are 32 bytes and live in one arena reused across searches: a search resets a
+//! Nodes are 40 bytes and live in one arena reused across searches: a search resets a
 //! watermark instead of freeing or clearing it, and a slot is written when its child is
 //! created, before anything reads it, so after the first search nothing is allocated
 //! or re-initialised. The children of a node form one contiguous block, reserved (one
 //! slot per legal move) when its first child is created: packed in expansion order at
 //! UCB nodes, at the rank of their move among the legal ones at random-opponent nodes.
-//! Boards are two cell masks (`u16`). The search is generic over the game's rules (a
+//! Boards are two cell masks (`u32`). The search is generic over the game's rules (a
 //! private trait: the full mask, the win test, the number of set bits and the `k`-th set
-//! bit of a mask), so there is one algorithm with two instances: tic-tac-toe runs on
+//! bit of a mask), so there is one algorithm with three instances: tic-tac-toe runs on
 //! compiled-in 9-bit tables (wins from [`crate::game::board::is_win`], set bits and the
-//! `k`-th set bit from tables of 512 masks), every other game on its own win table over
-//! cell masks (`2^cells` entries, built once per game) and the same 9-bit tables applied
-//! to each byte of the mask. Both give the same moves on the same board (a test checks
+//! `k`-th set bit from tables of 512 masks), every other game of up to 16 cells on its own
+//! win table over cell masks (`2^cells` entries, built once per game) and the same 9-bit
+//! tables applied to each byte of the mask, and larger boards (gravity boards of 17 to 24
+//! cells) on their win lines and the byte tables over three bytes. Both give the same moves on the same board (a test checks
 //! it on tic-tac-toe). Backpropagation refreshes each node's `mean`, `1 / sqrt(n)`
 //! and `uct_c * sqrt(ln n)` from the per-visit-count tables, so the selection scan reads
 //! only the node and its children (one bounds check per node, none per child) and does
@@ -109,7 +112,7 @@ use crate::seed::{self, Stream};
 /// `outcome` of a node whose game goes on.
 const ONGOING: u8 = u8::MAX;
 
-/// Root plus at most sixteen moves (a board has at most 16 cells).
+/// Root plus at most 24 moves (a board has at most 24 cells).
 const MAX_PATH: usize = crate::game::rules::MAX_CELLS + 1;
 
 /// `KTH[mask << 4 | k]`: the cell of the `k`-th set bit (from 0) of the 9-bit `mask`.
@@ -144,32 +147,54 @@ static ONES: [u8; 512] = {
 
 /// The number of set bits of a 9-bit mask.
 #[inline(always)]
-fn ones(mask: u16) -> u32 {
-    u32::from(ONES[usize::from(mask & FULL)])
+fn ones(mask: u32) -> u32 {
+    u32::from(ONES[(mask & u32::from(FULL)) as usize])
 }
 
 /// The cell of the `k`-th set bit of the 9-bit `mask` (`k` below the number of set bits).
 #[inline(always)]
-fn kth_cell(mask: u16, k: u32) -> u8 {
+fn kth_cell(mask: u32, k: u32) -> u8 {
     // Both parts are masked into range, so the index is provably below the table's
     // length and the lookup compiles without a bounds check.
-    KTH[(usize::from(mask & FULL) << 4) | (k as usize & 15)]
+    KTH[(((mask & u32::from(FULL)) as usize) << 4) | (k as usize & 15)]
 }
 
 /// The number of set bits of a 16-bit mask: one lookup per byte.
 #[inline(always)]
-fn ones16(mask: u16) -> u32 {
-    ones(mask & 0xFF) + ones(mask >> 8)
+fn ones16(mask: u32) -> u32 {
+    ones(mask & 0xFF) + ones(mask >> 8 & 0xFF)
 }
 
 /// The cell of the `k`-th set bit of a 16-bit `mask` (`k` below the number of set bits):
 /// in the low byte if it has more than `k` set bits, else in the high byte.
 #[inline(always)]
-fn kth_cell16(mask: u16, k: u32) -> u8 {
+fn kth_cell16(mask: u32, k: u32) -> u8 {
     let in_low = ones(mask & 0xFF);
     let high = k >= in_low;
-    let (byte, k) = if high { (mask >> 8, k - in_low) } else { (mask & 0xFF, k) };
+    let (byte, k) = if high { (mask >> 8 & 0xFF, k - in_low) } else { (mask & 0xFF, k) };
     kth_cell(byte, k) + 8 * u8::from(high)
+}
+
+/// The number of set bits of a 24-bit mask: one lookup per byte.
+#[inline(always)]
+fn ones24(mask: u32) -> u32 {
+    ones(mask & 0xFF) + ones(mask >> 8 & 0xFF) + ones(mask >> 16 & 0xFF)
+}
+
+/// The cell of the `k`-th set bit of a 24-bit `mask` (`k` below the number of set bits):
+/// in the first byte that has more than what is left of `k` set bits.
+#[inline(always)]
+fn kth_cell24(mask: u32, k: u32) -> u8 {
+    let (mut byte, mut k) = (0, k);
+    loop {
+        let part = mask >> (8 * byte) & 0xFF;
+        let here = ones(part);
+        if k < here {
+            return kth_cell(part, k) + 8 * byte as u8;
+        }
+        k -= here;
+        byte += 1;
+    }
 }
 
 /// What the search needs of a game: its move generator (the game family's rule, through
@@ -178,16 +203,16 @@ fn kth_cell16(mask: u16, k: u32) -> u8 {
 /// and every other game on its own tables and family ([`AnyGame`]), with one algorithm.
 trait Rules: Copy {
     /// The legal moves of an unfinished position whose cells `occupied` are taken.
-    fn moves(self, occupied: u16) -> u16;
+    fn moves(self, occupied: u32) -> u32;
     /// The legal moves and their number after `cell`, one of `legal` (`left` of them), is
     /// marked, which leaves the cells `occupied` taken (if the game goes on).
-    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32);
+    fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32);
     /// True when the cell mask holds a whole line.
-    fn is_win(self, mask: u16) -> bool;
+    fn is_win(self, mask: u32) -> bool;
     /// The number of set bits of a cell mask.
-    fn ones(self, mask: u16) -> u32;
+    fn ones(self, mask: u32) -> u32;
     /// The cell of the `k`-th set bit (from 0, in cell order) of a cell mask.
-    fn kth_cell(self, mask: u16, k: u32) -> u8;
+    fn kth_cell(self, mask: u32, k: u32) -> u8;
 }
 
 /// Tic-tac-toe, from the compiled-in tables: no cache, no bounds checks.
@@ -196,28 +221,28 @@ struct TicTacToe;
 
 impl Rules for TicTacToe {
     #[inline(always)]
-    fn moves(self, occupied: u16) -> u16 {
+    fn moves(self, occupied: u32) -> u32 {
         // The m,n,k rules of a constant game: folded to `!occupied & FULL`.
         mnk::moves(Game::TIC_TAC_TOE, occupied)
     }
 
     #[inline(always)]
-    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+    fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32) {
         mnk::after(Game::TIC_TAC_TOE, legal, left, occupied, cell)
     }
 
     #[inline(always)]
-    fn is_win(self, mask: u16) -> bool {
-        is_win(mask)
+    fn is_win(self, mask: u32) -> bool {
+        is_win(mask as u16)
     }
 
     #[inline(always)]
-    fn ones(self, mask: u16) -> u32 {
+    fn ones(self, mask: u32) -> u32 {
         ones(mask)
     }
 
     #[inline(always)]
-    fn kth_cell(self, mask: u16, k: u32) -> u8 {
+    fn kth_cell(self, mask: u32, k: u32) -> u8 {
         kth_cell(mask, k)
     }
 }
@@ -238,32 +263,66 @@ impl AnyGame {
 
 impl Rules for AnyGame {
     #[inline(always)]
-    fn moves(self, occupied: u16) -> u16 {
+    fn moves(self, occupied: u32) -> u32 {
         self.game.moves(occupied)
     }
 
     #[inline(always)]
-    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
+    fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32) {
         self.game.after(legal, left, occupied, cell)
     }
 
     #[inline(always)]
-    fn is_win(self, mask: u16) -> bool {
-        self.wins[usize::from(mask)]
+    fn is_win(self, mask: u32) -> bool {
+        self.wins[mask as usize]
     }
 
     #[inline(always)]
-    fn ones(self, mask: u16) -> u32 {
+    fn ones(self, mask: u32) -> u32 {
         ones16(mask)
     }
 
     #[inline(always)]
-    fn kth_cell(self, mask: u16, k: u32) -> u8 {
+    fn kth_cell(self, mask: u32, k: u32) -> u8 {
         kth_cell16(mask, k)
     }
 }
 
-/// One search node (32 bytes). `mover` is the mask of the player who moved into it,
+/// A game of 17 to 24 cells (a large gravity board): moves from the game's family, wins
+/// from its lines, set bits byte by byte.
+#[derive(Clone, Copy, Debug)]
+struct WideGame {
+    game: Game,
+}
+
+impl Rules for WideGame {
+    #[inline(always)]
+    fn moves(self, occupied: u32) -> u32 {
+        self.game.moves(occupied)
+    }
+
+    #[inline(always)]
+    fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32) {
+        self.game.after(legal, left, occupied, cell)
+    }
+
+    #[inline(always)]
+    fn is_win(self, mask: u32) -> bool {
+        self.game.tables().win(mask)
+    }
+
+    #[inline(always)]
+    fn ones(self, mask: u32) -> u32 {
+        ones24(mask)
+    }
+
+    #[inline(always)]
+    fn kth_cell(self, mask: u32, k: u32) -> u8 {
+        kth_cell24(mask, k)
+    }
+}
+
+/// One search node (40 bytes). `mover` is the mask of the player who moved into it,
 /// `other` the mask of the player to move; `visits` and `score` (half-points: win 2,
 /// draw 1, loss 0) are from the mover's view. Refreshed on every backpropagation, so
 /// that selection reads everything from the nodes: `mean = score / 2n` and
@@ -278,21 +337,21 @@ struct Node {
     score: u32,
     /// First slot of the children block; 0 until the block exists (slot 0 is the root).
     first: u32,
-    mover: u16,
-    other: u16,
+    mover: u32,
+    other: u32,
     /// Legal moves that have no child yet.
-    untried: u16,
+    untried: u32,
     /// Children created so far (UCB nodes keep them packed at the front of the block).
     count: u8,
     /// [`ONGOING`], or the mover's half-points when the game is over (2 win, 1 draw).
     outcome: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<Node>() == 32, "two nodes per cache line");
+const _: () = assert!(std::mem::size_of::<Node>() == 40, "masks of 24 cells, 4-byte aligned");
 
 impl Node {
     #[inline(always)]
-    fn new<R: Rules>(rules: R, mover: u16, other: u16) -> Node {
+    fn new<R: Rules>(rules: R, mover: u32, other: u32) -> Node {
         // With no win on the board, no legal move means a full board.
         let legal = rules.moves(mover | other);
         let outcome = if rules.is_win(mover) {
@@ -308,7 +367,7 @@ impl Node {
 
     /// The legal moves (of an unfinished node).
     #[inline(always)]
-    fn legal<R: Rules>(&self, rules: R) -> u16 {
+    fn legal<R: Rules>(&self, rules: R) -> u32 {
         rules.moves(self.mover | self.other)
     }
 }
@@ -332,7 +391,7 @@ struct Row {
 struct Draws(u64);
 
 impl Draws {
-    /// A number in `0..n`, `1 <= n <= 16`.
+    /// A number in `0..n`, `1 <= n <= 24`.
     #[inline(always)]
     fn below(&mut self, n: u32) -> u32 {
         let wide = u128::from(self.0) * u128::from(n);
@@ -380,7 +439,8 @@ impl Searcher {
         self.extend_rows(params.iterations);
         match board.game() {
             Game::TIC_TAC_TOE => self.search(TicTacToe, params, seed, board),
-            game => self.search(AnyGame::new(game), params, seed, board),
+            game if game.dense() => self.search(AnyGame::new(game), params, seed, board),
+            game => self.search(WideGame { game }, params, seed, board),
         }
         self.final_move(params.final_move)
     }
@@ -918,7 +978,7 @@ mod tests {
 
     #[test]
     fn sixteen_bit_helpers_are_right() {
-        for mask in 0..=u16::MAX {
+        for mask in 0..=u32::from(u16::MAX) {
             let cells: Vec<u8> = crate::game::cells(mask).collect();
             assert_eq!(ones16(mask), mask.count_ones());
             for (k, &cell) in cells.iter().enumerate() {
@@ -928,11 +988,24 @@ mod tests {
     }
 
     #[test]
+    fn twenty_four_bit_helpers_are_right() {
+        // Every 16-bit mask shifted to each byte boundary, and a spread of full-width ones.
+        let spread = (0..4096u32).map(|i| i.wrapping_mul(0x9E37_79B9) >> 8);
+        for mask in (0..=u32::from(u16::MAX)).flat_map(|m| [m, m << 8]).chain(spread) {
+            let cells: Vec<u8> = crate::game::cells(mask).collect();
+            assert_eq!(ones24(mask), mask.count_ones());
+            for (k, &cell) in cells.iter().enumerate() {
+                assert_eq!(kth_cell24(mask, k as u32), cell);
+            }
+        }
+    }
+
+    #[test]
     fn tables_are_right() {
         for x in [1.0, 2.0, 3.0, 10.0, 1234.0, 1e6, 4e9] {
             assert!((ln(x) - f64::ln(x)).abs() <= 1e-14 * f64::ln(x).max(1.0), "{x}");
         }
-        for mask in 0..512u16 {
+        for mask in 0..512u32 {
             let cells: Vec<u8> = crate::game::cells(mask).collect();
             for (k, &cell) in cells.iter().enumerate() {
                 assert_eq!(kth_cell(mask, k as u32), cell);

@@ -58,7 +58,7 @@ fn first_legal(b: Board) -> u8 {
 }
 
 fn last_legal(b: Board) -> u8 {
-    15 - b.legal_moves().leading_zeros() as u8
+    31 - b.legal_moves().leading_zeros() as u8
 }
 
 /// Exact values of three policies (first legal cell, last legal cell, optimal) agree with

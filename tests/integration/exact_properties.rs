@@ -18,7 +18,7 @@ fn first_legal(b: Board) -> u8 {
 }
 
 fn last_legal(b: Board) -> u8 {
-    15 - b.legal_moves().leading_zeros() as u8
+    31 - b.legal_moves().leading_zeros() as u8
 }
 
 fn centre_first(b: Board) -> u8 {

@@ -171,7 +171,7 @@ fn first_legal(b: Board) -> u8 {
 }
 
 fn last_legal(b: Board) -> u8 {
-    15 - b.legal_moves().leading_zeros() as u8
+    31 - b.legal_moves().leading_zeros() as u8
 }
 
 /// Exact values of three policies agree with games played by the rules, within a 99.9%
@@ -288,8 +288,107 @@ fn play_solve_and_plan_take_a_gravity_board() {
     assert!(text.contains("\"4\" is not a column; type a number from 0 to 3"), "{text}");
     assert!(text.contains("agent plays"), "{text}");
 
-    let o = run(&["solve", "--game", "5x4g4"]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(e.contains("<rows>x<cols>g<k>") && e.contains("rows times columns at most 16"), "{e}");
+    for beyond in ["5x5g4", "4x6g4", "7x4g4"] {
+        let o = run(&["solve", "--game", beyond]);
+        assert_eq!(o.status.code(), Some(2), "{beyond}");
+        let e = stderr(&o);
+        assert!(e.contains(beyond) && e.contains("<rows>x<cols>g<k>"), "{e}");
+        assert!(e.contains("rows times columns at most 20, or at most 24 on at most 4 columns"), "{e}");
+    }
+}
+
+/// Boards beyond 16 cells keep their positions in a sorted list instead of a base-3 table:
+/// 3x6g3 (18 cells) and 5x4g4 (20 cells) position by position against the brute force,
+/// and the optimum against random of one seat against the brute force's expectimax.
+#[test]
+fn gravity_boards_beyond_sixteen_cells_match_a_brute_force() {
+    for (rows, cols, k) in [(3, 6, 3), (5, 4, 4)] {
+        let name = format!("{rows}x{cols}g{k}");
+        let brute = Brute::new(rows, cols, k);
+        let pos = game(&name).positions();
+        assert_eq!(pos.len(), brute.value.len(), "{name}: legal positions");
+        assert_eq!(pos.minimax(0), brute.value[&vec![0u8; rows * cols]], "{name}: the game value");
+        for id in 0..pos.len() {
+            let b = pos.board(id);
+            assert_eq!(pos.id(b), Some(id), "{name}: {b}");
+            let grid: Vec<u8> =
+                b.to_string().bytes().map(|c| [b'.', b'X', b'O'].iter().position(|&m| m == c).unwrap() as u8).collect();
+            assert_eq!(Some(&pos.minimax(id)), brute.value.get(&grid), "{name}: {b}");
+            for c in b.legal_cells() {
+                assert_eq!(pos.child(id, c) as usize, pos.id(b.play(c)).expect("a move leads to a position"));
+            }
+        }
+        let x_to_move =
+            brute.value.keys().filter(|g| brute.unfinished(g) && g.iter().filter(|&&m| m != 0).count() % 2 == 0);
+        assert_eq!(ground_truth(game(&name), Seat::X, Opponent::Random).mdp.len(), x_to_move.count(), "{name}");
+        let (seat, me) = if rows == 5 { (Seat::X, 1) } else { (Seat::O, 2) };
+        let want = brute.against_random(&vec![0; rows * cols], 1, me, &mut HashMap::new());
+        let got = ground_truth(game(&name), seat, Opponent::Random).solution.value;
+        assert!((got - want).abs() < 1e-12, "{name} {seat}: {got} but the brute force says {want}");
+        // Mirrored boards have equal values.
+        for id in (0..pos.len()).step_by(101) {
+            let m = sweep::game::symmetry::apply(4, pos.board(id));
+            assert_eq!(pos.minimax(pos.id(m).expect("mirror images are reachable")), pos.minimax(id));
+        }
+    }
+}
+
+/// 4 rows x 5 columns, four in a row: counted against the brute force (release build).
+#[test]
+#[ignore = "release build: the brute force holds 4x5g4's 3.9 million positions"]
+fn four_by_five_gravity_matches_a_brute_force() {
+    let brute = Brute::new(4, 5, 4);
+    let pos = game("4x5g4").positions();
+    assert_eq!(pos.len(), brute.value.len());
+    assert_eq!(pos.minimax(0), brute.value[&vec![0u8; 20]]);
+}
+
+/// 6 rows x 4 columns, four in a row (24 cells, the largest allowed): its positions and
+/// value from the brute force, and through `solve` (release build).
+#[test]
+#[ignore = "release build: the brute force holds 6x4g4's 15.8 million positions"]
+fn six_by_four_gravity_matches_a_brute_force() {
+    let o = run(&["solve", "--game", "6x4g4", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let brute = Brute::new(6, 4, 4);
+    assert_eq!(v["positions"].as_u64(), Some(brute.value.len() as u64));
+    let value = ["second player win", "draw", "first player win"][(brute.value[&vec![0u8; 24]] + 1) as usize];
+    assert_eq!(v["game_value"], value);
+}
+
+/// The largest boards through the command line: `solve` and `plan` on a 20-cell board,
+/// and a short sweep of a learner and MCTS on an 18-cell one, scored at or below the
+/// optimum.
+#[test]
+fn solve_plan_and_sweep_take_boards_beyond_sixteen_cells() {
+    let o = run(&["solve", "--game", "5x4g4", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let pos = game("5x4g4").positions();
+    assert_eq!(v["positions"].as_u64(), Some(pos.len() as u64));
+    assert_eq!(v["game_value"], ["second player win", "draw", "first player win"][(pos.minimax(0) + 1) as usize]);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = tmp.path().join("big.toml");
+    std::fs::write(
+        &spec,
+        "name = \"big-gravity\"\nseed = 3\nreplicates = 1\n\n[evaluation]\nopponents = [\"random\", \"minimax\"]\n\
+         checkpoints = 1\n\n[[solver]]\nkind = \"q-learning\"\ngame = \"3x6g3\"\nseat = [\"x\", \"o\"]\n\
+         episodes = 500\nsymmetry = [false, true]\n\n[[solver]]\nkind = \"mcts\"\ngame = \"3x6g3\"\nseat = \"x\"\n\
+         iterations = 20\n",
+    )
+    .unwrap();
+    let o = run(&["plan", spec.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = tmp.path().join("out");
+    let o = sweep().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let col = |name: &str| header.iter().position(|c| c == name).unwrap();
+    assert!(rows.len() >= 5 * 2, "{rows:?}");
+    for r in &rows {
+        assert_eq!((r[col("status")].as_str(), r[col("game")].as_str()), ("ok", "3x6g3"), "{r:?}");
+        assert!(r[col("regret")].parse::<f64>().unwrap() >= -1e-12, "{r:?}");
+    }
 }
