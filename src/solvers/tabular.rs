@@ -10,7 +10,7 @@
 //!   [`Layout`] (see [`super::layout`]); the table owns only its values.
 //! - The symmetry index: with `symmetry = true` a slot maps to the entry (the state's
 //!   class under the 8 board symmetries, the move's cell mapped through the transform
-//!   that [`symmetry::canonical`] returns for the state), so a state and its 7 images
+//!   that [`crate::game::symmetry::canonical`] returns for the state), so a state and its 7 images
 //!   share one row. A position that is its own image under some transform (the empty
 //!   board, for one) still keeps one entry per legal move. Without `symmetry` every slot
 //!   has its own entry, numbered as the slot, and there is no index to read.

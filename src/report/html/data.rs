@@ -91,7 +91,7 @@ pub struct Data {
     pub solver_blocks: Vec<Block>,
     /// A search's rungs (empty without a search).
     pub rungs: Vec<Rung>,
-    /// Failed rows (at most [`FAILURES_KEPT`]) and how many there were.
+    /// Failed rows (at most `FAILURES_KEPT`) and how many there were.
     pub failures: (Vec<Failure>, usize),
     /// Boards, and rows evaluated exactly / by sampled games (all rows).
     pub boards: BTreeSet<String>,
