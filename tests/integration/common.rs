@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
+use rand::SeedableRng;
+use sweep::game::{Board, Game};
+use sweep::mdp::{Evaluator, Opponent, Seat, sample_games};
+use sweep::solvers::ground_truth;
 
 /// The repository root.
 pub fn root() -> PathBuf {
@@ -111,4 +115,43 @@ pub fn run_in(spec: &Path, out: &Path, threads: usize, shard: Option<sweep::repo
     };
     let report = run::run(&opts, &StopToken::new()).unwrap();
     assert!(matches!(report.outcome, Outcome::Completed), "{:?}", report.outcome);
+}
+
+/// z for a two-sided 99.9% interval.
+pub const Z999: f64 = 3.2905;
+
+/// The first legal move (lowest cell).
+pub fn first_legal(b: Board) -> u8 {
+    b.legal_moves().trailing_zeros() as u8
+}
+
+/// The last legal move (highest cell).
+pub fn last_legal(b: Board) -> u8 {
+    31 - b.legal_moves().leading_zeros() as u8
+}
+
+/// Exact values of three policies (first legal cell, last legal cell, optimal) agree with
+/// games played by the rules, within a 99.9% interval, in both seats against every
+/// opponent; and none beats the optimum.
+pub fn exact_matches_sampled(g: Game, games: u64, pairs: &[(Seat, Opponent)]) {
+    for &(seat, opp) in pairs {
+        let truth = ground_truth(g, seat, opp);
+        let optimal = truth.solution.policy(&truth.mdp);
+        let policies: [(&str, &dyn Fn(Board) -> u8); 3] =
+            [("first legal", &first_legal), ("last legal", &last_legal), ("optimal", &|b| optimal.get_or_first(b))];
+        for (name, policy) in policies {
+            let exact = Evaluator::new().evaluate(&truth.mdp, |_, b| policy(b));
+            let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2026);
+            let t = sample_games(g, seat, opp, games, &mut rng, policy);
+            let var = exact.p_win + exact.p_loss - exact.value * exact.value;
+            let half = Z999 * (var / games as f64).sqrt();
+            assert!(
+                (t.mean() - exact.value).abs() <= half.max(1e-12),
+                "{g}, {name} as {seat} vs {opp}: exact {} sampled {} ± {half}",
+                exact.value,
+                t.mean()
+            );
+            assert!(exact.value <= truth.solution.value + 1e-12, "{g}, {name} beats the optimum");
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! Properties of exact evaluation: it agrees with sampled games, and no policy beats the
 //! optimum.
 
+use crate::common::{Z999, first_legal, last_legal};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use sweep::game::Board;
@@ -9,17 +10,6 @@ use sweep::solvers::ground_truth;
 
 /// A fixed policy.
 type MoveFn = fn(Board) -> u8;
-
-/// z for a two-sided 99.9% interval.
-const Z999: f64 = 3.2905;
-
-fn first_legal(b: Board) -> u8 {
-    b.legal_moves().trailing_zeros() as u8
-}
-
-fn last_legal(b: Board) -> u8 {
-    31 - b.legal_moves().leading_zeros() as u8
-}
 
 fn centre_first(b: Board) -> u8 {
     if b.legal_moves() & (1 << 4) != 0 { 4 } else { first_legal(b) }

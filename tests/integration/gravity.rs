@@ -6,13 +6,9 @@
 use std::collections::HashMap;
 
 use crate::common::*;
-use rand::SeedableRng;
-use sweep::game::{Board, Game};
-use sweep::mdp::{Evaluator, Opponent, Seat, sample_games};
+use sweep::game::Game;
+use sweep::mdp::{Opponent, Seat};
 use sweep::solvers::ground_truth;
-
-/// z for a two-sided 99.9% interval.
-const Z999: f64 = 3.2905;
 
 fn game(s: &str) -> Game {
     s.parse().unwrap()
@@ -166,45 +162,14 @@ fn four_by_four_gravity_has_its_public_figures() {
     assert_eq!(f.all().states, ongoing);
 }
 
-fn first_legal(b: Board) -> u8 {
-    b.legal_moves().trailing_zeros() as u8
-}
-
-fn last_legal(b: Board) -> u8 {
-    31 - b.legal_moves().leading_zeros() as u8
-}
-
 /// Exact values of three policies agree with games played by the rules, within a 99.9%
 /// interval, in both seats against every opponent; none beats the optimum.
 #[test]
 fn exact_values_match_sampled_games() {
-    let games = 20_000;
+    let every: Vec<(Seat, Opponent)> =
+        Seat::ALL.iter().flat_map(|&s| Opponent::ALL.iter().map(move |&o| (s, o))).collect();
     for g in [game("3x4g3"), game("4x4g4")] {
-        for &seat in Seat::ALL {
-            for &opp in Opponent::ALL {
-                let truth = ground_truth(g, seat, opp);
-                let optimal = truth.solution.policy(&truth.mdp);
-                let policies: [(&str, &dyn Fn(Board) -> u8); 3] = [
-                    ("first legal", &first_legal),
-                    ("last legal", &last_legal),
-                    ("optimal", &|b| optimal.get_or_first(b)),
-                ];
-                for (name, policy) in policies {
-                    let exact = Evaluator::new().evaluate(&truth.mdp, |_, b| policy(b));
-                    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2026);
-                    let t = sample_games(g, seat, opp, games, &mut rng, policy);
-                    let var = exact.p_win + exact.p_loss - exact.value * exact.value;
-                    let half = Z999 * (var / games as f64).sqrt();
-                    assert!(
-                        (t.mean() - exact.value).abs() <= half.max(1e-12),
-                        "{g}, {name} as {seat} vs {opp}: exact {} sampled {} ± {half}",
-                        exact.value,
-                        t.mean()
-                    );
-                    assert!(exact.value <= truth.solution.value + 1e-12, "{g}, {name} beats the optimum");
-                }
-            }
-        }
+        exact_matches_sampled(g, 20_000, &every);
     }
 }
 
