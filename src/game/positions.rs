@@ -9,7 +9,8 @@
 //! number of marks), each layer in index order, so the ids come out in that order.
 //!
 //! Tables, per id: the board, the result (X's reward if the game is over, which also gives
-//! the status), the minimax value (`i8`) and the symmetry class (`u32`). There is no move
+//! the status), the minimax value (`i8`) and the symmetry class (`u32`, computed on the
+//! first question about classes: only tables with symmetry ask, and `sweep solve` never). There is no move
 //! table: the child of a move is found by its base-3 index, since a mark on cell `i` adds
 //! `3^i` (X) or `2·3^i` (O) to the index. How a board is kept and its index looked up
 //! depends on the size ([`Game::dense`]):
@@ -58,8 +59,9 @@ pub struct Positions {
     /// X's reward in a finished game (+1, 0, -1), or [`ONGOING`].
     result: Vec<i8>,
     minimax: Vec<i8>,
-    class: Vec<u32>,
-    classes: usize,
+    /// The symmetry class of each position and how many classes there are, on first use
+    /// ([`Positions::classify`]).
+    classes: OnceLock<(Vec<u32>, usize)>,
 }
 
 impl Game {
@@ -286,11 +288,9 @@ impl Positions {
             weight,
             result,
             minimax: Vec::new(),
-            class: Vec::new(),
-            classes: 0,
+            classes: OnceLock::new(),
         };
         pos.minimax = pos.solve_minimax();
-        (pos.class, pos.classes) = pos.classify();
         pos
     }
 
@@ -372,7 +372,8 @@ impl Positions {
         self.game
     }
 
-    /// The bytes its tables hold (see [`crate::memory::positions`]).
+    /// The bytes its tables hold (see [`crate::memory::positions`]), the symmetry classes
+    /// counted whether they are built yet or not.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of_val;
         size_of_val(&self.boards[..])
@@ -381,7 +382,7 @@ impl Positions {
             + size_of_val(&self.layers[..])
             + size_of_val(&self.result[..])
             + size_of_val(&self.minimax[..])
-            + size_of_val(&self.class[..])
+            + self.len() * std::mem::size_of::<u32>()
     }
 
     /// How many positions there are (5478 in tic-tac-toe).
@@ -474,12 +475,17 @@ impl Positions {
     /// The symmetry class of a position, in `0..classes()`.
     #[inline(always)]
     pub fn class(&self, id: usize) -> usize {
-        self.class[id] as usize
+        self.classified().0[id] as usize
     }
 
     /// How many positions there are up to the game's symmetries (765 in tic-tac-toe).
     pub fn classes(&self) -> usize {
-        self.classes
+        self.classified().1
+    }
+
+    /// The symmetry classes, computed on first use.
+    fn classified(&self) -> &(Vec<u32>, usize) {
+        self.classes.get_or_init(|| self.classify())
     }
 }
 
