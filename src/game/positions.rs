@@ -10,9 +10,9 @@
 //!
 //! Tables, per id: the board, the result (X's reward if the game is over, which also gives
 //! the status), the minimax value (`i8`) and the symmetry class (`u32`, computed on the
-//! first question about classes: only tables with symmetry ask, and `sweep solve` never). There is no move
-//! table: the child of a move is found by its base-3 index, since a mark on cell `i` adds
-//! `3^i` (X) or `2·3^i` (O) to the index. How a board is kept and its index looked up
+//! first question about classes: only tables with symmetry ask, and `sweep solve`
+//! never). There is no move table: the child of a move is found by its base-3 index,
+//! since a mark on cell `i` adds `3^i` (X) or `2·3^i` (O) to the index. How a board is kept and its index looked up
 //! depends on the size ([`Game::dense`]):
 //!
 //! - up to 16 cells, the board packed in a `u32` (X's mask low, O's high), and a table
