@@ -9,9 +9,10 @@
 //! number of marks), each layer in index order, so the ids come out in that order.
 //!
 //! Tables, per id: the board, the result (X's reward if the game is over, which also gives
-//! the status), the minimax value (`i8`) and the symmetry class (`u32`). There is no move
-//! table: the child of a move is found by its base-3 index, since a mark on cell `i` adds
-//! `3^i` (X) or `2·3^i` (O) to the index. How a board is kept and its index looked up
+//! the status), the minimax value (`i8`) and the symmetry class (`u32`, computed on the
+//! first question about classes: only tables with symmetry ask, and `sweep solve`
+//! never). There is no move table: the child of a move is found by its base-3 index,
+//! since a mark on cell `i` adds `3^i` (X) or `2·3^i` (O) to the index. How a board is kept and its index looked up
 //! depends on the size ([`Game::dense`]):
 //!
 //! - up to 16 cells, the board packed in a `u32` (X's mask low, O's high), and a table
@@ -58,8 +59,9 @@ pub struct Positions {
     /// X's reward in a finished game (+1, 0, -1), or [`ONGOING`].
     result: Vec<i8>,
     minimax: Vec<i8>,
-    class: Vec<u32>,
-    classes: usize,
+    /// The symmetry class of each position and how many classes there are, on first use
+    /// ([`Positions::classify`]).
+    classes: OnceLock<(Vec<u32>, usize)>,
 }
 
 impl Game {
@@ -286,11 +288,9 @@ impl Positions {
             weight,
             result,
             minimax: Vec::new(),
-            class: Vec::new(),
-            classes: 0,
+            classes: OnceLock::new(),
         };
         pos.minimax = pos.solve_minimax();
-        (pos.class, pos.classes) = pos.classify();
         pos
     }
 
@@ -303,6 +303,29 @@ impl Positions {
         assert!(self.result[id] == ONGOING && moves & !b.moves() == 0, "illegal moves {moves:#b} in position {id}");
         let (index, mark) = (b.index(), mark(b));
         cells(moves).map(move |c| self.lookup(index + mark * self.weight[usize::from(c)] as usize, b, true))
+    }
+
+    /// Asks the memory system for the index-table entries that [`Positions::children`]
+    /// of `id` and `moves` will read, without waiting for them: a loop that calls this a
+    /// few iterations before it looks them up overlaps their cache misses with its work.
+    /// A hint only (nothing on large games or other processors).
+    #[inline(always)]
+    pub fn prefetch_children(&self, id: usize, moves: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if self.dense {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let b = self.board(id);
+            let (index, mark) = (b.index(), mark(b));
+            for c in cells(moves) {
+                if let Some(entry) = self.by_index.get(index + mark * self.weight[usize::from(c)] as usize) {
+                    // SAFETY: SSE is part of every x86_64 processor, and a prefetch of a
+                    // valid address reads and writes nothing.
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(entry).cast()) };
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (id, moves);
     }
 
     /// The id of the position with this base-3 index, or [`NONE`]: `b` itself, or a
@@ -372,7 +395,8 @@ impl Positions {
         self.game
     }
 
-    /// The bytes its tables hold (see [`crate::memory::positions`]).
+    /// The bytes its tables hold (see [`crate::memory::positions`]), the symmetry classes
+    /// counted whether they are built yet or not.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of_val;
         size_of_val(&self.boards[..])
@@ -381,7 +405,7 @@ impl Positions {
             + size_of_val(&self.layers[..])
             + size_of_val(&self.result[..])
             + size_of_val(&self.minimax[..])
-            + size_of_val(&self.class[..])
+            + self.len() * std::mem::size_of::<u32>()
     }
 
     /// How many positions there are (5478 in tic-tac-toe).
@@ -474,12 +498,17 @@ impl Positions {
     /// The symmetry class of a position, in `0..classes()`.
     #[inline(always)]
     pub fn class(&self, id: usize) -> usize {
-        self.class[id] as usize
+        self.classified().0[id] as usize
     }
 
     /// How many positions there are up to the game's symmetries (765 in tic-tac-toe).
     pub fn classes(&self) -> usize {
-        self.classes
+        self.classified().1
+    }
+
+    /// The symmetry classes, computed on first use.
+    fn classified(&self) -> &(Vec<u32>, usize) {
+        self.classes.get_or_init(|| self.classify())
     }
 }
 

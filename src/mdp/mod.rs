@@ -97,10 +97,18 @@ impl AgentMdp {
         m.codes.extend([end_code(-1.0), end_code(0.0), end_code(1.0)]);
         m.action_start.push(0);
         let mut first_slot = vec![TERMINAL; pos.len()];
+        let mut after = [0u32; MAX_CELLS];
         for s in 0..m.states.len() {
+            // The index-table entries of a later state's moves are asked for now, so that
+            // they are in cache when its turn comes.
+            if let Some(&ahead) = m.states.get(s + PREFETCH_AHEAD) {
+                pos.prefetch_children(ahead as usize, pos.board(ahead as usize).moves());
+            }
             let p = m.states[s] as usize;
-            for cell in crate::game::cells(pos.board(p).moves()) {
-                m.push_slot(p, cell, &mut first_slot);
+            let moves = pos.board(p).moves();
+            let n = gather(pos.children(p, moves), &mut after);
+            for (cell, &a) in crate::game::cells(moves).zip(&after[..n]) {
+                m.push_slot(a as usize, cell, &mut first_slot);
             }
             m.action_start.push(m.rows.len() as u32);
         }
@@ -124,12 +132,12 @@ impl AgentMdp {
         .sum()
     }
 
-    /// Appends the action slot of playing `cell` in position `p`. `first_slot[after]` is
-    /// the first slot whose move led to position `after` (or [`TERMINAL`]): a slot's
-    /// outcomes, codes and reward depend only on that position, so later slots share them.
-    fn push_slot(&mut self, p: usize, cell: u8, first_slot: &mut [u32]) {
+    /// Appends the action slot of playing `cell`, which leads to position `after`.
+    /// `first_slot[after]` is the first slot whose move led to `after` (or [`TERMINAL`]):
+    /// a slot's outcomes, codes and reward depend only on that position, so later slots
+    /// share them.
+    fn push_slot(&mut self, after: usize, cell: u8, first_slot: &mut [u32]) {
         let (pos, me) = (self.positions, self.seat.player());
-        let after = pos.child(p, cell) as usize;
         if let Some(r) = pos.reward(after, me) {
             // One outcome, which ends the game: its code is one of the shared ending codes.
             let reward = self.rewards.code(r);
@@ -151,15 +159,22 @@ impl AgentMdp {
             opponent => opponent_moves(pos, opponent, after),
         };
         let prob = 1.0 / f64::from(moves.count_ones());
-        for n in pos.children(after, moves) {
-            let n = n as usize;
-            match pos.reward(n, me) {
+        // The replies' positions, then their states, each looked up in a loop of its own
+        // that does not branch on what it loads, so that the cache misses overlap.
+        let mut next = [0u32; MAX_CELLS];
+        let replies = gather(pos.children(after, moves), &mut next);
+        let mut state = [TERMINAL; MAX_CELLS];
+        for (s, &n) in state.iter_mut().zip(&next[..replies]) {
+            *s = self.state_of[n as usize];
+        }
+        for (&n, &s) in next[..replies].iter().zip(&state) {
+            match pos.reward(n as usize, me) {
                 Some(r) => {
                     self.codes.push(end_code(r));
                     reward += prob * r;
                 }
                 None => {
-                    self.codes.push(self.state_of[n]);
+                    self.codes.push(s);
                     continuing += 1;
                 }
             }
@@ -420,6 +435,22 @@ impl Rewards {
     fn value(&self, code: u8) -> f64 {
         self.values[usize::from(code)]
     }
+}
+
+/// How many states ahead [`AgentMdp::build`] asks for the index-table entries it will
+/// look up.
+const PREFETCH_AHEAD: usize = 4;
+
+/// Writes the ids of `ids` (at most [`MAX_CELLS`]) into `out` and returns how many there
+/// are: a loop with no branch on the ids, whose lookups run side by side.
+#[inline(always)]
+fn gather(ids: impl Iterator<Item = u32>, out: &mut [u32; MAX_CELLS]) -> usize {
+    let mut n = 0;
+    for (slot, id) in out.iter_mut().zip(ids) {
+        *slot = id;
+        n += 1;
+    }
+    n
 }
 
 /// The code of an outcome that ends the game with reward `r`.

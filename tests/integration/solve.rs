@@ -123,3 +123,56 @@ fn a_fraction_is_printed_only_when_it_is_exact() {
         assert!((p as f64 / q as f64 - shown).abs() <= 5e-7, "{p}/{q} vs {shown}");
     }
 }
+
+/// `sweep solve`'s lines as the memoising C reference (`scripts/bench/solve_ref.c`) prints
+/// them: the positions and game value, the agent states, V* without its fraction, and each
+/// first decision without its board.
+fn as_the_reference_prints(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("optimal value V* = ") {
+            lines.push(line.split(" (").next().unwrap().to_string());
+        } else if line.contains("legal positions;")
+            || line.starts_with("seat x against random:")
+            || line.starts_with("first decisions")
+        {
+            lines.push(line.to_string());
+        } else if let Some(at) = line.find("  cell ") {
+            lines.push(line[at..].to_string());
+        }
+    }
+    lines
+}
+
+/// An independent program, sharing no code with `sweep`, computes the same figures: the
+/// positions, the game's value, the agent states, V* and every first move's value against
+/// `random`, to the printed digits. Needs a C compiler (`$CC`, else `cc`); says so and
+/// checks nothing without one.
+#[test]
+fn the_memoising_c_reference_prints_the_same_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("solve_ref");
+    let source = root().join("scripts/bench/solve_ref.c");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let built = std::process::Command::new(&cc).args(["-O2", "-std=c99", "-o"]).arg(&program).arg(&source).output();
+    match built {
+        Err(e) => {
+            eprintln!("skipped: no C compiler ({cc}: {e})");
+            return;
+        }
+        Ok(o) => assert!(o.status.success(), "{cc} failed on {}: {}", source.display(), stderr(&o)),
+    }
+    for (rows, cols, k) in [(3, 3, 3), (3, 4, 4), (3, 4, 3)] {
+        let reference = std::process::Command::new(&program)
+            .args([rows, cols, k].map(|n: u32| n.to_string()))
+            .output()
+            .expect("the reference runs");
+        assert!(reference.status.success(), "{}", stderr(&reference));
+        let game = format!("{rows}x{cols}k{k}");
+        let ours = run(&["solve", "--game", &game]);
+        assert!(ours.status.success(), "{}", stderr(&ours));
+        let expected: Vec<String> = stdout(&reference).lines().map(String::from).collect();
+        assert_eq!(expected.len(), 4 + rows as usize * cols as usize, "{game}: {expected:?}");
+        assert_eq!(as_the_reference_prints(&stdout(&ours)), expected, "{game}");
+    }
+}
