@@ -104,6 +104,9 @@ impl AgentMdp {
             }
             m.action_start.push(m.rows.len() as u32);
         }
+        m.rows = crate::memory::in_huge_pages(m.rows);
+        m.codes = crate::memory::in_huge_pages(m.codes);
+        m.action_start = crate::memory::in_huge_pages(m.action_start);
         m.start =
             start.into_iter().map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] }).collect();
         m
@@ -179,6 +182,20 @@ impl AgentMdp {
             code if code >= END => Err(end_reward(code)),
             next => Ok(next as usize),
         }
+    }
+
+    /// Asks for the rows of `slots` (a state's actions) to be fetched ahead of the
+    /// simulator's [`AgentMdp::sampled`] (see [`crate::memory::prefetch`]): a learner
+    /// issues it when it learns its next state, so that the rows arrive with the state's
+    /// values rather than after them.
+    #[inline(always)]
+    pub fn prefetch_rows(&self, slots: std::ops::Range<usize>) {
+        // At most 16 rows of 8 bytes: their first, middle and last rows lie on every
+        // cache line they span.
+        let (first, last) = (slots.start, slots.end.wrapping_sub(1));
+        crate::memory::prefetch(&self.rows, first);
+        crate::memory::prefetch(&self.rows, first.wrapping_add(last) / 2);
+        crate::memory::prefetch(&self.rows, last);
     }
 
     /// The number of outcomes of action `slot`.

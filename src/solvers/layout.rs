@@ -115,6 +115,8 @@ impl Layout {
             layout.start.push(layout.cell.len() as u32);
         }
         layout.entries = if symmetry { layout.index_by_class() } else { layout.cell.len() };
+        layout.start = crate::memory::in_huge_pages(std::mem::take(&mut layout.start));
+        layout.index = crate::memory::in_huge_pages(std::mem::take(&mut layout.index));
         assert!((0..mdp.len()).all(|s| layout.slots(s) == mdp.actions(s)), "the table's slots are the MDP's");
         layout
     }

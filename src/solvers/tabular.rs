@@ -167,6 +167,12 @@ impl Table {
         &self.layout
     }
 
+    /// The shared layout the table is over, for a learner that reads it while the table
+    /// is borrowed elsewhere.
+    pub fn shared_layout(&self) -> Arc<Layout> {
+        Arc::clone(&self.layout)
+    }
+
     /// The bytes its values hold (see [`crate::memory::values`]; the layout's are
     /// [`Layout::heap_bytes`]).
     pub fn heap_bytes(&self) -> usize {
