@@ -335,9 +335,10 @@ impl Table {
     /// `Q(entry) += alpha * (target - Q(entry))`.
     #[inline(always)]
     pub fn update_entry(&mut self, entry: usize, alpha: f64, target: f64) {
-        self.dirty.mark(entry);
-        let entry = &mut self.q[entry];
-        *entry += alpha * (target - *entry);
+        let old = self.q[entry];
+        let new = old + alpha * (target - old);
+        self.q[entry] = new;
+        self.dirty.mark_if(entry, new.to_bits() != old.to_bits());
     }
 
     /// The value of a slot.
@@ -393,7 +394,7 @@ const REUSED_ENTRIES: usize = 1 << 20;
 /// One bit per block of `2^shift` entries: 8 entries (a 64-byte cache line) for a table
 /// that can be reused, at most 16 KiB of bits; one block for a bigger table, which is
 /// never reused (marking it costs one write to one word). Every write to the values goes
-/// through [`Dirty::mark`], or sets `all` (values taken out or replaced).
+/// through [`Dirty::mark_if`], or sets `all` (values taken out or replaced).
 #[derive(Clone, Debug)]
 struct Dirty {
     bits: Vec<u64>,
@@ -411,11 +412,12 @@ impl Dirty {
         Dirty { bits: vec![0; (n >> shift) / 64 + 1], shift, all: false, q_init: q_init.to_bits() }
     }
 
-    /// Marks the block of entry `e` as written.
+    /// Marks the block of entry `e` as written when `changed` (without a branch: most
+    /// of a short job's writes leave an entry as it was, at `q_init`).
     #[inline(always)]
-    fn mark(&mut self, e: usize) {
+    fn mark_if(&mut self, e: usize, changed: bool) {
         let block = e >> self.shift;
-        self.bits[block / 64] |= 1 << (block % 64);
+        self.bits[block / 64] |= u64::from(changed) << (block % 64);
     }
 
     /// Sets every entry of `q` to `q_init`, writing only the blocks marked (everything
@@ -432,7 +434,11 @@ impl Dirty {
                     bits &= bits - 1;
                     let start = (block << self.shift).min(q.len());
                     let end = ((block + 1) << self.shift).min(q.len());
-                    q[start..end].fill(q_init);
+                    match <&mut [f64; 8]>::try_from(&mut q[start..end]) {
+                        // A whole line: a few wide stores rather than a call.
+                        Ok(line) => *line = [q_init; 8],
+                        Err(_) => q[start..end].fill(q_init),
+                    }
                 }
             }
         }
