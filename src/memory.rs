@@ -196,19 +196,6 @@ pub fn prefetch<T>(v: &[T], i: usize) {
     let _ = (v, i);
 }
 
-/// `v` moved into a fresh allocation of its exact size whose pages are advised huge
-/// before they are written ([`huge_pages`]): for a big table built by pushing, read at
-/// random afterwards. Small ones are returned as they are.
-pub fn in_huge_pages<T: Copy>(v: Vec<T>) -> Vec<T> {
-    if v.len() * std::mem::size_of::<T>() < 4 << 20 {
-        return v;
-    }
-    let mut fresh = Vec::with_capacity(v.len());
-    huge_pages(&fresh);
-    fresh.extend_from_slice(&v);
-    fresh
-}
-
 /// Bytes as people read them: `512 B`, `3.4 KiB`, `212 MiB`, `1.9 GiB`.
 pub fn show(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

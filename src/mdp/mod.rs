@@ -93,6 +93,11 @@ impl AgentMdp {
             states,
             state_of,
         };
+        // A learner's steps read these at random: huge pages on a big board (advised
+        // before they are written).
+        crate::memory::huge_pages(&m.rows);
+        crate::memory::huge_pages(&m.codes);
+        crate::memory::huge_pages(&m.action_start);
         // The shared ending codes: `codes[k]` is the code of reward `k - 1`.
         m.codes.extend([end_code(-1.0), end_code(0.0), end_code(1.0)]);
         m.action_start.push(0);
@@ -104,9 +109,6 @@ impl AgentMdp {
             }
             m.action_start.push(m.rows.len() as u32);
         }
-        m.rows = crate::memory::in_huge_pages(m.rows);
-        m.codes = crate::memory::in_huge_pages(m.codes);
-        m.action_start = crate::memory::in_huge_pages(m.action_start);
         m.start =
             start.into_iter().map(|(prob, reward, p)| Outcome { prob, reward, next: m.state_of[p as usize] }).collect();
         m

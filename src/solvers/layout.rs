@@ -99,9 +99,13 @@ impl Layout {
     /// The layout over the agent states of `mdp`, whose slots are the MDP's action slots.
     pub fn over_mdp(mdp: &'static AgentMdp, symmetry: bool) -> Layout {
         let states = (0..mdp.len()).map(|s| (mdp.position(s), mdp.actions(s).map(|slot| mdp.cell(slot))));
+        // Read at random by every step of a learner: huge pages on a big board.
+        let mut start = Vec::with_capacity(mdp.len() + 1);
+        crate::memory::huge_pages(&start);
+        start.push(0);
         let mut layout = Layout {
             game: mdp.game(),
-            start: vec![0],
+            start,
             position: Vec::with_capacity(mdp.len()),
             cell: Vec::with_capacity(mdp.slots()),
             index: Vec::new(),
@@ -115,8 +119,6 @@ impl Layout {
             layout.start.push(layout.cell.len() as u32);
         }
         layout.entries = if symmetry { layout.index_by_class() } else { layout.cell.len() };
-        layout.start = crate::memory::in_huge_pages(std::mem::take(&mut layout.start));
-        layout.index = crate::memory::in_huge_pages(std::mem::take(&mut layout.index));
         assert!((0..mdp.len()).all(|s| layout.slots(s) == mdp.actions(s)), "the table's slots are the MDP's");
         layout
     }
@@ -126,6 +128,7 @@ impl Layout {
         let (game, positions) = (self.game, self.game.positions());
         let cells = game.cells();
         self.index = vec![0; self.cell.len()];
+        crate::memory::huge_pages(&self.index);
         for s in 0..self.states() {
             let id = self.position[s] as usize;
             let (_, transform) = symmetry::canonical(positions.board(id));
