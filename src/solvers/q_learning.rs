@@ -72,12 +72,13 @@ pub(super) fn first_state(mdp: &AgentMdp, rng: &mut impl RngCore) -> usize {
 /// (`layout`), then its values and its rows, then the chosen move's outcome codes. The
 /// rows are asked for here, as soon as the next state is known, so that they arrive with
 /// its values instead of after them: one wait fewer per step (see `docs/performance.md`
-/// §16). The table's own layout gives the slot range, the one the values' read needs too.
+/// §16). The table's own layout gives the slot range, the one the values' read needs too;
+/// on a board whose tables stay in the caches (tic-tac-toe, 3x4k4) nothing is asked.
 #[inline(always)]
 pub(super) fn outcome(mdp: &AgentMdp, layout: &Layout, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
     let n = mdp.outcome_count(slot);
     let next = mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) });
-    if let Ok(next) = next {
+    if let (Ok(next), true) = (next, layout.deep()) {
         mdp.prefetch_rows(layout.slots(next));
     }
     next

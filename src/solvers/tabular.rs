@@ -338,7 +338,9 @@ impl Table {
         let old = self.q[entry];
         let new = old + alpha * (target - old);
         self.q[entry] = new;
-        self.dirty.mark_if(entry, new.to_bits() != old.to_bits());
+        if self.dirty.tracked {
+            self.dirty.mark_if(entry, new.to_bits() != old.to_bits());
+        }
     }
 
     /// The value of a slot.
@@ -386,19 +388,26 @@ impl crate::mdp::Moves for Table {
 /// wrote costs less than the first touch of the pages an episode reaches.
 const REUSED_ENTRIES: usize = 1 << 20;
 
+/// Reused values up to this many entries (512 KiB) are refilled whole: their refill costs
+/// less than marking every write of a job.
+const TRACKED_ENTRIES: usize = 1 << 16;
+
 /// Which blocks of a table's entries were written since all of them were `q_init`, so
 /// that the thread's next table over the same buffer resets only those: a short job on
 /// a table of a million entries writes a few thousand (a 3,000-episode 3x4k4 job), and
 /// refilling the whole buffer (up to 8 MiB) cost more than its episodes.
 ///
-/// One bit per block of `2^shift` entries: 8 entries (a 64-byte cache line) for a table
-/// that can be reused, at most 16 KiB of bits; one block for a bigger table, which is
-/// never reused (marking it costs one write to one word). Every write to the values goes
-/// through [`Dirty::mark_if`], or sets `all` (values taken out or replaced).
+/// One bit per block of 8 entries (a 64-byte cache line), at most 16 KiB of bits, for a
+/// table that can be reused and is worth it (`tracked`: more than [`TRACKED_ENTRIES`]);
+/// a smaller one (tic-tac-toe's) is refilled whole, cheaper than marking its writes, and
+/// a bigger one is never reused. Every write to the values goes through
+/// [`Dirty::mark_if`] when tracked, or sets `all` (values taken out or replaced).
 #[derive(Clone, Debug)]
 struct Dirty {
     bits: Vec<u64>,
     shift: u32,
+    /// Whether writes are marked; when not, `all` stays set.
+    tracked: bool,
     /// Whether to refill everything.
     all: bool,
     /// The bits of the `q_init` the clean entries hold.
@@ -408,8 +417,9 @@ struct Dirty {
 impl Dirty {
     /// No block written, over `n` entries that are all `q_init`.
     fn clean(n: usize, q_init: f64) -> Dirty {
-        let shift = if n <= REUSED_ENTRIES { 3 } else { usize::BITS - 1 };
-        Dirty { bits: vec![0; (n >> shift) / 64 + 1], shift, all: false, q_init: q_init.to_bits() }
+        let tracked = (TRACKED_ENTRIES + 1..=REUSED_ENTRIES).contains(&n);
+        let shift = if tracked { 3 } else { usize::BITS - 1 };
+        Dirty { bits: vec![0; (n >> shift) / 64 + 1], shift, tracked, all: !tracked, q_init: q_init.to_bits() }
     }
 
     /// Marks the block of entry `e` as written when `changed` (without a branch: most
@@ -442,7 +452,7 @@ impl Dirty {
                 }
             }
         }
-        self.all = false;
+        self.all = !self.tracked;
         self.q_init = q_init.to_bits();
     }
 }
@@ -470,7 +480,7 @@ fn reused(n: usize) -> Option<(Vec<f64>, Dirty)> {
 impl Drop for Table {
     fn drop(&mut self) {
         if (1..=REUSED_ENTRIES).contains(&self.q.len()) {
-            let written = Dirty { bits: Vec::new(), shift: 0, all: true, q_init: 0 };
+            let written = Dirty { bits: Vec::new(), shift: 0, tracked: false, all: true, q_init: 0 };
             let kept = (std::mem::take(&mut self.q), std::mem::replace(&mut self.dirty, written));
             // A thread being torn down has no spare to keep.
             let _ = SPARE.try_with(|spare| *spare.borrow_mut() = Some(kept));
@@ -667,8 +677,10 @@ mod tests {
     /// whatever the previous job wrote, with which `q_init`, and however.
     #[test]
     fn a_reused_buffer_is_reset_to_the_new_q_init() {
-        let params = QParams { episodes: 300, ..QParams::default() };
+        // 3x4k4: 304,308 entries, whose writes are tracked.
+        let params = QParams { game: "3x4k4".parse().unwrap(), episodes: 300, ..QParams::default() };
         let layout = Arc::clone(&q_learning::train_table(&params, 1, &[], |_, _| {}).table.layout);
+        assert!(Dirty::clean(layout.entries(), 0.0).tracked);
         for (q_init, then) in [(0.0, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.2, 0.0)] {
             let mut table = Table::with_layout(Arc::clone(&layout), q_init);
             assert!(table.entries().iter().all(|&v| v == q_init));
