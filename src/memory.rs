@@ -3,7 +3,8 @@
 //!
 //! A job's memory has two parts. Its own ([`Need::job`]: the learner's table, the policies
 //! it records, the evaluator's buffers, the exact values `q_error` compares with) is freed
-//! when the job ends. The tables every job of the process shares ([`Shared`]: a game's
+//! when the job ends, but for small buffers that a worker thread keeps for its next job
+//! (values up to 8 MiB, an evaluator up to 16 MiB). The tables every job of the process shares ([`Shared`]: a game's
 //! positions, the agent MDP of a (game, seat, opponent) and its optimum) are built once
 //! (by the executor before its first job, see `run::shared`; elsewhere on first use) and
 //! kept until the process ends, so the executor counts each of them once.
