@@ -7,8 +7,8 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::bench::{
-    Calibration, Figure, LEARNERS, evaluation_seconds, learner_rate, learner_rate_on, mcts_rate, midgame, repeat,
-    repeat_samples, share_of_qlearning, solve_seconds,
+    Calibration, Figure, LEARNERS, evaluation_seconds, learner_rate, mcts_rate, midgame, qlearning_rates_on, repeat,
+    share_of_qlearning, solve_seconds,
 };
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
@@ -110,8 +110,11 @@ struct Figures {
     mcts_empty: Figure,
     mcts_midgame: Figure,
     mcts_4x4: Figure,
-    /// Q-learning training episodes/s on 4x4k4, or why it could not be measured.
+    /// Q-learning training episodes/s on 4x4k4 on a warmed table (the kernel), or why it
+    /// could not be measured.
     q_4x4: Result<Figure, String>,
+    /// The same for the first episodes of a fresh table (with the first touch of its pages).
+    q_4x4_cold: Result<Figure, String>,
     /// The same on the gravity board 4x4g4.
     q_gravity: Result<Figure, String>,
     solve: Figure,
@@ -152,10 +155,10 @@ fn measure(args: &BenchArgs) -> Figures {
     let four_by_four = Game::new(4, 4, 4).expect("4x4k4 is a game");
     // About a slice of work per repetition at a million episodes per second.
     let q_episodes = ((slice.as_secs_f64() * 1e6) as u64).max(100_000);
-    let q_4x4 = repeat_samples(reps, || learner_rate_on(four_by_four, LEARNERS[0].1, q_episodes));
+    let (q_4x4_cold, q_4x4) = qlearning_figures(four_by_four, q_episodes, reps);
     say("Q-learning episodes/s on the gravity board 4x4g4");
     let gravity: Game = "4x4g4".parse().expect("4x4g4 is a game");
-    let q_gravity = repeat_samples(reps, || learner_rate_on(gravity, LEARNERS[0].1, q_episodes));
+    let (_, q_gravity) = qlearning_figures(gravity, q_episodes, reps);
     say("MCTS iterations/s from the empty board");
     let mcts_empty = repeat(reps, || mcts_rate(Board::EMPTY, slice));
     say("MCTS iterations/s from the mid-game position");
@@ -177,6 +180,7 @@ fn measure(args: &BenchArgs) -> Figures {
         learners,
         shares,
         q_4x4,
+        q_4x4_cold,
         q_gravity,
         mcts_empty,
         mcts_midgame,
@@ -187,6 +191,14 @@ fn measure(args: &BenchArgs) -> Figures {
         threads,
         reps,
     }
+}
+
+/// Q-learning's figures on a bigger `game` from `reps` runs after a warm-up one (see
+/// [`qlearning_rates_on`]): the first `episodes` of a fresh table, and the next ones.
+fn qlearning_figures(game: Game, episodes: u64, reps: usize) -> (Result<Figure, String>, Result<Figure, String>) {
+    let _ = qlearning_rates_on(game, episodes);
+    let (cold, steady): (Vec<_>, Vec<_>) = (0..reps.max(1)).map(|_| qlearning_rates_on(game, episodes)).unzip();
+    (Figure::of_samples(cold), Figure::of_samples(steady))
 }
 
 impl Figures {
@@ -218,6 +230,7 @@ impl Figures {
             }
         };
         let q_4x4 = maybe("qlearning_4x4k4_episodes_per_s", &self.q_4x4);
+        let q_4x4_cold = maybe("qlearning_4x4k4_fresh_table_episodes_per_s", &self.q_4x4_cold);
         let q_gravity = maybe("qlearning_4x4g4_episodes_per_s", &self.q_gravity);
         let mut object = json!({
             "qlearning_episodes_per_s": self.learners[0],
@@ -227,6 +240,7 @@ impl Figures {
             "mcts_midgame_iterations_per_s": self.mcts_midgame,
             "mcts_4x4k4_empty_iterations_per_s": self.mcts_4x4,
             "qlearning_4x4k4_episodes_per_s": q_4x4,
+            "qlearning_4x4k4_fresh_table_episodes_per_s": q_4x4_cold,
             "qlearning_4x4g4_episodes_per_s": q_gravity,
             "solve_ms": self.solve,
             "evaluate_us": self.eval,
@@ -254,8 +268,9 @@ impl Figures {
             let percent = 100.0 * share.median;
             row(&format!("{name} training ({percent:.0}% of Q-learning)"), f, "M episodes/s", 1e6);
         }
-        maybe("Q-learning on 4x4k4 (x vs random, training only)", &self.q_4x4, "M episodes/s", 1e6);
-        maybe("Q-learning on 4x4g4, gravity (x vs random, training only)", &self.q_gravity, "M episodes/s", 1e6);
+        maybe("Q-learning on 4x4k4 (x vs random, warmed table)", &self.q_4x4, "M episodes/s", 1e6);
+        maybe("  its first episodes on a fresh table", &self.q_4x4_cold, "M episodes/s", 1e6);
+        maybe("Q-learning on 4x4g4, gravity (x vs random, warmed table)", &self.q_gravity, "M episodes/s", 1e6);
         row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
         row("MCTS, mid-game (X4 O0 X2, O to move)", &self.mcts_midgame, "M iter/s", 1e6);
         row("MCTS, 4x4k4 empty board, 10,000 iterations", &self.mcts_4x4, "M iter/s", 1e6);
@@ -312,6 +327,7 @@ mod tests {
             mcts_midgame: one,
             mcts_4x4: one,
             q_4x4: Err("too short".into()),
+            q_4x4_cold: Ok(one),
             q_gravity: Ok(one),
             solve: one,
             eval: one,

@@ -26,6 +26,12 @@ use super::fault::Fault;
 /// `panic:PREFIX` or `error:PREFIX` fails every job whose id starts with `PREFIX`.
 pub const FAULT_VAR: &str = "SWEEP_FAULT";
 
+/// Environment variable that makes every job print, to standard error, how its
+/// `train_ms` splits: the setup before its first checkpoint (the untrained table's,
+/// at episode 0), its episodes, its checkpoints' exact evaluations, and what follows the
+/// last one (`q_error`, the final table); then its `eval_ms`. Set to any value.
+pub const PIECES_VAR: &str = "SWEEP_JOB_PIECES";
+
 /// The rows of one finished job.
 #[derive(Clone, Debug, Default)]
 pub struct JobOutput {
@@ -98,8 +104,10 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     // Per (seat, opponent), in row order: the untrained regret and the checkpoints' regrets.
     let mut tracks: Vec<(f64, Vec<(u64, f64)>)> = vec![(0.0, Vec::new()); seats.len() * evaluation.opponents.len()];
     let started = Instant::now();
-    let mut evaluator = Evaluator::new();
+    let mut evaluator = SPARE_EVALUATOR.with(|spare| spare.take()).unwrap_or_default();
+    let mut pieces = Pieces::default();
     let agent = job.params.train(job.seed, &marks(job, evaluation), &mut |c, policy| {
+        pieces.checkpoint_starts(started);
         for (k, (&seat, &opp)) in
             seats.iter().flat_map(|s| evaluation.opponents.iter().map(move |o| (s, o))).enumerate()
         {
@@ -112,6 +120,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
                 curves.push(curve_row(&job.id, c.episode, &s, c.epsilon, c.alpha));
             }
         }
+        pieces.checkpoint_ends(started);
     });
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
@@ -129,6 +138,13 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
         }
     }
     let eval_ms = started.elapsed().as_secs_f64() * 1e3;
+    if std::env::var_os(PIECES_VAR).is_some() {
+        eprintln!("{}", pieces.line(&job.id, train_ms, eval_ms));
+    }
+    if evaluator.heap_bytes() <= KEPT_EVALUATOR_BYTES {
+        // A thread being torn down keeps nothing.
+        let _ = SPARE_EVALUATOR.try_with(|spare| spare.set(Some(evaluator)));
+    }
     let rows = scored
         .iter()
         .zip(&tracks)
@@ -138,6 +154,56 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
         })
         .collect();
     Ok(JobOutput { rows, curves, failure: None })
+}
+
+/// An evaluator's buffers up to this size (the states of 3x4k4 and smaller boards) are
+/// kept by the thread for its next job: allocating and first touching them again cost a
+/// short job more than an evaluation. Bigger ones (4x4k4) are freed with their job, as
+/// the memory budget counts them.
+const KEPT_EVALUATOR_BYTES: usize = 16 << 20;
+
+thread_local! {
+    /// The evaluator of the thread's last job, when small enough to keep.
+    static SPARE_EVALUATOR: std::cell::Cell<Option<Evaluator>> = const { std::cell::Cell::new(None) };
+}
+
+/// Where a job's training time went (see [`PIECES_VAR`]): milliseconds since the job
+/// started at the first checkpoint's start and at the last one's end, and in all
+/// checkpoints.
+#[derive(Debug, Default)]
+struct Pieces {
+    first: Option<f64>,
+    last_end: f64,
+    in_checkpoints: f64,
+    checkpoints: usize,
+    entered: f64,
+}
+
+impl Pieces {
+    fn checkpoint_starts(&mut self, started: Instant) {
+        self.entered = started.elapsed().as_secs_f64() * 1e3;
+        self.first.get_or_insert(self.entered);
+    }
+
+    fn checkpoint_ends(&mut self, started: Instant) {
+        self.last_end = started.elapsed().as_secs_f64() * 1e3;
+        self.in_checkpoints += self.last_end - self.entered;
+        self.checkpoints += 1;
+    }
+
+    /// `setup_ms`, `episodes_ms`, `checkpoints_ms` (and how many), `after_ms`, `eval_ms`.
+    fn line(&self, id: &str, train_ms: f64, eval_ms: f64) -> String {
+        let (setup, after) = match self.first {
+            Some(first) => (first, train_ms - self.last_end),
+            None => (0.0, 0.0),
+        };
+        let episodes = train_ms - setup - self.in_checkpoints - after;
+        format!(
+            "job {id}: train_ms {train_ms:.3} = setup {setup:.3} + episodes {episodes:.3} + {} checkpoints {:.3} + \
+             after {after:.3}; eval_ms {eval_ms:.3}",
+            self.checkpoints, self.in_checkpoints
+        )
+    }
 }
 
 /// What a finished job plays with.

@@ -212,8 +212,9 @@ pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl 
         };
     }
     let mdp = training_mdp(params, "double q-learning");
-    let next = |slot: usize, rng: &mut seed::Rng| outcome(mdp, slot, rng);
     let pair = Pair::new(table(mdp, params.q_init, symmetry));
+    let shape = pair.table.shared_layout();
+    let next = |slot: usize, rng: &mut seed::Rng| outcome(mdp, &shape, slot, rng);
     if pair.table.slots_are_entries() {
         train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
             let s = first_state(mdp, rng);

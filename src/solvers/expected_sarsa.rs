@@ -63,7 +63,7 @@ fn episode(
     let mut greedy = table.greedy(s).0;
     loop {
         let slot = table.choose(s, greedy, exploration, rng);
-        match outcome(mdp, slot, rng) {
+        match outcome(mdp, table.layout(), slot, rng) {
             Err(reward) => return table.update(slot, alpha, reward),
             Ok(next) => {
                 let (g, expected) = table.greedy_and_expected(next, exploration);

@@ -20,6 +20,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::game::{Board, Game, symmetry};
 use crate::mdp::{AgentMdp, Opponent, Seat};
 
+/// Slots beyond which a layout is deep ([`Layout::deep`]): their values and MDP rows
+/// (16 bytes a slot) then pass 16 MiB, beyond the caches of a core.
+const DEEP_SLOTS: usize = 1 << 20;
+
 /// What a layout is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LayoutKey {
@@ -57,6 +61,10 @@ pub struct Layout {
     pub(super) index: Vec<u32>,
     /// Whether each slot has its own entry, the slot's number (no symmetry).
     pub(super) identity: bool,
+    /// Whether the slots outgrow the caches (more than [`DEEP_SLOTS`]), so that a learner
+    /// asks for a state's MDP rows ahead of their use (see `q_learning::outcome`); on a
+    /// smaller board they are in the cache and asking would only cost instructions.
+    pub(super) deep: bool,
     /// The number of entries.
     entries: usize,
     lookup: Lookup,
@@ -76,6 +84,7 @@ impl Layout {
             cell: Vec::new(),
             index: Vec::new(),
             identity: !symmetry,
+            deep: false,
             entries: 0,
             lookup: Lookup::Positions,
         };
@@ -85,6 +94,7 @@ impl Layout {
             layout.start.push(layout.cell.len() as u32);
         }
         layout.entries = if symmetry { layout.index_by_class() } else { layout.cell.len() };
+        layout.deep = layout.cell.len() > DEEP_SLOTS;
         let numbered = layout.position.iter().enumerate().all(|(s, &p)| s == p as usize);
         if !numbered || layout.position.len() != game.positions().len() {
             let mut map = vec![u32::MAX; game.positions().len()];
@@ -99,13 +109,18 @@ impl Layout {
     /// The layout over the agent states of `mdp`, whose slots are the MDP's action slots.
     pub fn over_mdp(mdp: &'static AgentMdp, symmetry: bool) -> Layout {
         let states = (0..mdp.len()).map(|s| (mdp.position(s), mdp.actions(s).map(|slot| mdp.cell(slot))));
+        // Read at random by every step of a learner: huge pages on a big board.
+        let mut start = Vec::with_capacity(mdp.len() + 1);
+        crate::memory::huge_pages(&start);
+        start.push(0);
         let mut layout = Layout {
             game: mdp.game(),
-            start: vec![0],
+            start,
             position: Vec::with_capacity(mdp.len()),
             cell: Vec::with_capacity(mdp.slots()),
             index: Vec::new(),
             identity: !symmetry,
+            deep: false,
             entries: 0,
             lookup: Lookup::Mdp(mdp),
         };
@@ -115,6 +130,7 @@ impl Layout {
             layout.start.push(layout.cell.len() as u32);
         }
         layout.entries = if symmetry { layout.index_by_class() } else { layout.cell.len() };
+        layout.deep = layout.cell.len() > DEEP_SLOTS;
         assert!((0..mdp.len()).all(|s| layout.slots(s) == mdp.actions(s)), "the table's slots are the MDP's");
         layout
     }
@@ -124,6 +140,7 @@ impl Layout {
         let (game, positions) = (self.game, self.game.positions());
         let cells = game.cells();
         self.index = vec![0; self.cell.len()];
+        crate::memory::huge_pages(&self.index);
         for s in 0..self.states() {
             let id = self.position[s] as usize;
             let (_, transform) = symmetry::canonical(positions.board(id));
@@ -155,6 +172,12 @@ impl Layout {
     #[inline(always)]
     pub fn slots(&self, s: usize) -> std::ops::Range<usize> {
         self.start[s] as usize..self.start[s + 1] as usize
+    }
+
+    /// Whether its slots outgrow the caches, so that fetching ahead pays (see `deep`).
+    #[inline(always)]
+    pub fn deep(&self) -> bool {
+        self.deep
     }
 
     /// The position id of state `s`.

@@ -227,7 +227,7 @@ pub fn train(
             };
             let reward = loop {
                 returns.moves.push(table.entry(slot) as u32);
-                match outcome(mdp, slot, &mut rng) {
+                match outcome(mdp, table.layout(), slot, &mut rng) {
                     Err(reward) => break reward,
                     Ok(next) => slot = table.choose_lazily(next, exploration, &mut rng),
                 }

@@ -30,7 +30,7 @@
 use rand::RngCore;
 
 use super::ground_truth::ground_truth;
-use super::layout::{LayoutKey, layout};
+use super::layout::{Layout, LayoutKey, layout};
 use super::params::{QParams, TrainOpponent};
 use super::self_play::Successors;
 use super::tabular::{self, Exploration, Step, Table, Trained};
@@ -67,10 +67,21 @@ pub(super) fn first_state(mdp: &AgentMdp, rng: &mut impl RngCore) -> usize {
 
 /// The outcome of playing `slot`: the opponent's reply is one uniform draw among the
 /// action's outcomes (no draw when there is one). `Ok(next state)` or `Err(reward)`.
+///
+/// On a big board each step of an episode waits on memory: the next state's slot range
+/// (`layout`), then its values and its rows, then the chosen move's outcome codes. The
+/// rows are asked for here, as soon as the next state is known, so that they arrive with
+/// its values instead of after them: one wait fewer per step (see `docs/performance.md`
+/// §16). The table's own layout gives the slot range, the one the values' read needs too;
+/// on a board whose tables stay in the caches (tic-tac-toe, 3x4k4) nothing is asked.
 #[inline(always)]
-pub(super) fn outcome(mdp: &AgentMdp, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
+pub(super) fn outcome(mdp: &AgentMdp, layout: &Layout, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
     let n = mdp.outcome_count(slot);
-    mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) })
+    let next = mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) });
+    if let (Ok(next), true) = (next, layout.deep()) {
+        mdp.prefetch_rows(layout.slots(next));
+    }
+    next
 }
 
 /// Trains a Q-learner against a fixed opponent; calls `checkpoint` with the table after
@@ -146,7 +157,7 @@ fn run_episode(
     let mut greedy = table.greedy(s).0;
     loop {
         let slot = table.choose(s, greedy, exploration, rng);
-        let outcome = outcome(mdp, slot, rng);
+        let outcome = outcome(mdp, table.layout(), slot, rng);
         let target = match outcome {
             Err(reward) => reward,
             Ok(next) => {

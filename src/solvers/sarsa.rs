@@ -60,7 +60,7 @@ fn episode(
 ) {
     let mut slot = table.choose(s, table.greedy(s).0, exploration, rng);
     loop {
-        match outcome(mdp, slot, rng) {
+        match outcome(mdp, table.layout(), slot, rng) {
             Err(reward) => return table.update(slot, alpha, reward),
             Ok(next) => {
                 let (greedy, _) = table.greedy(next);

@@ -120,6 +120,8 @@ const UNIT_53: f64 = 1.0 / 9_007_199_254_740_992.0;
 pub struct Table {
     layout: Arc<Layout>,
     q: Vec<f64>,
+    /// The blocks of `q` written since every entry was `q_init`.
+    dirty: Dirty,
 }
 
 impl Table {
@@ -135,20 +137,21 @@ impl Table {
     }
 
     /// A table over a (shared) layout, every entry `q_init`. Small values reuse the
-    /// buffer of the thread's previous table, refilled (cheaper than fresh pages); big
+    /// buffer of the thread's previous table, where only the blocks its job wrote are
+    /// reset (cheaper than fresh pages, see [`Dirty`]); big
     /// ones with `q_init = 0` come from lazily zeroed memory: a job pays for the pages its
     /// episodes touch, not for the table's size.
     pub fn with_layout(layout: Arc<Layout>, q_init: f64) -> Table {
         let n = layout.entries();
-        let q = match reused(n) {
-            Some(mut q) => {
-                q.fill(q_init);
-                q
+        let (q, dirty) = match reused(n) {
+            Some((mut q, mut dirty)) => {
+                dirty.reset(&mut q, q_init);
+                (q, dirty)
             }
-            None if q_init.to_bits() == 0 => vec![0.0; n],
-            None => vec![q_init; n],
+            None if q_init.to_bits() == 0 => (vec![0.0; n], Dirty::clean(n, q_init)),
+            None => (vec![q_init; n], Dirty::clean(n, q_init)),
         };
-        Table { layout, q }
+        Table { layout, q, dirty }
     }
 
     /// Advises huge pages for the values when `episodes` games will touch most of their
@@ -165,6 +168,12 @@ impl Table {
     /// The layout the table is over.
     pub fn layout(&self) -> &Layout {
         &self.layout
+    }
+
+    /// The shared layout the table is over, for a learner that reads it while the table
+    /// is borrowed elsewhere.
+    pub fn shared_layout(&self) -> Arc<Layout> {
+        Arc::clone(&self.layout)
     }
 
     /// The bytes its values hold (see [`crate::memory::values`]; the layout's are
@@ -238,12 +247,14 @@ impl Table {
     /// Takes the entries out, leaving the table without values until
     /// [`Table::set_entries`] (for a learner that keeps its values its own way).
     pub fn take_entries(&mut self) -> Vec<f64> {
+        self.dirty.all = true;
         std::mem::take(&mut self.q)
     }
 
     /// Gives the table its entries, one per entry (see [`Table::entry`]).
     pub fn set_entries(&mut self, q: Vec<f64>) {
         assert_eq!(q.len(), self.layout.entries(), "one value per entry");
+        self.dirty.all = true;
         self.q = q;
     }
 
@@ -318,15 +329,18 @@ impl Table {
     #[inline(always)]
     pub fn update(&mut self, slot: usize, alpha: f64, target: f64) {
         let e = self.entry(slot);
-        let entry = &mut self.q[e];
-        *entry += alpha * (target - *entry);
+        self.update_entry(e, alpha, target);
     }
 
     /// `Q(entry) += alpha * (target - Q(entry))`.
     #[inline(always)]
     pub fn update_entry(&mut self, entry: usize, alpha: f64, target: f64) {
-        let entry = &mut self.q[entry];
-        *entry += alpha * (target - *entry);
+        let old = self.q[entry];
+        let new = old + alpha * (target - old);
+        self.q[entry] = new;
+        if self.dirty.tracked {
+            self.dirty.mark_if(entry, new.to_bits() != old.to_bits());
+        }
     }
 
     /// The value of a slot.
@@ -369,33 +383,107 @@ impl crate::mdp::Moves for Table {
     }
 }
 
-/// Values up to this many entries (8 MiB) are refilled in a reused buffer rather than
-/// taken from fresh, lazily zeroed pages: writing them costs less than the first touch
-/// of the pages an episode reaches.
+/// Values up to this many entries (8 MiB) are reused by the thread's next table of the
+/// same size rather than taken from fresh, lazily zeroed pages: resetting what a job
+/// wrote costs less than the first touch of the pages an episode reaches.
 const REUSED_ENTRIES: usize = 1 << 20;
 
-thread_local! {
-    /// The values of the thread's last small table, for the next one of the same size.
-    static SPARE: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+/// Reused values up to this many entries (512 KiB) are refilled whole: their refill costs
+/// less than marking every write of a job.
+const TRACKED_ENTRIES: usize = 1 << 16;
+
+/// Which blocks of a table's entries were written since all of them were `q_init`, so
+/// that the thread's next table over the same buffer resets only those: a short job on
+/// a table of a million entries writes a few thousand (a 3,000-episode 3x4k4 job), and
+/// refilling the whole buffer (up to 8 MiB) cost more than its episodes.
+///
+/// One bit per block of 8 entries (a 64-byte cache line), at most 16 KiB of bits, for a
+/// table that can be reused and is worth it (`tracked`: more than [`TRACKED_ENTRIES`]);
+/// a smaller one (tic-tac-toe's) is refilled whole, cheaper than marking its writes, and
+/// a bigger one is never reused. Every write to the values goes through
+/// [`Dirty::mark_if`] when tracked, or sets `all` (values taken out or replaced).
+#[derive(Clone, Debug)]
+struct Dirty {
+    bits: Vec<u64>,
+    shift: u32,
+    /// Whether writes are marked; when not, `all` stays set.
+    tracked: bool,
+    /// Whether to refill everything.
+    all: bool,
+    /// The bits of the `q_init` the clean entries hold.
+    q_init: u64,
 }
 
-/// The thread's spare buffer of `n` entries, if it has one (contents unspecified).
-fn reused(n: usize) -> Option<Vec<f64>> {
-    if n > REUSED_ENTRIES {
+impl Dirty {
+    /// No block written, over `n` entries that are all `q_init`.
+    fn clean(n: usize, q_init: f64) -> Dirty {
+        let tracked = (TRACKED_ENTRIES + 1..=REUSED_ENTRIES).contains(&n);
+        let shift = if tracked { 3 } else { usize::BITS - 1 };
+        Dirty { bits: vec![0; (n >> shift) / 64 + 1], shift, tracked, all: !tracked, q_init: q_init.to_bits() }
+    }
+
+    /// Marks the block of entry `e` as written when `changed` (without a branch: most
+    /// of a short job's writes leave an entry as it was, at `q_init`).
+    #[inline(always)]
+    fn mark_if(&mut self, e: usize, changed: bool) {
+        let block = e >> self.shift;
+        self.bits[block / 64] |= u64::from(changed) << (block % 64);
+    }
+
+    /// Sets every entry of `q` to `q_init`, writing only the blocks marked (everything
+    /// when `all`, or when the clean entries hold another `q_init`); then none is marked.
+    fn reset(&mut self, q: &mut [f64], q_init: f64) {
+        if self.all || self.q_init != q_init.to_bits() {
+            q.fill(q_init);
+            self.bits.fill(0);
+        } else {
+            for (w, word) in self.bits.iter_mut().enumerate() {
+                let mut bits = std::mem::take(word);
+                while bits != 0 {
+                    let block = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let start = (block << self.shift).min(q.len());
+                    let end = ((block + 1) << self.shift).min(q.len());
+                    match <&mut [f64; 8]>::try_from(&mut q[start..end]) {
+                        // A whole line: a few wide stores rather than a call.
+                        Ok(line) => *line = [q_init; 8],
+                        Err(_) => q[start..end].fill(q_init),
+                    }
+                }
+            }
+        }
+        self.all = !self.tracked;
+        self.q_init = q_init.to_bits();
+    }
+}
+
+thread_local! {
+    /// The values of the thread's last small table and what its job wrote, for the next
+    /// table of the same size.
+    static SPARE: std::cell::RefCell<Option<(Vec<f64>, Dirty)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The thread's spare buffer of `n` entries and what was written in it, if it has one.
+fn reused(n: usize) -> Option<(Vec<f64>, Dirty)> {
+    if n > REUSED_ENTRIES || n == 0 {
         return None;
     }
     SPARE.with(|spare| {
         let mut spare = spare.borrow_mut();
-        (spare.len() == n && n > 0).then(|| std::mem::take(&mut *spare))
+        match &*spare {
+            Some((q, _)) if q.len() == n => spare.take(),
+            _ => None,
+        }
     })
 }
 
 impl Drop for Table {
     fn drop(&mut self) {
         if (1..=REUSED_ENTRIES).contains(&self.q.len()) {
-            let q = std::mem::take(&mut self.q);
+            let written = Dirty { bits: Vec::new(), shift: 0, tracked: false, all: true, q_init: 0 };
+            let kept = (std::mem::take(&mut self.q), std::mem::replace(&mut self.dirty, written));
             // A thread being torn down has no spare to keep.
-            let _ = SPARE.try_with(|spare| *spare.borrow_mut() = q);
+            let _ = SPARE.try_with(|spare| *spare.borrow_mut() = Some(kept));
         }
     }
 }
@@ -583,6 +671,31 @@ mod tests {
         let (a, b) =
             (q_learning::train_table(&params, 1, &[], |_, _| {}), q_learning::train_table(&params, 2, &[], |_, _| {}));
         assert!(Arc::ptr_eq(&a.table.layout, &b.table.layout), "the run's layout is shared");
+    }
+
+    /// A table over the thread's previous buffer starts at its own `q_init` everywhere,
+    /// whatever the previous job wrote, with which `q_init`, and however.
+    #[test]
+    fn a_reused_buffer_is_reset_to_the_new_q_init() {
+        // 3x4k4: 304,308 entries, whose writes are tracked.
+        let params = QParams { game: "3x4k4".parse().unwrap(), episodes: 300, ..QParams::default() };
+        let layout = Arc::clone(&q_learning::train_table(&params, 1, &[], |_, _| {}).table.layout);
+        assert!(Dirty::clean(layout.entries(), 0.0).tracked);
+        for (q_init, then) in [(0.0, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.2, 0.0)] {
+            let mut table = Table::with_layout(Arc::clone(&layout), q_init);
+            assert!(table.entries().iter().all(|&v| v == q_init));
+            for e in (0..table.entries().len()).step_by(97) {
+                table.update_entry(e, 0.5, 1.0);
+            }
+            drop(table);
+            let table = Table::with_layout(Arc::clone(&layout), then);
+            assert!(table.entries().iter().all(|&v| v == then), "{q_init} then {then}");
+        }
+        let mut replaced = Table::with_layout(Arc::clone(&layout), 0.0);
+        let n = replaced.entries().len();
+        replaced.set_entries(vec![1.0; n]);
+        drop(replaced);
+        assert!(Table::with_layout(layout, 0.0).entries().iter().all(|&v| v == 0.0));
     }
 
     #[test]
