@@ -75,24 +75,31 @@
 //!
 //! # Performance
 //!
-//! Nodes are 40 bytes and live in one arena reused across searches: a search resets a
-//! watermark instead of freeing or clearing it, and a slot is written when its child is
-//! created, before anything reads it, so after the first search nothing is allocated
-//! or re-initialised. The children of a node form one contiguous block, reserved (one
-//! slot per legal move) when its first child is created: packed in expansion order at
-//! UCB nodes, at the rank of their move among the legal ones at random-opponent nodes.
-//! Boards are two cell masks (`u32`). The search is generic over the game's rules (a
-//! private trait: the full mask, the win test, the number of set bits and the `k`-th set
-//! bit of a mask), so there is one algorithm with three instances: tic-tac-toe runs on
-//! compiled-in 9-bit tables (wins from [`crate::game::board::is_win`], set bits and the
-//! `k`-th set bit from tables of 512 masks), every other game of up to 16 cells on its own
-//! win table over cell masks (`2^cells` entries, built once per game) and the same 9-bit
-//! tables applied to each byte of the mask, and larger boards (gravity boards of 17 to 24
-//! cells) on their win lines and the byte tables over three bytes. Both give the same moves on the same board (a test checks
-//! it on tic-tac-toe). Backpropagation refreshes each node's `mean`, `1 / sqrt(n)`
-//! and `uct_c * sqrt(ln n)` from the per-visit-count tables, so the selection scan reads
-//! only the node and its children (one bounds check per node, none per child) and does
-//! one multiply-add and one compare per child, with no `ln`, `sqrt` or division.
+//! Nodes live in one arena reused across searches: a search resets a watermark instead
+//! of freeing or clearing it, and a slot is written when its child is created, before
+//! anything reads it, so after the first search nothing is allocated or re-initialised.
+//! The children of a node form one contiguous block, reserved (one slot per legal move)
+//! when its first child is created: packed in expansion order at UCB nodes, at the rank
+//! of their move among the legal ones at random-opponent nodes. Boards are two cell masks,
+//! computed in `u32` and stored in the nodes as wide as the board needs: `u16` on boards
+//! of up to 16 cells (every m,n,k-game and the gravity boards of up to 16 cells), where a
+//! node is 32 bytes and two share a cache line, and `u32` on larger boards (gravity
+//! boards of 17 to 24 cells), where it is 40 bytes; a [`Searcher`] keeps one arena per
+//! width. (With 40-byte nodes on every board, tic-tac-toe's mid-game searches ran about
+//! 7% slower; computing in `u16` as well cost the playouts 3-7%.) The search is generic
+//! over the game's rules (a private trait: the mask width, the move generator, the win
+//! test, the number of set bits and the `k`-th set bit of a mask), so there is one
+//! algorithm with three instances: tic-tac-toe runs on compiled-in 9-bit tables (wins from
+//! [`crate::game::board::is_win`], set bits and the `k`-th set bit from tables of 512
+//! masks), every other game of up to 16 cells on its own win table over cell masks
+//! (`2^cells` entries, built once per game) and the same 9-bit tables applied to each
+//! byte of the mask, and larger boards on their win lines and the byte tables over three
+//! bytes. All give the same moves on the same board (tests check tic-tac-toe under the
+//! any-game instance, and boards of up to 16 cells in both widths). Backpropagation
+//! refreshes each node's `mean`, `1 / sqrt(n)` and `uct_c * sqrt(ln n)` from the
+//! per-visit-count tables, so the selection scan reads only the node and its children
+//! (one bounds check per node, none per child) and does one multiply-add and one compare
+//! per child, with no `ln`, `sqrt` or division.
 
 //! # References
 //!
@@ -197,21 +204,19 @@ fn kth_cell24(mask: u32, k: u32) -> u8 {
     }
 }
 
-/// A board's cell mask inside the search: `u16` for games of up to 16 cells (every
+/// A cell mask as the nodes store it: `u16` for games of up to 16 cells (every
 /// m,n,k-game and the small gravity boards), so that a node is 32 bytes, two to a cache
-/// line; `u32` for larger boards (40-byte nodes). The search is generic over it through
-/// [`Rules::Mask`]; the game's own rules and tables take `u32`, and a `u16` widens to it
-/// for free.
+/// line; `u32` for larger boards (40-byte nodes). The search computes in `u32` (the
+/// game's rules and tables take it, and a `u16` widens to it for free) and narrows a mask
+/// only when it writes a node; the width is chosen by [`Rules::Mask`].
 trait Mask:
     Copy
     + Default
     + Eq
     + std::fmt::Debug
     + std::ops::BitAnd<Output = Self>
-    + std::ops::BitOr<Output = Self>
     + std::ops::Not<Output = Self>
     + std::ops::BitAndAssign
-    + std::ops::BitOrAssign
 {
     /// No cell.
     const EMPTY: Self;
@@ -268,19 +273,20 @@ impl Mask for u32 {
 /// tables ([`TicTacToe`]), every other game of up to 16 cells on its own win table
 /// ([`AnyGame`]) and larger boards on their win lines ([`WideGame`]), with one algorithm.
 trait Rules: Copy {
-    /// The cell masks of the boards in the tree.
+    /// The cell masks of the boards stored in the tree's nodes (the search computes in
+    /// `u32`, whatever the width stored).
     type Mask: Mask;
     /// The legal moves of an unfinished position whose cells `occupied` are taken.
-    fn moves(self, occupied: Self::Mask) -> Self::Mask;
+    fn moves(self, occupied: u32) -> u32;
     /// The legal moves and their number after `cell`, one of `legal` (`left` of them), is
     /// marked, which leaves the cells `occupied` taken (if the game goes on).
-    fn after(self, legal: Self::Mask, left: u32, occupied: Self::Mask, cell: u8) -> (Self::Mask, u32);
+    fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32);
     /// True when the cell mask holds a whole line.
-    fn is_win(self, mask: Self::Mask) -> bool;
+    fn is_win(self, mask: u32) -> bool;
     /// The number of set bits of a cell mask.
-    fn ones(self, mask: Self::Mask) -> u32;
+    fn ones(self, mask: u32) -> u32;
     /// The cell of the `k`-th set bit (from 0, in cell order) of a cell mask.
-    fn kth_cell(self, mask: Self::Mask, k: u32) -> u8;
+    fn kth_cell(self, mask: u32, k: u32) -> u8;
 }
 
 /// Tic-tac-toe, from the compiled-in tables: no cache, no bounds checks.
@@ -291,30 +297,29 @@ impl Rules for TicTacToe {
     type Mask = u16;
 
     #[inline(always)]
-    fn moves(self, occupied: u16) -> u16 {
+    fn moves(self, occupied: u32) -> u32 {
         // The m,n,k rules of a constant game: folded to `!occupied & FULL`.
-        mnk::moves(Game::TIC_TAC_TOE, occupied.into()) as u16
+        mnk::moves(Game::TIC_TAC_TOE, occupied)
     }
 
     #[inline(always)]
-    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
-        let (legal, left) = mnk::after(Game::TIC_TAC_TOE, legal.into(), left, occupied.into(), cell);
-        (legal as u16, left)
+    fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32) {
+        mnk::after(Game::TIC_TAC_TOE, legal, left, occupied, cell)
     }
 
     #[inline(always)]
-    fn is_win(self, mask: u16) -> bool {
-        is_win(mask)
+    fn is_win(self, mask: u32) -> bool {
+        is_win(mask as u16)
     }
 
     #[inline(always)]
-    fn ones(self, mask: u16) -> u32 {
-        ones(mask.into())
+    fn ones(self, mask: u32) -> u32 {
+        ones(mask)
     }
 
     #[inline(always)]
-    fn kth_cell(self, mask: u16, k: u32) -> u8 {
-        kth_cell(mask.into(), k)
+    fn kth_cell(self, mask: u32, k: u32) -> u8 {
+        kth_cell(mask, k)
     }
 }
 
@@ -337,29 +342,28 @@ impl Rules for AnyGame {
     type Mask = u16;
 
     #[inline(always)]
-    fn moves(self, occupied: u16) -> u16 {
-        self.game.moves(occupied.into()) as u16
+    fn moves(self, occupied: u32) -> u32 {
+        self.game.moves(occupied)
     }
 
     #[inline(always)]
-    fn after(self, legal: u16, left: u32, occupied: u16, cell: u8) -> (u16, u32) {
-        let (legal, left) = self.game.after(legal.into(), left, occupied.into(), cell);
-        (legal as u16, left)
+    fn after(self, legal: u32, left: u32, occupied: u32, cell: u8) -> (u32, u32) {
+        self.game.after(legal, left, occupied, cell)
     }
 
     #[inline(always)]
-    fn is_win(self, mask: u16) -> bool {
-        self.wins[usize::from(mask)]
+    fn is_win(self, mask: u32) -> bool {
+        self.wins[mask as usize]
     }
 
     #[inline(always)]
-    fn ones(self, mask: u16) -> u32 {
-        ones16(mask.into())
+    fn ones(self, mask: u32) -> u32 {
+        ones16(mask)
     }
 
     #[inline(always)]
-    fn kth_cell(self, mask: u16, k: u32) -> u8 {
-        kth_cell16(mask.into(), k)
+    fn kth_cell(self, mask: u32, k: u32) -> u8 {
+        kth_cell16(mask, k)
     }
 }
 
@@ -430,24 +434,24 @@ const _: () = assert!(crate::game::rules::DENSE_CELLS <= 16, "the boards searche
 
 impl<M: Mask> Node<M> {
     #[inline(always)]
-    fn new<R: Rules<Mask = M>>(rules: R, mover: M, other: M) -> Node<M> {
+    fn new<R: Rules<Mask = M>>(rules: R, mover: u32, other: u32) -> Node<M> {
         // With no win on the board, no legal move means a full board.
         let legal = rules.moves(mover | other);
         let outcome = if rules.is_win(mover) {
             2
-        } else if legal == M::EMPTY {
+        } else if legal == 0 {
             1
         } else {
             ONGOING
         };
-        let untried = if outcome == ONGOING { legal } else { M::EMPTY };
-        Node { mover, other, untried, outcome, ..Node::default() }
+        let untried = if outcome == ONGOING { legal } else { 0 };
+        Node { mover: M::of(mover), other: M::of(other), untried: M::of(untried), outcome, ..Node::default() }
     }
 
     /// The legal moves (of an unfinished node).
     #[inline(always)]
-    fn legal<R: Rules<Mask = M>>(&self, rules: R) -> M {
-        rules.moves(self.mover | self.other)
+    fn legal<R: Rules<Mask = M>>(&self, rules: R) -> u32 {
+        rules.moves(self.mover.wide() | self.other.wide())
     }
 }
 
@@ -558,7 +562,7 @@ impl<M: Mask> Tree<M> {
             crate::game::Player::X => (board.x(), board.o()),
             crate::game::Player::O => (board.o(), board.x()),
         };
-        let root = Node::new(rules, M::of(waiting), M::of(to_move));
+        let root = Node::new(rules, waiting, to_move);
         match self.nodes.first_mut() {
             Some(slot) => *slot = root,
             None => self.nodes.push(root),
@@ -689,7 +693,8 @@ impl<M: Mask> Tree<M> {
     #[inline(always)]
     fn expand<R: Rules<Mask = M>>(&mut self, rules: R, at: usize, draws: &mut Draws) -> usize {
         let node = self.nodes[at];
-        let cell = rules.kth_cell(node.untried, draws.below(rules.ones(node.untried)));
+        let untried = node.untried.wide();
+        let cell = rules.kth_cell(untried, draws.below(rules.ones(untried)));
         let first = self.block(rules, at);
         let slot = first + usize::from(node.count);
         self.create(rules, at, slot, cell);
@@ -707,7 +712,7 @@ impl<M: Mask> Tree<M> {
         let cell = rules.kth_cell(legal, k);
         // Children of an opponent node sit at the rank of their move among the legal ones.
         let slot = self.block(rules, at) + k as usize;
-        if node.untried & M::bit(cell) == M::EMPTY {
+        if node.untried.wide() & 1 << cell == 0 {
             return Step::Descend(slot);
         }
         self.create(rules, at, slot, cell);
@@ -737,7 +742,7 @@ impl<M: Mask> Tree<M> {
     fn create<R: Rules<Mask = M>>(&mut self, rules: R, at: usize, slot: usize, cell: u8) {
         let parent = &mut self.nodes[at];
         parent.untried &= !M::bit(cell);
-        let (mover, other) = (parent.other | M::bit(cell), parent.mover);
+        let (mover, other) = (parent.other.wide() | 1 << cell, parent.mover.wide());
         self.nodes[slot] = Node::new(rules, mover, other);
     }
 
@@ -750,13 +755,13 @@ impl<M: Mask> Tree<M> {
             return node.outcome;
         }
         // `a` moves next; `a_is_mover` says whether `a` is the player who moved into leaf.
-        let (mut a, mut b) = (node.other, node.mover);
+        let (mut a, mut b) = (node.other.wide(), node.mover.wide());
         let mut a_is_mover = false;
         let mut legal = node.legal(rules);
         let mut left = rules.ones(legal);
         loop {
             let cell = rules.kth_cell(legal, draws.below(left));
-            a |= M::bit(cell);
+            a |= 1 << cell;
             (legal, left) = rules.after(legal, left, a | b, cell);
             if rules.is_win(a) {
                 return if a_is_mover { 2 } else { 0 };
