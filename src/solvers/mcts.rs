@@ -75,24 +75,31 @@
 //!
 //! # Performance
 //!
-//! Nodes are 40 bytes and live in one arena reused across searches: a search resets a
-//! watermark instead of freeing or clearing it, and a slot is written when its child is
-//! created, before anything reads it, so after the first search nothing is allocated
-//! or re-initialised. The children of a node form one contiguous block, reserved (one
-//! slot per legal move) when its first child is created: packed in expansion order at
-//! UCB nodes, at the rank of their move among the legal ones at random-opponent nodes.
-//! Boards are two cell masks (`u32`). The search is generic over the game's rules (a
-//! private trait: the full mask, the win test, the number of set bits and the `k`-th set
-//! bit of a mask), so there is one algorithm with three instances: tic-tac-toe runs on
-//! compiled-in 9-bit tables (wins from [`crate::game::board::is_win`], set bits and the
-//! `k`-th set bit from tables of 512 masks), every other game of up to 16 cells on its own
-//! win table over cell masks (`2^cells` entries, built once per game) and the same 9-bit
-//! tables applied to each byte of the mask, and larger boards (gravity boards of 17 to 24
-//! cells) on their win lines and the byte tables over three bytes. Both give the same moves on the same board (a test checks
-//! it on tic-tac-toe). Backpropagation refreshes each node's `mean`, `1 / sqrt(n)`
-//! and `uct_c * sqrt(ln n)` from the per-visit-count tables, so the selection scan reads
-//! only the node and its children (one bounds check per node, none per child) and does
-//! one multiply-add and one compare per child, with no `ln`, `sqrt` or division.
+//! Nodes live in one arena reused across searches: a search resets a watermark instead
+//! of freeing or clearing it, and a slot is written when its child is created, before
+//! anything reads it, so after the first search nothing is allocated or re-initialised.
+//! The children of a node form one contiguous block, reserved (one slot per legal move)
+//! when its first child is created: packed in expansion order at UCB nodes, at the rank
+//! of their move among the legal ones at random-opponent nodes. Boards are two cell masks,
+//! computed in `u32` and stored in the nodes as wide as the board needs: `u16` on boards
+//! of up to 16 cells (every m,n,k-game and the gravity boards of up to 16 cells), where a
+//! node is 32 bytes and two share a cache line, and `u32` on larger boards (gravity
+//! boards of 17 to 24 cells), where it is 40 bytes; a [`Searcher`] keeps one arena per
+//! width. (With 40-byte nodes on every board, tic-tac-toe's mid-game searches ran about
+//! 7% slower; computing in `u16` as well cost the playouts 3-7%.) The search is generic
+//! over the game's rules (a private trait: the mask width, the move generator, the win
+//! test, the number of set bits and the `k`-th set bit of a mask), so there is one
+//! algorithm with three instances: tic-tac-toe runs on compiled-in 9-bit tables (wins from
+//! [`crate::game::board::is_win`], set bits and the `k`-th set bit from tables of 512
+//! masks), every other game of up to 16 cells on its own win table over cell masks
+//! (`2^cells` entries, built once per game) and the same 9-bit tables applied to each
+//! byte of the mask, and larger boards on their win lines and the byte tables over three
+//! bytes. All give the same moves on the same board (tests check tic-tac-toe under the
+//! any-game instance, and boards of up to 16 cells in both widths). Backpropagation
+//! refreshes each node's `mean`, `1 / sqrt(n)` and `uct_c * sqrt(ln n)` from the
+//! per-visit-count tables, so the selection scan reads only the node and its children
+//! (one bounds check per node, none per child) and does one multiply-add and one compare
+//! per child, with no `ln`, `sqrt` or division.
 
 //! # References
 //!
@@ -197,11 +204,78 @@ fn kth_cell24(mask: u32, k: u32) -> u8 {
     }
 }
 
-/// What the search needs of a game: its move generator (the game family's rule, through
-/// [`Game::moves`]), its win test and the two mask helpers of the draws. The search is
-/// generic over it, so that tic-tac-toe runs on compiled-in 9-bit tables ([`TicTacToe`])
-/// and every other game on its own tables and family ([`AnyGame`]), with one algorithm.
+/// A cell mask as the nodes store it: `u16` for games of up to 16 cells (every
+/// m,n,k-game and the small gravity boards), so that a node is 32 bytes, two to a cache
+/// line; `u32` for larger boards (40-byte nodes). The search computes in `u32` (the
+/// game's rules and tables take it, and a `u16` widens to it for free) and narrows a mask
+/// only when it writes a node; the width is chosen by [`Rules::Mask`].
+trait Mask:
+    Copy
+    + Default
+    + Eq
+    + std::fmt::Debug
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::Not<Output = Self>
+    + std::ops::BitAndAssign
+{
+    /// No cell.
+    const EMPTY: Self;
+    /// The mask of one cell (below the width).
+    fn bit(cell: u8) -> Self;
+    /// The mask of a board's cells, given as a `u32` (the board fits the width).
+    fn of(cells: u32) -> Self;
+    /// The same cells as a `u32`.
+    fn wide(self) -> u32;
+}
+
+impl Mask for u16 {
+    const EMPTY: u16 = 0;
+
+    #[inline(always)]
+    fn bit(cell: u8) -> u16 {
+        1 << cell
+    }
+
+    #[inline(always)]
+    fn of(cells: u32) -> u16 {
+        debug_assert!(cells <= u32::from(u16::MAX), "a board of more than 16 cells in 16-bit masks");
+        cells as u16
+    }
+
+    #[inline(always)]
+    fn wide(self) -> u32 {
+        u32::from(self)
+    }
+}
+
+impl Mask for u32 {
+    const EMPTY: u32 = 0;
+
+    #[inline(always)]
+    fn bit(cell: u8) -> u32 {
+        1 << cell
+    }
+
+    #[inline(always)]
+    fn of(cells: u32) -> u32 {
+        cells
+    }
+
+    #[inline(always)]
+    fn wide(self) -> u32 {
+        self
+    }
+}
+
+/// What the search needs of a game: its mask width, its move generator (the game
+/// family's rule, through [`Game::moves`]), its win test and the two mask helpers of the
+/// draws. The search is generic over it, so that tic-tac-toe runs on compiled-in 9-bit
+/// tables ([`TicTacToe`]), every other game of up to 16 cells on its own win table
+/// ([`AnyGame`]) and larger boards on their win lines ([`WideGame`]), with one algorithm.
 trait Rules: Copy {
+    /// The cell masks of the boards stored in the tree's nodes (the search computes in
+    /// `u32`, whatever the width stored).
+    type Mask: Mask;
     /// The legal moves of an unfinished position whose cells `occupied` are taken.
     fn moves(self, occupied: u32) -> u32;
     /// The legal moves and their number after `cell`, one of `legal` (`left` of them), is
@@ -220,6 +294,8 @@ trait Rules: Copy {
 struct TicTacToe;
 
 impl Rules for TicTacToe {
+    type Mask = u16;
+
     #[inline(always)]
     fn moves(self, occupied: u32) -> u32 {
         // The m,n,k rules of a constant game: folded to `!occupied & FULL`.
@@ -257,11 +333,14 @@ struct AnyGame {
 
 impl AnyGame {
     fn new(game: Game) -> AnyGame {
+        assert!(game.dense(), "{game} has more cells than its win table and a 16-bit mask hold");
         AnyGame { game, wins: &game.tables().wins }
     }
 }
 
 impl Rules for AnyGame {
+    type Mask = u16;
+
     #[inline(always)]
     fn moves(self, occupied: u32) -> u32 {
         self.game.moves(occupied)
@@ -296,6 +375,8 @@ struct WideGame {
 }
 
 impl Rules for WideGame {
+    type Mask = u32;
+
     #[inline(always)]
     fn moves(self, occupied: u32) -> u32 {
         self.game.moves(occupied)
@@ -322,14 +403,14 @@ impl Rules for WideGame {
     }
 }
 
-/// One search node (40 bytes). `mover` is the mask of the player who moved into it,
-/// `other` the mask of the player to move; `visits` and `score` (half-points: win 2,
-/// draw 1, loss 0) are from the mover's view. Refreshed on every backpropagation, so
-/// that selection reads everything from the nodes: `mean = score / 2n` and
-/// `explore = 1 / sqrt(n)` (used by the parent's scan), and `k = uct_c * sqrt(ln n)`
-/// (used by the node's own scan).
+/// One search node (32 bytes with 16-bit masks, 40 with 32-bit ones). `mover` is the mask
+/// of the player who moved into it, `other` the mask of the player to move; `visits` and
+/// `score` (half-points: win 2, draw 1, loss 0) are from the mover's view. Refreshed on
+/// every backpropagation, so that selection reads everything from the nodes:
+/// `mean = score / 2n` and `explore = 1 / sqrt(n)` (used by the parent's scan), and
+/// `k = uct_c * sqrt(ln n)` (used by the node's own scan).
 #[derive(Clone, Copy, Debug, Default)]
-struct Node {
+struct Node<M> {
     mean: f32,
     explore: f32,
     k: f32,
@@ -337,21 +418,23 @@ struct Node {
     score: u32,
     /// First slot of the children block; 0 until the block exists (slot 0 is the root).
     first: u32,
-    mover: u32,
-    other: u32,
+    mover: M,
+    other: M,
     /// Legal moves that have no child yet.
-    untried: u32,
+    untried: M,
     /// Children created so far (UCB nodes keep them packed at the front of the block).
     count: u8,
     /// [`ONGOING`], or the mover's half-points when the game is over (2 win, 1 draw).
     outcome: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<Node>() == 40, "masks of 24 cells, 4-byte aligned");
+const _: () = assert!(std::mem::size_of::<Node<u16>>() == 32, "two nodes per cache line");
+const _: () = assert!(std::mem::size_of::<Node<u32>>() == 40, "masks of 24 cells, 4-byte aligned");
+const _: () = assert!(crate::game::rules::DENSE_CELLS <= 16, "the boards searched with 16-bit masks");
 
-impl Node {
+impl<M: Mask> Node<M> {
     #[inline(always)]
-    fn new<R: Rules>(rules: R, mover: u32, other: u32) -> Node {
+    fn new<R: Rules<Mask = M>>(rules: R, mover: u32, other: u32) -> Node<M> {
         // With no win on the board, no legal move means a full board.
         let legal = rules.moves(mover | other);
         let outcome = if rules.is_win(mover) {
@@ -362,13 +445,13 @@ impl Node {
             ONGOING
         };
         let untried = if outcome == ONGOING { legal } else { 0 };
-        Node { mover, other, untried, outcome, ..Node::default() }
+        Node { mover: M::of(mover), other: M::of(other), untried: M::of(untried), outcome, ..Node::default() }
     }
 
     /// The legal moves (of an unfinished node).
     #[inline(always)]
-    fn legal<R: Rules>(&self, rules: R) -> u32 {
-        rules.moves(self.mover | self.other)
+    fn legal<R: Rules<Mask = M>>(&self, rules: R) -> u32 {
+        rules.moves(self.mover.wide() | self.other.wide())
     }
 }
 
@@ -400,7 +483,8 @@ impl Draws {
     }
 }
 
-/// Reusable buffers for MCTS: the node arena and the per-visit-count tables.
+/// Reusable buffers for MCTS: a node arena and per-visit-count tables for each mask
+/// width, used by the searches of boards of that width.
 ///
 /// ```
 /// use sweep::game::Board;
@@ -417,12 +501,12 @@ impl Draws {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Searcher {
-    /// The arena. Only `nodes[..used]` belongs to the current search; slots are written
-    /// when their child is created, before anything reads them, so the arena is never
-    /// cleared or re-initialised between searches.
-    nodes: Vec<Node>,
-    used: usize,
-    rows: Vec<Row>,
+    /// Boards of up to 16 cells.
+    narrow: Tree<u16>,
+    /// Boards of 17 to 24 cells.
+    wide: Tree<u32>,
+    /// Whether the last search was on a board of more than 16 cells.
+    last_wide: bool,
 }
 
 impl Searcher {
@@ -436,17 +520,44 @@ impl Searcher {
     pub fn choose(&mut self, params: &MctsParams, seed: u64, board: Board) -> u8 {
         assert!(!board.is_terminal(), "no move to search in the finished game {board}");
         assert!(params.iterations >= 1, "a search needs at least one iteration");
-        self.extend_rows(params.iterations);
-        match board.game() {
-            Game::TIC_TAC_TOE => self.search(TicTacToe, params, seed, board),
-            game if game.dense() => self.search(AnyGame::new(game), params, seed, board),
-            game => self.search(WideGame { game }, params, seed, board),
+        let game = board.game();
+        self.last_wide = !game.dense();
+        match game {
+            Game::TIC_TAC_TOE => self.narrow.run(TicTacToe, params, seed, board),
+            game if !self.last_wide => self.narrow.run(AnyGame::new(game), params, seed, board),
+            game => self.wide.run(WideGame { game }, params, seed, board),
         }
+    }
+
+    /// The root's children after the last search, in cell order: (cell, visits, mean
+    /// reward in `[0, 1]` from the searching side's view). Moves never expanded are left
+    /// out. Empty before the first search.
+    pub fn root_stats(&self) -> Vec<(u8, u32, f64)> {
+        if self.last_wide { self.wide.root_stats() } else { self.narrow.root_stats() }
+    }
+}
+
+/// The arena of one mask width, its watermark and the per-visit-count tables.
+#[derive(Clone, Debug, Default)]
+struct Tree<M> {
+    /// The arena. Only `nodes[..used]` belongs to the current search; slots are written
+    /// when their child is created, before anything reads them, so the arena is never
+    /// cleared or re-initialised between searches.
+    nodes: Vec<Node<M>>,
+    used: usize,
+    rows: Vec<Row>,
+}
+
+impl<M: Mask> Tree<M> {
+    /// One whole search of `board` under `rules`: the move to play.
+    fn run<R: Rules<Mask = M>>(&mut self, rules: R, params: &MctsParams, seed: u64, board: Board) -> u8 {
+        self.extend_rows(params.iterations);
+        self.search(rules, params, seed, board);
         self.final_move(params.final_move)
     }
 
     /// Runs the iterations of one search of `board` under `rules` (its game's).
-    fn search<R: Rules>(&mut self, rules: R, params: &MctsParams, seed: u64, board: Board) {
+    fn search<R: Rules<Mask = M>>(&mut self, rules: R, params: &MctsParams, seed: u64, board: Board) {
         let (to_move, waiting) = match board.to_move() {
             crate::game::Player::X => (board.x(), board.o()),
             crate::game::Player::O => (board.o(), board.x()),
@@ -464,10 +575,8 @@ impl Searcher {
         }
     }
 
-    /// The root's children after the last search, in cell order: (cell, visits, mean
-    /// reward in `[0, 1]` from the searching side's view). Moves never expanded are left
-    /// out. Empty before the first search.
-    pub fn root_stats(&self) -> Vec<(u8, u32, f64)> {
+    /// See [`Searcher::root_stats`].
+    fn root_stats(&self) -> Vec<(u8, u32, f64)> {
         let mut stats: Vec<(u8, u32, f64)> = self
             .root_children()
             .iter()
@@ -477,7 +586,7 @@ impl Searcher {
         stats
     }
 
-    fn root_children(&self) -> &[Node] {
+    fn root_children(&self) -> &[Node<M>] {
         match self.nodes.first() {
             Some(root) if root.first != 0 => {
                 let first = root.first as usize;
@@ -488,22 +597,22 @@ impl Searcher {
     }
 
     /// The cell a root child played.
-    fn root_cell(&self, child: &Node) -> u8 {
-        (child.mover & !self.nodes[0].other).trailing_zeros() as u8
+    fn root_cell(&self, child: &Node<M>) -> u8 {
+        (child.mover & !self.nodes[0].other).wide().trailing_zeros() as u8
     }
 
     /// The root child to play: most visits or best mean (compared exactly), lowest cell
     /// among ties.
     fn final_move(&self, rule: FinalMove) -> u8 {
-        let mut by_cell: [Option<&Node>; crate::game::rules::MAX_CELLS] = [None; crate::game::rules::MAX_CELLS];
+        let mut by_cell: [Option<&Node<M>>; crate::game::rules::MAX_CELLS] = [None; crate::game::rules::MAX_CELLS];
         for child in self.root_children() {
             by_cell[usize::from(self.root_cell(child))] = Some(child);
         }
-        let better = |a: &Node, b: &Node| match rule {
+        let better = |a: &Node<M>, b: &Node<M>| match rule {
             FinalMove::Visits => a.visits > b.visits,
             FinalMove::Value => u64::from(a.score) * u64::from(b.visits) > u64::from(b.score) * u64::from(a.visits),
         };
-        let mut best: Option<(u8, &Node)> = None;
+        let mut best: Option<(u8, &Node<M>)> = None;
         // Cells in increasing order and a strict comparison: ties keep the lowest cell.
         for (cell, child) in (0u8..).zip(by_cell).filter_map(|(c, n)| Some((c, n?))) {
             if best.is_none_or(|(_, b)| better(child, b)) {
@@ -532,7 +641,7 @@ impl Searcher {
     }
 
     /// One iteration: selection, expansion, simulation, backpropagation.
-    fn iterate<R: Rules>(&mut self, rules: R, c: f32, model: OpponentModel, mut draws: Draws) {
+    fn iterate<R: Rules<Mask = M>>(&mut self, rules: R, c: f32, model: OpponentModel, mut draws: Draws) {
         let mut path = [0u32; MAX_PATH];
         let mut depth = 0;
         let mut at = 0usize;
@@ -546,7 +655,7 @@ impl Searcher {
             // place where the opponent model acts.
             let step = match model {
                 OpponentModel::Random if depth % 2 == 1 => self.random_child(rules, at, &mut draws),
-                OpponentModel::Random | OpponentModel::Adversarial if node.untried != 0 => {
+                OpponentModel::Random | OpponentModel::Adversarial if node.untried != M::EMPTY => {
                     Step::Leaf(self.expand(rules, at, &mut draws))
                 }
                 OpponentModel::Random | OpponentModel::Adversarial => Step::Descend(self.select(&node)),
@@ -565,7 +674,7 @@ impl Searcher {
 
     /// The UCB1 choice among the children of a fully expanded node.
     #[inline(always)]
-    fn select(&self, node: &Node) -> usize {
+    fn select(&self, node: &Node<M>) -> usize {
         let k = node.k;
         let first = node.first as usize;
         let children = &self.nodes[first..first + usize::from(node.count)];
@@ -582,9 +691,10 @@ impl Searcher {
 
     /// Creates one child of `at` for a uniformly drawn untried move; returns its slot.
     #[inline(always)]
-    fn expand<R: Rules>(&mut self, rules: R, at: usize, draws: &mut Draws) -> usize {
+    fn expand<R: Rules<Mask = M>>(&mut self, rules: R, at: usize, draws: &mut Draws) -> usize {
         let node = self.nodes[at];
-        let cell = rules.kth_cell(node.untried, draws.below(rules.ones(node.untried)));
+        let untried = node.untried.wide();
+        let cell = rules.kth_cell(untried, draws.below(rules.ones(untried)));
         let first = self.block(rules, at);
         let slot = first + usize::from(node.count);
         self.create(rules, at, slot, cell);
@@ -595,14 +705,14 @@ impl Searcher {
     /// The random opponent's move at `at`: into an existing child, or a leaf when the
     /// drawn move's child is created now.
     #[inline(always)]
-    fn random_child<R: Rules>(&mut self, rules: R, at: usize, draws: &mut Draws) -> Step {
+    fn random_child<R: Rules<Mask = M>>(&mut self, rules: R, at: usize, draws: &mut Draws) -> Step {
         let node = self.nodes[at];
         let legal = node.legal(rules);
         let k = draws.below(rules.ones(legal));
         let cell = rules.kth_cell(legal, k);
         // Children of an opponent node sit at the rank of their move among the legal ones.
         let slot = self.block(rules, at) + k as usize;
-        if node.untried & (1 << cell) == 0 {
+        if node.untried.wide() & 1 << cell == 0 {
             return Step::Descend(slot);
         }
         self.create(rules, at, slot, cell);
@@ -613,7 +723,7 @@ impl Searcher {
     /// The first slot of the children block of `at`, reserving the block (one slot per
     /// legal move) if it does not exist yet.
     #[inline(always)]
-    fn block<R: Rules>(&mut self, rules: R, at: usize) -> usize {
+    fn block<R: Rules<Mask = M>>(&mut self, rules: R, at: usize) -> usize {
         let first = self.nodes[at].first;
         if first != 0 {
             return first as usize;
@@ -629,23 +739,23 @@ impl Searcher {
 
     /// Writes the child of `at` that plays `cell` into `slot`.
     #[inline(always)]
-    fn create<R: Rules>(&mut self, rules: R, at: usize, slot: usize, cell: u8) {
+    fn create<R: Rules<Mask = M>>(&mut self, rules: R, at: usize, slot: usize, cell: u8) {
         let parent = &mut self.nodes[at];
-        parent.untried &= !(1 << cell);
-        let (mover, other) = (parent.other | 1 << cell, parent.mover);
+        parent.untried &= !M::bit(cell);
+        let (mover, other) = (parent.other.wide() | 1 << cell, parent.mover.wide());
         self.nodes[slot] = Node::new(rules, mover, other);
     }
 
     /// The result of a uniformly random game from `leaf`, as half-points for the player
     /// who moved into it.
     #[inline(always)]
-    fn simulate<R: Rules>(&self, rules: R, leaf: usize, draws: &mut Draws) -> u8 {
+    fn simulate<R: Rules<Mask = M>>(&self, rules: R, leaf: usize, draws: &mut Draws) -> u8 {
         let node = &self.nodes[leaf];
         if node.outcome != ONGOING {
             return node.outcome;
         }
         // `a` moves next; `a_is_mover` says whether `a` is the player who moved into leaf.
-        let (mut a, mut b) = (node.other, node.mover);
+        let (mut a, mut b) = (node.other.wide(), node.mover.wide());
         let mut a_is_mover = false;
         let mut legal = node.legal(rules);
         let mut left = rules.ones(legal);
@@ -969,9 +1079,36 @@ mod tests {
                 let mut searcher = Searcher::new();
                 let mv = searcher.choose(&p, SEED, b);
                 let stats = searcher.root_stats();
-                searcher.extend_rows(p.iterations);
-                searcher.search(general, &p, SEED, b);
-                assert_eq!((searcher.final_move(p.final_move), searcher.root_stats()), (mv, stats), "{b} {p:?}");
+                let mut tree = Tree::<u16>::default();
+                assert_eq!((tree.run(general, &p, SEED, b), tree.root_stats()), (mv, stats), "{b} {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_mask_width_does_not_change_a_search() {
+        // Boards of up to 16 cells are searched in 16-bit masks (32-byte nodes); the same
+        // search in 32-bit masks, through the rules of the boards beyond 16 cells (win
+        // lines, 24-bit helpers), gives the same move and root statistics.
+        let boards = [
+            ("3x3k3", "O.X.X...."),
+            ("3x4k3", "X...OO....X."),
+            ("4x4k4", "XXX.OO.........."),
+            ("4x4g4", "................"),
+            ("3x5g3", "..........X.O.X"),
+        ];
+        for (g, b) in boards {
+            let game = game(g);
+            let b = Board::parse_in(game, b).expect("a valid board");
+            for p in every_variant(300) {
+                let mut searcher = Searcher::new();
+                let mv = searcher.choose(&p, SEED, b);
+                let mut wide = Tree::<u32>::default();
+                assert_eq!(
+                    (wide.run(WideGame { game }, &p, SEED, b), wide.root_stats()),
+                    (mv, searcher.root_stats()),
+                    "{g} {b} {p:?}"
+                );
             }
         }
     }
