@@ -155,3 +155,15 @@ pub fn exact_matches_sampled(g: Game, games: u64, pairs: &[(Seat, Opponent)]) {
         }
     }
 }
+
+/// Waits (up to ten seconds) until no one holds the lock of the results directory `dir`,
+/// before a test runs a second sweep into it in this process. A run's lock is an open
+/// file, and a child that another test thread forks shares it until the child starts its
+/// program: for that moment a lock that the run has released is still held.
+pub fn until_unlocked(dir: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while dir.exists() && sweep::run::state::lock(dir).is_err() {
+        assert!(std::time::Instant::now() < deadline, "{} stays locked", dir.display());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

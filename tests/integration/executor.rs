@@ -35,6 +35,9 @@ fn statuses(out: &Path) -> Vec<String> {
 }
 
 fn run_ok(opts: &RunOptions, stop: &StopToken) -> RunReport {
+    if let Some(out) = &opts.out {
+        crate::common::until_unlocked(out);
+    }
     run(opts, stop).expect("the run returns a report")
 }
 

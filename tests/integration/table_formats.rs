@@ -132,6 +132,7 @@ fn run_kept(out: &Path, quiet: bool) -> (sweep::run::RunReport, Vec<String>) {
         notices,
         ..RunOptions::default()
     };
+    until_unlocked(out);
     let report = sweep::run::run(&opts, &StopToken::new()).unwrap();
     let kept = kept.lock().unwrap().clone();
     (report, kept)
