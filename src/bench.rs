@@ -234,9 +234,16 @@ pub fn nominal() -> Calibration {
 }
 
 /// The calibration `sweep plan` uses: a saved `sweep bench --save` result if there is
-/// one, else one measured now for about `budget` in all.
+/// one (with the host's other work measured now), else one measured now for about
+/// `budget` in all.
 pub fn calibration(budget: Duration) -> Calibration {
-    Calibration::saved().unwrap_or_else(|| measure(budget))
+    match Calibration::saved() {
+        Some(mut saved) => {
+            saved.others = others(Duration::from_millis(60));
+            saved
+        }
+        None => measure(budget),
+    }
 }
 
 /// Measures the quick calibration for about `budget` in all (see [`Calibration::quick`]).
@@ -254,7 +261,81 @@ pub fn measure(budget: Duration) -> Calibration {
     let free = cpu.zip(cpu_seconds()).map_or(1.0, |(a, b)| ((b - a) / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0));
     let mut cal = Calibration::quick(q_per_s / free, mcts_per_s / free, eval_s * free, solve_s * free);
     cal.free = free;
+    cal.others = others(Duration::from_millis(60));
+    if let Some(page_s) = page_seconds() {
+        cal.page_s = page_s;
+    }
     cal
+}
+
+/// Seconds to write a fresh page (4 KiB) for the first time: the system maps and zeroes
+/// it then, which on a virtual machine can cost more than the work a job does with it.
+/// Measured on 8 MiB mapped for the purpose (so that no allocator hands back memory
+/// already touched), one byte written per page; the median of three.
+fn page_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        const BYTES: usize = 8 << 20;
+        let once = || -> Option<f64> {
+            // SAFETY: an anonymous private mapping with no address hint; checked below.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    BYTES,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return None;
+            }
+            let started = Instant::now();
+            for page in 0..BYTES / 4096 {
+                // SAFETY: inside the mapping, which is readable and writable.
+                unsafe { std::ptr::write_volatile((p as *mut u8).add(page * 4096), 1) };
+            }
+            let seconds = started.elapsed().as_secs_f64();
+            // SAFETY: the mapping made above, no longer used.
+            unsafe { libc::munmap(p, BYTES) };
+            Some(seconds / (BYTES / 4096) as f64)
+        };
+        let mut samples = [once()?, once()?, once()?];
+        samples.sort_by(f64::total_cmp);
+        Some(samples[1])
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// The other work on this host, in threads' worth: one thread per core spins for
+/// `spell`, and each gets `cores / (cores + others)` of a core. One busy thread cannot
+/// tell a quiet host from one with a core's worth of other work; a thread per core can.
+fn others(spell: Duration) -> Option<f64> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let shares: Vec<Option<f64>> = std::thread::scope(|scope| {
+        let spinners: Vec<_> = (0..cores)
+            .map(|_| {
+                scope.spawn(move || {
+                    let (wall, cpu) = (Instant::now(), cpu_seconds()?);
+                    let mut x = 0u64;
+                    while wall.elapsed() < spell {
+                        for i in 0..10_000u64 {
+                            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+                        }
+                    }
+                    Some((cpu_seconds()? - cpu) / wall.elapsed().as_secs_f64())
+                })
+            })
+            .collect();
+        spinners.into_iter().map(|s| s.join().ok().flatten()).collect()
+    });
+    let shares: Option<Vec<f64>> = shares.into_iter().collect();
+    let share = shares?.iter().sum::<f64>() / cores as f64;
+    // Under about 3% short of a whole core is the clock's and the scheduler's noise.
+    let share = if share > 0.97 { 1.0 } else { share.max(0.05) };
+    Some((cores as f64 / share - cores as f64).max(0.0))
 }
 
 /// The CPU time of this thread, where the system tells it.
@@ -290,6 +371,20 @@ pub fn tic_tac_toe_reach() -> [[usize; 3]; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hosts_other_work_and_a_fresh_pages_cost_are_measured_where_the_system_tells() {
+        if let Some(others) = others(Duration::from_millis(20)) {
+            assert!(others.is_finite() && others >= 0.0, "{others}");
+        }
+        if let Some(page) = page_seconds() {
+            // Mapping and zeroing 4 KiB takes more than a nanosecond and far less than a
+            // millisecond on any machine this runs on.
+            assert!(page > 1e-9 && page < 1e-3, "{page}");
+        }
+        #[cfg(unix)]
+        assert!(page_seconds().is_some() && others(Duration::from_millis(5)).is_some());
+    }
 
     #[test]
     fn a_figure_is_the_median_min_and_max_of_its_samples() {

@@ -21,7 +21,13 @@
 //! - a fixed cost per job.
 //!
 //! The calibration is measured in-process at `plan` time (about half a second), or read
-//! from a `sweep bench --save` result ([`Calibration::saved_path`]).
+//! from a `sweep bench --save` result ([`Calibration::saved_path`]). Besides the kernels'
+//! speeds it measures the cost of a fresh page and the host's other work (one spinning
+//! thread per core for a moment), which turns the CPU estimate into a wall time.
+//!
+//! Not counted: two memory-bound jobs at once (4x4k4) slow each other on a host whose
+//! cores share caches and memory (3-4 times on this project's 2-vCPU test host); the
+//! estimate is per core, measured on one thread.
 
 use std::collections::BTreeSet;
 
@@ -118,6 +124,12 @@ pub struct Calibration {
     /// threads get ([`wall_seconds`]).
     #[serde(default = "one")]
     pub free: f64,
+    /// The other work on this host, in threads' worth, when one thread per core was
+    /// busy for a moment of the calibration (each got `cores / (cores + others)` of a
+    /// core); `None` where it was not measured, and [`wall_seconds`] infers it from
+    /// `free`.
+    #[serde(default)]
+    pub others: Option<f64>,
     /// Where the figures come from, for people.
     pub source: String,
 }
@@ -170,6 +182,7 @@ impl Calibration {
             shared_s_per_byte: REFERENCE.shared_s_per_byte * slower,
             page_s: REFERENCE.page_s * slower,
             free: 1.0,
+            others: None,
             source: "measured now (half a second)".into(),
         }
     }
@@ -239,11 +252,13 @@ pub fn shared_seconds<'a>(tables: impl IntoIterator<Item = &'a Shared>, cal: &Ca
 }
 
 /// Wall seconds of `cpu` seconds of one core's work spread over `threads` threads, on a
-/// host where one thread got `cal.free` of a core: the others' load is what kept the rest,
-/// `cores / free - 1` threads' worth, and `threads` threads then share the cores with it.
+/// host with `cal.others` threads' worth of other work, which `threads` threads then share
+/// the cores with. Where that was not measured, it is inferred from the share of a core
+/// one thread got: `cores / free - 1`, which on a quiet host (`free` = 1) counts a whole
+/// thread of others that may not be there.
 pub fn wall_seconds(cpu: f64, threads: usize, cal: &Calibration) -> f64 {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
-    let others = (cores / cal.free.clamp(0.05, 1.0) - 1.0).max(0.0);
+    let others = cal.others.unwrap_or(cores / cal.free.clamp(0.05, 1.0) - 1.0).max(0.0);
     let share = (cores / (others + threads as f64)).min(1.0);
     cpu / share
 }

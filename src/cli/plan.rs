@@ -331,13 +331,14 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     print_test(&sweep, &cal);
     println!(
         "estimated wall time on {threads} threads: {} ({:.1} s of it building the shared tables; {:.1} s of CPU in all; \
-         calibration {}, a thread got {:.0}% of a core: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s per \
-         core)",
+         calibration {}, a thread got {:.0}% of a core{}: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s \
+         per core)",
         human(estimate.wall_seconds),
         estimate.shared_seconds,
         estimate.cpu_seconds + estimate.shared_cpu_seconds,
         cal.source,
         100.0 * cal.free,
+        cal.others.map_or(String::new(), |o| format!(", other work on the host {o:.1} threads' worth")),
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
     );
