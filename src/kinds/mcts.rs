@@ -68,7 +68,7 @@ impl Solver for MctsParams {
     /// One search per position reached (searches are shared between evaluation opponents,
     /// so the largest reach counts); the optimal policy's reach in tic-tac-toe is the
     /// proxy. On other boards the reach is scaled like a power of the agent states
-    /// ([`reach_exponent`]), and an iteration like the number of cells (simulations play
+    /// (`reach_exponent`), and an iteration like the number of cells (simulations play
     /// out the board).
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         let reach = crate::bench::tic_tac_toe_reach();

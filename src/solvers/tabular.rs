@@ -138,7 +138,7 @@ impl Table {
 
     /// A table over a (shared) layout, every entry `q_init`. Small values reuse the
     /// buffer of the thread's previous table, where only the blocks its job wrote are
-    /// reset (cheaper than fresh pages, see [`Dirty`]); big
+    /// reset (cheaper than fresh pages, see `Dirty`); big
     /// ones with `q_init = 0` come from lazily zeroed memory: a job pays for the pages its
     /// episodes touch, not for the table's size.
     pub fn with_layout(layout: Arc<Layout>, q_init: f64) -> Table {
