@@ -103,10 +103,12 @@ impl AgentMdp {
         m.action_start.push(0);
         let mut first_slot = vec![TERMINAL; pos.len()];
         let mut after = [0u32; MAX_CELLS];
+        // Where the index table outgrows the caches, the index-table entries of a later
+        // state's moves are asked for now, so that they are in cache when its turn comes;
+        // on a small board the table is in cache and asking would only cost instructions.
+        let prefetch = pos.game().index_space() * std::mem::size_of::<u32>() > PREFETCH_OVER_BYTES;
         for s in 0..m.states.len() {
-            // The index-table entries of a later state's moves are asked for now, so that
-            // they are in cache when its turn comes.
-            if let Some(&ahead) = m.states.get(s + PREFETCH_AHEAD) {
+            if prefetch && let Some(&ahead) = m.states.get(s + PREFETCH_AHEAD) {
                 pos.prefetch_children(ahead as usize, pos.board(ahead as usize).moves());
             }
             let p = m.states[s] as usize;
@@ -459,6 +461,10 @@ impl Rewards {
 /// How many states ahead [`AgentMdp::build`] asks for the index-table entries it will
 /// look up.
 const PREFETCH_AHEAD: usize = 4;
+
+/// The size of the index table above which [`AgentMdp::build`] prefetches its entries
+/// (16 MiB: 4x4 boards' 172 MB do, 3x4 boards' 2 MB and tic-tac-toe's 79 KB do not).
+const PREFETCH_OVER_BYTES: usize = 16 << 20;
 
 /// Writes the ids of `ids` (at most [`MAX_CELLS`]) into `out` and returns how many there
 /// are: a loop with no branch on the ids, whose lookups run side by side.

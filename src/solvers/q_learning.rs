@@ -76,12 +76,19 @@ pub(super) fn first_state(mdp: &AgentMdp, rng: &mut impl RngCore) -> usize {
 /// on a board whose tables stay in the caches (tic-tac-toe, 3x4k4) nothing is asked.
 #[inline(always)]
 pub(super) fn outcome(mdp: &AgentMdp, layout: &Layout, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
-    let n = mdp.outcome_count(slot);
-    let next = mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) });
+    let next = plain_outcome(mdp, slot, rng);
     if let (Ok(next), true) = (next, layout.deep()) {
         mdp.prefetch_rows(layout.slots(next));
     }
     next
+}
+
+/// [`outcome`] without asking for anything: for a loop that knows its tables stay in the
+/// caches.
+#[inline(always)]
+fn plain_outcome(mdp: &AgentMdp, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
+    let n = mdp.outcome_count(slot);
+    mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) })
 }
 
 /// Trains a Q-learner against a fixed opponent; calls `checkpoint` with the table after
@@ -149,6 +156,26 @@ fn run_episode(
     table: &mut Table,
     mdp: &AgentMdp,
     rng: &mut impl RngCore,
+    s: usize,
+    exploration: Exploration,
+    alpha: f64,
+    gamma: f64,
+) {
+    // On a table that stays in the caches and whose writes are not marked (tic-tac-toe's),
+    // the loop is the one without prefetches and marks: the same steps, fewer tests.
+    if table.is_plain() {
+        episode::<false>(table, mdp, rng, s, exploration, alpha, gamma);
+    } else {
+        episode::<true>(table, mdp, rng, s, exploration, alpha, gamma);
+    }
+}
+
+/// [`run_episode`]'s loop; `BIG`: the table may prefetch and mark its writes.
+#[inline(always)]
+fn episode<const BIG: bool>(
+    table: &mut Table,
+    mdp: &AgentMdp,
+    rng: &mut impl RngCore,
     mut s: usize,
     exploration: Exploration,
     alpha: f64,
@@ -157,7 +184,7 @@ fn run_episode(
     let mut greedy = table.greedy(s).0;
     loop {
         let slot = table.choose(s, greedy, exploration, rng);
-        let outcome = outcome(mdp, table.layout(), slot, rng);
+        let outcome = if BIG { outcome(mdp, table.layout(), slot, rng) } else { plain_outcome(mdp, slot, rng) };
         let target = match outcome {
             Err(reward) => reward,
             Ok(next) => {
@@ -166,7 +193,11 @@ fn run_episode(
                 gamma * v
             }
         };
-        table.update(slot, alpha, target);
+        if BIG {
+            table.update(slot, alpha, target);
+        } else {
+            table.update_plain(slot, alpha, target);
+        }
         match outcome {
             Err(_) => return,
             Ok(next) => s = next,

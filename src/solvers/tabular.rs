@@ -332,6 +332,22 @@ impl Table {
         self.update_entry(e, alpha, target);
     }
 
+    /// Whether the table's layout is not deep (nothing to prefetch) and its writes are
+    /// not marked: [`Table::update_plain`] may stand for [`Table::update`].
+    pub fn is_plain(&self) -> bool {
+        !self.layout.deep() && !self.dirty.tracked
+    }
+
+    /// [`Table::update`] on a plain table ([`Table::is_plain`]), without the test of
+    /// whether its writes are marked.
+    #[inline(always)]
+    pub fn update_plain(&mut self, slot: usize, alpha: f64, target: f64) {
+        debug_assert!(!self.dirty.tracked, "a plain table's writes are not marked");
+        let e = self.entry(slot);
+        let entry = &mut self.q[e];
+        *entry += alpha * (target - *entry);
+    }
+
     /// `Q(entry) += alpha * (target - Q(entry))`.
     #[inline(always)]
     pub fn update_entry(&mut self, entry: usize, alpha: f64, target: f64) {
