@@ -272,7 +272,7 @@ pub fn measure(budget: Duration) -> Calibration {
 /// it then, which on a virtual machine can cost more than the work a job does with it.
 /// Measured on 8 MiB mapped for the purpose (so that no allocator hands back memory
 /// already touched), one byte written per page; the median of three.
-fn page_seconds() -> Option<f64> {
+pub fn page_seconds() -> Option<f64> {
     #[cfg(unix)]
     {
         const BYTES: usize = 8 << 20;

@@ -202,15 +202,18 @@ fn qlearning_figures(game: Game, episodes: u64, reps: usize) -> (Result<Figure, 
 }
 
 impl Figures {
-    /// The cost model's calibration from these figures; what they do not measure (the
-    /// per-job, shared-table and page costs, and the slowdown of big tables, which the
-    /// 4x4k4 figure's near-greedy schedule understates) is the reference's, scaled by the
-    /// measured Q-learning speed.
+    /// The cost model's calibration from these figures and a fresh page's cost, measured
+    /// now; what they do not measure (the per-job and shared-table costs, and the slowdown
+    /// of big tables, which the 4x4k4 figure's near-greedy schedule understates) is the
+    /// reference's, scaled by the measured Q-learning speed.
     fn calibration(&self) -> Calibration {
         let q_per_s = self.learners[0].median;
         let mcts = (self.mcts_empty.median + self.mcts_midgame.median) / 2.0;
         let mut cal = Calibration::quick(q_per_s, mcts, self.eval.median / 1e6, self.solve.median / 1e3);
         cal.shares = self.shares.iter().map(|f| f.median).collect();
+        if let Some(page_s) = crate::bench::page_seconds() {
+            cal.page_s = page_s;
+        }
         cal.source = format!("saved by `sweep bench --save` on {}", crate::report::manifest::now_utc());
         cal
     }
