@@ -239,7 +239,7 @@ pub fn nominal() -> Calibration {
 pub fn calibration(budget: Duration) -> Calibration {
     match Calibration::saved() {
         Some(mut saved) => {
-            saved.others = others(Duration::from_millis(60));
+            saved.others = steady_others();
             saved
         }
         None => measure(budget),
@@ -261,7 +261,7 @@ pub fn measure(budget: Duration) -> Calibration {
     let free = cpu.zip(cpu_seconds()).map_or(1.0, |(a, b)| ((b - a) / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0));
     let mut cal = Calibration::quick(q_per_s / free, mcts_per_s / free, eval_s * free, solve_s * free);
     cal.free = free;
-    cal.others = others(Duration::from_millis(60));
+    cal.others = steady_others();
     if let Some(page_s) = page_seconds() {
         cal.page_s = page_s;
     }
@@ -307,6 +307,15 @@ pub fn page_seconds() -> Option<f64> {
     }
     #[cfg(not(unix))]
     None
+}
+
+/// [`others`] over two spells of 40 ms, the lower: a blip of the system's own work in
+/// one spell (a kernel thread compacting memory freed by the run before) is not the
+/// load a run will share the cores with, which shows in both.
+fn steady_others() -> Option<f64> {
+    let spell = Duration::from_millis(40);
+    let (a, b) = (others(spell)?, others(spell)?);
+    Some(a.min(b))
 }
 
 /// The other work on this host, in threads' worth: one thread per core spins for
