@@ -137,7 +137,8 @@ mod tests {
         assert_eq!(names, *crate::report::RESULT_COLUMNS);
         let opponent = listing["results"].as_array().unwrap().iter().find(|c| c["name"] == "opponent").unwrap();
         let learners = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
-        let kinds: Vec<&str> = ["policy-iteration", "value-iteration"].into_iter().chain(learners).collect();
+        let kinds: Vec<&str> =
+            ["policy-iteration", "value-iteration"].into_iter().chain(learners).chain(["command"]).collect();
         assert_eq!(opponent["kinds"], serde_json::json!(kinds));
         assert_eq!(opponent["allowed"], "random, minimax, minimax-uniform | random, minimax, minimax-uniform, self");
         assert_eq!(opponent["default"], "random");

@@ -273,7 +273,7 @@ fn table_row(
             .collect(),
         _ => block.varying(),
     };
-    let name: Vec<String> = shown.iter().map(|&k| format!("{}={}", layout.config[k], config.key[k])).collect();
+    let name: Vec<String> = shown.iter().map(|&k| crate::report::setting(layout.config[k], &config.key[k])).collect();
     let mut r: Vec<Cell> =
         block_columns().iter().map(|col| Cell::key(&layout.value(block, c.config, col), false)).collect();
     r.extend([Cell::text(config.label.clone()), Cell::Text(name.join(" ")), Cell::int(c.runs), Cell::Float(c.mean)]);

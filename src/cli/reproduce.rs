@@ -92,11 +92,18 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         .find(|j| j.id == id)
         .ok_or_else(|| bad_input(format!("job {id} is in results.csv but not in the spec recorded in the manifest")))?;
     let recorded: Vec<&Record> = rows.iter().filter(|r| r[0] == id).collect();
-    let out =
-        job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, crate::run::Fault::from_env().as_ref());
+    // A program's states file goes to a scratch folder: reproducing writes nothing in
+    // the results.
+    let scratch = std::env::temp_dir().join(format!("sweep-reproduce-{}", std::process::id()));
+    let (stop, slots, extras) =
+        (crate::run::StopToken::new(), crate::run::command::Slots::new(1), sweep.extra_columns());
+    let place = job::Place { results: &scratch, stop: &stop, slots: &slots, extras: &extras };
+    let fault = crate::run::Fault::from_env();
+    let out = job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, fault.as_ref(), &place);
+    let _ = std::fs::remove_dir_all(&scratch);
     let mut differ = 0;
     let test = if job.split == spec::Split::Test { "test " } else { "" };
-    println!("job {id} ({}, {test}replicate {}, seed {})", job.params.kind().name(), job.replicate, job.seed);
+    println!("job {id} ({}, {test}replicate {}, seed {})", job.params.solver_name(), job.replicate, job.seed);
     if recorded.len() != out.rows.len() {
         println!("recorded {}, reproduced {}", crate::names::count(recorded.len(), "row"), out.rows.len());
         differ += 1;
@@ -115,10 +122,23 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     } else if differ == 0 {
         println!("reproduced: every column but the timings is identical");
         Ok(exit::OK)
+    } else if job.params.program().is_some() && policy_differs(&recorded, &out.rows) {
+        println!(
+            "not reproducible: the program is not deterministic for this seed (it wrote another policy: {differ} \
+             values differ); a program must draw every random number from SWEEP_SEED"
+        );
+        Ok(exit::FAILED)
     } else {
         println!("NOT reproduced: {differ} values differ");
         Ok(exit::FAILED)
     }
+}
+
+/// Whether a command job's reproduced policy file differs from the recorded one (by the
+/// `policy_hash` column).
+fn policy_differs(recorded: &[&Record], reproduced: &[Record]) -> bool {
+    let c = crate::report::Field::PolicyHash.column();
+    recorded.iter().zip(reproduced).any(|(old, new)| old.get(c) != new.get(c))
 }
 
 /// Compares the recorded and reproduced rows column by column and returns how many values

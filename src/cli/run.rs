@@ -54,6 +54,8 @@ fn interrupt() {
     let current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner).clone();
     let Some(stop) = current else { return };
     if stop.stop() > 1 {
+        // No program a command solver started may outlive the run.
+        crate::run::command::kill_all();
         eprintln!("\nsecond interrupt: exiting now; rows already written are valid");
         std::process::exit(exit::INTERRUPTED);
     }

@@ -11,6 +11,7 @@
 //! The algorithms live in `solvers/`; this layer is the glue between them and the spec
 //! (it reads no files and prints nothing either).
 
+pub mod command;
 mod double_q_learning;
 mod exact;
 mod expected_sarsa;
@@ -23,6 +24,7 @@ mod sarsa;
 
 use std::fmt;
 
+pub use command::{CommandPoint, Program};
 pub use double_q_learning::DoubleQLearning;
 pub use exact::{PolicyIteration, ValueIteration};
 pub use expected_sarsa::ExpectedSarsa;
@@ -175,6 +177,8 @@ registry! {
     DoubleQLearning(DoubleQLearning),
     /// First-visit Monte Carlo control, against a fixed opponent or in self-play.
     MonteCarlo(MonteCarloParams),
+    /// A researcher's own program, run once per job; its policies are scored exactly.
+    Command(CommandPoint),
 }
 
 impl Kind {
@@ -217,6 +221,22 @@ pub fn takers(name: &str) -> Vec<Kind> {
 pub const SELF_PLAY: Val = Val::Name("self");
 
 impl Params {
+    /// The `solver` column: the kind's name, or `command:<label>` for a program.
+    pub fn solver_name(&self) -> &'static str {
+        match self {
+            Params::Command(c) => c.program.solver,
+            _ => self.kind().name(),
+        }
+    }
+
+    /// The program of a command solver's point.
+    pub fn program(&self) -> Option<&CommandPoint> {
+        match self {
+            Params::Command(c) => Some(c),
+            _ => None,
+        }
+    }
+
     /// The values of every parameter of the kind, in column order.
     pub fn values(&self) -> Vec<Val> {
         self.solver().values()
@@ -286,7 +306,7 @@ impl Params {
     /// is left out, and so is a parameter added after the first version while it has its
     /// default ([`Param::in_key`]), so that the jobs of older specs keep their ids.
     pub fn canonical_key(&self, master_seed: u64, replicate: u32) -> String {
-        let mut key = format!("seed={master_seed};solver={}", self.kind().name());
+        let mut key = format!("seed={master_seed};solver={}", self.solver_name());
         let self_play = self.self_play();
         let params = self.kind().params();
         let in_key = params.iter().zip(self.values()).filter(|(p, v)| !(self_play && p.name == "seat") && p.in_key(*v));

@@ -26,12 +26,24 @@ fn other_value(param: &Param) -> Option<Val> {
     })
 }
 
+/// The kinds whose points are built from their columns alone: every kind but `command`,
+/// whose points are built from their program (`spec/command.rs`).
+fn built_in() -> &'static [Kind] {
+    &Kind::ALL[..Kind::ALL.len() - 1]
+}
+
+#[test]
+fn the_command_kind_is_last_and_built_from_its_program() {
+    assert_eq!(Kind::ALL.last(), Some(&Kind::Command));
+    assert!(std::panic::catch_unwind(|| Kind::Command.build(&[])).is_err());
+}
+
 #[test]
 fn every_parameter_round_trips_through_its_kind() {
     // Setting each parameter alone to a non-default value and building must give back
     // exactly that value in that position: a builder or a values list that mixes up two
     // positions fails here, whatever their defaults.
-    for &kind in Kind::ALL {
+    for &kind in built_in() {
         let defaults: Vec<Val> = kind.params().iter().map(|p| p.default).collect();
         assert_eq!(kind.build(&defaults).values(), defaults, "{kind:?} defaults");
         for (i, param) in kind.params().iter().enumerate() {
@@ -59,7 +71,7 @@ fn declared_defaults_are_the_algorithms_defaults() {
 
 #[test]
 fn columns_are_the_kinds_parameters_and_self_play_drops_the_seat() {
-    for &kind in Kind::ALL {
+    for &kind in built_in() {
         let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>());
         let names: Vec<&str> = params.columns().into_iter().map(|(c, _)| c).collect();
         let declared: Vec<&str> = kind.params().iter().map(|p| p.name).collect();
@@ -106,12 +118,13 @@ fn parameter_names_follow_the_registry() {
             "uct_c",
             "opponent_model",
             "final_move",
-            "step"
+            "step",
+            "params"
         ]
     );
     let learners = [Kind::QLearning, Kind::Sarsa, Kind::ExpectedSarsa, Kind::DoubleQLearning, Kind::MonteCarlo];
     let exact = [Kind::PolicyIteration, Kind::ValueIteration];
-    assert_eq!(takers("opponent"), [&exact[..], &learners[..]].concat());
+    assert_eq!(takers("opponent"), [&exact[..], &learners[..], &[Kind::Command]].concat());
     assert_eq!(takers("step"), [Kind::MonteCarlo]);
     assert_eq!(takers("game"), Kind::ALL, "every kind takes the game");
     assert_eq!(Kind::from_name("mcts"), Some(Kind::Mcts));

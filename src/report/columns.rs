@@ -16,8 +16,10 @@ use anyhow::{Result, bail};
 pub struct Columns {
     /// Today's columns, in order.
     current: Vec<String>,
-    /// How many of them the file has (its header is `current[..width]`).
+    /// How many of them the file has (its header is `current[..width]`, then `extras`).
     width: usize,
+    /// Columns after today's (program parameters).
+    extras: Vec<String>,
 }
 
 impl Columns {
@@ -27,6 +29,19 @@ impl Columns {
     pub fn check<'f>(path: &Path, found: impl IntoIterator<Item = &'f str>, current: &[&str]) -> Result<Columns> {
         let found: Vec<&str> = found.into_iter().collect();
         let prefix = !found.is_empty() && found.len() <= current.len() && current[..found.len()] == found[..];
+        // Columns after all of today's are a command solver's program parameters: read
+        // with the row (past today's columns), never taken for one of them.
+        let extras = found.len() > current.len()
+            && current.contains(&"params")
+            && found[..current.len()] == current[..]
+            && found[current.len()..].iter().all(|c| !current.contains(c));
+        if extras {
+            return Ok(Columns {
+                current: current.iter().map(|c| c.to_string()).collect(),
+                width: current.len(),
+                extras: found[current.len()..].iter().map(|c| c.to_string()).collect(),
+            });
+        }
         if !prefix {
             let first = (0..found.len().max(current.len())).find(|&i| found.get(i) != current.get(i)).unwrap_or(0);
             let what = match (found.get(first), current.get(first)) {
@@ -41,7 +56,13 @@ impl Columns {
                 found.join(",")
             );
         }
-        Ok(Columns { current: current.iter().map(|c| c.to_string()).collect(), width: found.len() })
+        Ok(Columns { current: current.iter().map(|c| c.to_string()).collect(), width: found.len(), extras: Vec::new() })
+    }
+
+    /// The columns after today's: a command solver's program parameters, in order (their
+    /// cells follow today's in each record).
+    pub fn extras(&self) -> &[String] {
+        &self.extras
     }
 
     /// How many columns the file has.
@@ -133,5 +154,17 @@ mod tests {
         let newer = message(&["job_id", "regret", "train_ms", "eval_ms", "game"]);
         assert!(newer.contains("column 5 (\"game\") is not one of this version's columns"), "{newer}");
         assert!(message(&[]).contains("it has no columns"));
+    }
+
+    #[test]
+    fn program_parameter_columns_after_todays_are_read_with_the_row() {
+        let today = ["job_id", "regret", "params"];
+        let found = ["job_id", "regret", "params", "lr", "hidden"];
+        let c = Columns::check(Path::new("r.csv"), found.iter().copied(), &today).unwrap();
+        assert!(c.is_current());
+        assert_eq!(c.extras(), ["lr", "hidden"]);
+        assert_eq!(c.index("lr"), None, "an extra column is never taken for one of today's");
+        let renamed = ["job_id", "regret", "params", "regret"];
+        assert!(Columns::check(Path::new("r.csv"), renamed.iter().copied(), &today).is_err());
     }
 }

@@ -63,11 +63,12 @@ pub fn encode(records: impl IntoIterator<Item = Record>) -> String {
 }
 
 impl Appender {
-    /// Opens (or creates, with headers) the two files in `dir`.
-    pub fn open(dir: &Path) -> Result<Appender> {
+    /// Opens (or creates, with headers) the two files in `dir`; `header` is the run's
+    /// results header (today's columns and its program parameters').
+    pub fn open(dir: &Path, header: &[&str]) -> Result<Appender> {
         let rp = dir.join("results.csv");
         let cp = dir.join("curves.csv");
-        let results = open_append(&rp, &super::RESULT_COLUMNS)?;
+        let results = open_append(&rp, header)?;
         let curves = open_append(&cp, &super::CURVE_COLUMNS)?;
         Ok(Appender { results: (rp, results), curves: (cp, curves) })
     }
@@ -403,7 +404,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let older = &super::super::RESULT_COLUMNS[..10];
         write_atomic(&dir.path().join("results.csv"), older, Vec::new()).unwrap();
-        let err = format!("{:#}", Appender::open(dir.path()).err().expect("refused"));
+        let err = format!("{:#}", Appender::open(dir.path(), &super::super::RESULT_COLUMNS).err().expect("refused"));
         assert!(err.contains("was written by an older version of sweep; run the same `sweep run` command"), "{err}");
     }
 }

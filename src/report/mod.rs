@@ -89,6 +89,8 @@ fields! {
     Evaluation = ("evaluation", 3, false),
     ValueSe = ("value_se", 3, true),
     Split = ("split", 4, false),
+    Metrics = ("metrics", 5, false),
+    PolicyHash = ("policy_hash", 5, false),
 }
 
 impl Field {
@@ -138,6 +140,12 @@ pub const TIMING_COLUMNS: [&str; 2] = ["train_ms", "eval_ms"];
 /// [`FIELDS`] and the parameter declarations).
 pub fn column(name: &str) -> usize {
     RESULT_COLUMNS.iter().position(|&c| c == name).unwrap_or_else(|| panic!("no column {name}"))
+}
+
+/// A setting as configurations are named: `column=value`, but a command solver's
+/// `params` cell (already `name=value ..`) as it is.
+pub fn setting(column: &str, value: &str) -> String {
+    if column == "params" { value.to_string() } else { format!("{column}={value}") }
 }
 
 /// A row of either file: one string per column.

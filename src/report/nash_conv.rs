@@ -49,7 +49,7 @@ pub fn lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>
     for (key, values) in &configs {
         let parts: Vec<String> = (0..names.len())
             .filter(|&k| names[k] != "solver" && names[k] != "eval_opponent" && !key[k].is_empty() && varies(k))
-            .map(|k| format!("{}={}", names[k], key[k]))
+            .map(|k| super::setting(names[k], &key[k]))
             .collect();
         let what = if parts.is_empty() { String::new() } else { format!(" {}", parts.join(" ")) };
         let mean = values.iter().sum::<f64>() / values.len() as f64;

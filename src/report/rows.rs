@@ -33,6 +33,8 @@ pub struct JobKey<'a> {
     pub rung: Option<u32>,
     /// Tuning or test (`[test]`).
     pub split: crate::spec::Split,
+    /// The program parameters' columns of the run's results (after every fixed column).
+    pub extras: &'a [&'static str],
 }
 
 /// The exact and sampled result of one evaluated policy.
@@ -54,9 +56,15 @@ pub struct Scored {
 }
 
 fn head(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent) -> Record {
-    let mut r = vec![String::new(); RESULT_COLUMNS.len()];
+    let mut r = vec![String::new(); RESULT_COLUMNS.len() + job.extras.len()];
     r[Field::JobId.column()] = job.id.to_string();
-    r[Field::Solver.column()] = job.params.kind().name().to_string();
+    if let crate::kinds::Params::Command(point) = job.params {
+        for (name, value) in point.own() {
+            let at = job.extras.iter().position(|&c| c == name).expect("a program's parameter has a column");
+            r[RESULT_COLUMNS.len() + at] = value.show();
+        }
+    }
+    r[Field::Solver.column()] = job.params.solver_name().to_string();
     r[Field::Replicate.column()] = job.replicate.to_string();
     r[Field::Seed.column()] = job.seed.to_string();
     r[Field::Label.column()] = job.label.to_string();

@@ -259,7 +259,7 @@ fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
     let parts: Vec<String> = show
         .iter()
         .filter(|&&k| by[k] != "solver" && !g.key[k].is_empty())
-        .map(|&k| format!("{}={}", by[k], g.key[k]))
+        .map(|&k| super::setting(by[k], &g.key[k]))
         .collect();
     if parts.is_empty() { "(single configuration)".to_string() } else { parts.join(" ") }
 }
@@ -384,7 +384,7 @@ mod tests {
                         && !k[j].is_empty()
                         && all.iter().any(|o| o[j] != all[0][j])
                 })
-                .map(|j| format!("{}={}", by[j], k[j]))
+                .map(|j| super::super::setting(by[j], &k[j]))
                 .collect();
             let what = if varies.is_empty() { "(single configuration)".to_string() } else { varies.join(" ") };
             out.push(format!(

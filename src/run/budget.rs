@@ -77,7 +77,7 @@ impl Budget {
         let largest = needs.largest();
         if shared + largest > limit {
             let at = needs.jobs.iter().position(|&b| b == largest).unwrap_or(0);
-            let job = jobs.get(at).map_or(String::new(), |j| format!("job {} ({}) ", j.id, j.params.kind().name()));
+            let job = jobs.get(at).map_or(String::new(), |j| format!("job {} ({}) ", j.id, j.params.solver_name()));
             return Err(bad_input(format!(
                 "{job}needs about {} of its own, and the tables every job shares (positions, exact MDPs, table layouts) \
                  about {}: {} in all, more than the memory budget of {} ({source}); raise --max-memory, or \

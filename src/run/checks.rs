@@ -130,6 +130,13 @@ pub fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job], noti
     if old.spec_hash == sweep.hash() {
         return Ok(());
     }
+    if let Some(why) = changed_program_file(&old.spec, &sweep.resolved()) {
+        return Err(bad_input(format!(
+            "{}: {why}, so the finished rows came from another program; restore the file, or use --fresh to move the \
+             old results aside (or --out DIR to write elsewhere)",
+            dir.display()
+        )));
+    }
     match existing {
         Existing::Fresh => unreachable!("handled above"),
         Existing::Extend => {
@@ -160,6 +167,32 @@ pub fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job], noti
             )))
         }
     }
+}
+
+/// The first file of a command solver (by label) whose FNV-1a hash differs between two
+/// resolved specs, said in words.
+fn changed_program_file(old: &serde_json::Value, new: &serde_json::Value) -> Option<String> {
+    let files = |spec: &serde_json::Value| -> Vec<(String, String, String)> {
+        let solvers = spec["solvers"].as_array().cloned().unwrap_or_default();
+        solvers
+            .iter()
+            .flat_map(|s| {
+                let label = s["label"].as_str().unwrap_or_default().to_string();
+                let files = s["files"].as_array().cloned().unwrap_or_default();
+                files.into_iter().map(move |f| {
+                    let text = |k: &str| f[k].as_str().unwrap_or_default().to_string();
+                    (label.clone(), text("path"), text("fnv1a"))
+                })
+            })
+            .collect()
+    };
+    let before = files(old);
+    files(new).into_iter().find_map(|(label, path, hash)| {
+        let old_hash = before.iter().find(|(l, p, _)| *l == label && *p == path).map(|f| &f.2)?;
+        (*old_hash != hash).then(|| {
+            format!("{path}, a file of the command solver {label}, has changed since the run (FNV-1a {old_hash} then, {hash} now)")
+        })
+    })
 }
 
 #[cfg(test)]

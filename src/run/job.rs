@@ -7,18 +7,21 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
+use super::StopToken;
+use super::command::{self as program, Ran, Slots, Strict};
 use crate::game::Board;
 use crate::kinds::{Agent, SearchAgent, search_policy};
 use crate::mdp::{
     EvalOpponent, Evaluator, GameTally, Moves, Opponent, Policy, Seat, best_response, best_response_within, game_value,
     sample_games,
 };
-use crate::report::Record;
 use crate::report::rows::{JobKey, Scored, curve_row, failed_row, regret, result_row};
+use crate::report::{CURVE_COLUMNS, Record};
 use crate::seed::{self, Stream};
 use crate::solvers::ground_truth;
 use crate::spec::{EvaluationSpec, Job, SAMPLED_GAMES};
 use crate::stats::curve::curve_metrics;
+use std::path::Path;
 
 use super::fault::Fault;
 
@@ -41,12 +44,36 @@ pub struct JobOutput {
     pub curves: Vec<Record>,
     /// The failure message, if it failed.
     pub failure: Option<String>,
+    /// The run stopped while the job's program ran: nothing to write, the job runs again
+    /// on resume.
+    pub abandoned: bool,
+}
+
+/// Where a job runs: the results folder (a program's states files and the logs of
+/// failed programs go under it), the run's stop token and program slots, and the
+/// program parameters' columns of the run's results (after every fixed column).
+pub struct Place<'a> {
+    /// The results folder.
+    pub results: &'a Path,
+    /// The run's stop token.
+    pub stop: &'a StopToken,
+    /// The run's program slots.
+    pub slots: &'a Slots,
+    /// The program parameters' columns.
+    pub extras: &'a [&'static str],
 }
 
 /// Runs a job of the solver labelled `label`, failing it on purpose if `fault` says so;
 /// never panics.
-pub fn execute(job: &Job, evaluation: &EvaluationSpec, label: &str, fault: Option<&Fault>) -> JobOutput {
+pub fn execute(
+    job: &Job,
+    evaluation: &EvaluationSpec,
+    label: &str,
+    fault: Option<&Fault>,
+    place: &Place<'_>,
+) -> JobOutput {
     let key = JobKey {
+        extras: place.extras,
         id: &job.id,
         label,
         replicate: job.replicate,
@@ -55,8 +82,12 @@ pub fn execute(job: &Job, evaluation: &EvaluationSpec, label: &str, fault: Optio
         rung: job.rung,
         split: job.split,
     };
-    let outcome =
-        catch_unwind(AssertUnwindSafe(|| injected_fault(&job.id, fault).and_then(|()| run(job, evaluation, &key))));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        injected_fault(&job.id, fault).and_then(|()| match &job.params {
+            crate::kinds::Params::Command(point) => run_program(job, point, evaluation, &key, place),
+            _ => run(job, evaluation, &key),
+        })
+    }));
     let message = match outcome {
         Ok(Ok(out)) => return out,
         Ok(Err(message)) => message,
@@ -75,7 +106,7 @@ pub fn execute(job: &Job, evaluation: &EvaluationSpec, label: &str, fault: Optio
             rows.push(failed_row(&key, seat, opp, &message));
         }
     }
-    JobOutput { rows, curves: Vec::new(), failure: Some(message) }
+    JobOutput { rows, curves: Vec::new(), failure: Some(message), abandoned: false }
 }
 
 fn injected_fault(id: &str, fault: Option<&Fault>) -> Result<(), String> {
@@ -153,7 +184,106 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
             Err((seat, opp, message)) => failed_row(key, *seat, *opp, message),
         })
         .collect();
-    Ok(JobOutput { rows, curves, failure: None })
+    Ok(JobOutput { rows, curves, failure: None, abandoned: false })
+}
+
+/// A command job: runs its program (see `run/command.rs`), then scores the policies it
+/// wrote exactly, like a learner's: every checkpoint for the curves, the final policy
+/// for the rows. A position the policy reaches and lacks fails the job, naming it.
+fn run_program(
+    job: &Job,
+    point: &crate::kinds::CommandPoint,
+    evaluation: &EvaluationSpec,
+    key: &JobKey<'_>,
+    place: &Place<'_>,
+) -> Result<JobOutput, String> {
+    let marks = marks(job, evaluation);
+    let env = program::Env {
+        job_id: &job.id,
+        seed: job.seed,
+        checkpoints: &marks,
+        results: place.results,
+        stop: place.stop,
+        slots: place.slots,
+    };
+    let (policy, hash, checkpoints, metrics, wall, logs) = match program::run(point, &env) {
+        Ran::Done { policy, hash, checkpoints, metrics, wall, logs } => {
+            (policy, hash, checkpoints, metrics, wall, logs)
+        }
+        Ran::Failed(why) => return Err(why),
+        Ran::Abandoned => return Ok(JobOutput { abandoned: true, ..JobOutput::default() }),
+    };
+    let seats = job.params.eval_seats();
+    let pairs: Vec<(Seat, EvalOpponent)> =
+        seats.iter().flat_map(|&s| evaluation.opponents.iter().map(move |&o| (s, o))).collect();
+    let started = Instant::now();
+    let mut evaluator = Evaluator::default();
+    let mut curves = Vec::new();
+    // Per (seat, opponent): the regret at episode 0, if the program wrote that
+    // checkpoint, and at the later ones.
+    type Track = (Option<f64>, Vec<(u64, f64)>);
+    let mut tracks: Vec<Track> = vec![(None, Vec::new()); pairs.len()];
+    for (episode, p) in &checkpoints {
+        let strict = Strict::new(p);
+        for (k, &(seat, opp)) in pairs.iter().enumerate() {
+            let s = score_table(&mut evaluator, &strict, seat, opp);
+            if let Some(b) = strict.take_missing() {
+                logs.keep(place.results, &job.id);
+                return Err(logs.explain(missing(&format!("checkpoint {episode}"), b, seat, opp)));
+            }
+            let regret = regret(s.optimal, s.eval.value);
+            if *episode == 0 {
+                tracks[k].0 = Some(regret);
+            } else {
+                tracks[k].1.push((*episode, regret));
+                // A program's exploration and step size are its own: left empty.
+                let mut row = curve_row(&job.id, *episode, &s, 0.0, 0.0);
+                row.truncate(CURVE_COLUMNS.len() - 2);
+                row.extend([String::new(), String::new()]);
+                curves.push(row);
+            }
+        }
+    }
+    let strict = Strict::new(&policy);
+    let mut scored = Vec::with_capacity(pairs.len());
+    for (k, &(seat, opp)) in pairs.iter().enumerate() {
+        let mut s = score_table(&mut evaluator, &strict, seat, opp);
+        if let Some(b) = strict.take_missing() {
+            logs.keep(place.results, &job.id);
+            return Err(logs.explain(missing("the final policy", b, seat, opp)));
+        }
+        if let (EvalOpponent::Fixed(fixed), true) = (opp, evaluation.games > 0) {
+            let stream_key = (seat as u64) << 8 | k as u64;
+            let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
+            s.games = sample_games(policy.game(), seat, fixed, evaluation.games, &mut rng, |b| strict.get_or_first(b));
+        }
+        scored.push(s);
+    }
+    let eval_ms = started.elapsed().as_secs_f64() * 1e3;
+    let train_ms = wall.as_secs_f64() * 1e3;
+    let metrics_column = crate::report::Field::Metrics.column();
+    let rows = scored
+        .iter()
+        .zip(&tracks)
+        .map(|(s, (start, points))| {
+            let start = start.or(points.first().map(|p| p.1)).unwrap_or(0.0);
+            let mut row = result_row(key, s, curve_metrics(start, points), None, train_ms, eval_ms);
+            row[metrics_column] = metrics.clone().unwrap_or_default();
+            row[crate::report::Field::PolicyHash.column()] = format!("{hash:016x}");
+            row
+        })
+        .collect();
+    Ok(JobOutput { rows, curves, failure: None, abandoned: false })
+}
+
+/// Why a program's policy fails: it lacks a position it reaches.
+fn missing(which: &str, b: Board, seat: Seat, opp: EvalOpponent) -> String {
+    format!(
+        "{which} has no move for {b} ({} to move), a position it reaches as {seat} against {}; write a move for \
+         every row of $SWEEP_STATES",
+        if b.to_move() == Seat::X.player() { "x" } else { "o" },
+        opp.name()
+    )
 }
 
 /// An evaluator's buffers up to this size (the states of 3x4k4 and smaller boards) are

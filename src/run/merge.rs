@@ -17,7 +17,7 @@ use crate::error::bad_input;
 use crate::names::count;
 use crate::report::files::{Run, copy_runs, scan_file};
 use crate::report::manifest::Manifest;
-use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS};
+use crate::report::{CURVE_COLUMNS, Field};
 use crate::spec;
 
 /// What a merge did.
@@ -123,7 +123,8 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     let first = &manifests[0].1;
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = sweep.jobs();
-    let mut scan = scan_shards(&shards, &jobs)?;
+    let header = sweep.result_header();
+    let mut scan = scan_shards(&shards, &jobs, &header)?;
     let (expected, finished) = expected_jobs(&sweep, &jobs, &scan.result_files, |j| scan.owner[j] != NOBODY)?;
     check_complete(dir, &jobs, &expected, &scan)?;
     // Stable sorts: rows of one job keep their order.
@@ -133,7 +134,7 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     let curves = scan.curve_runs.iter().map(|(_, t, r)| (*t, r));
     copy_runs(&dir.join("curves.csv"), &CURVE_COLUMNS, &scan.curve_files, curves)?;
     let results = scan.result_runs.iter().map(|(_, t, r)| (*t, r));
-    copy_runs(&dir.join("results.csv"), &RESULT_COLUMNS, &scan.result_files, results)?;
+    copy_runs(&dir.join("results.csv"), &header, &scan.result_files, results)?;
     let failed = scan.failed.iter().filter(|&&f| f).count();
     let mut merged = first.clone();
     merged.shard = None;
@@ -175,7 +176,7 @@ struct ShardScan {
 }
 
 /// Scans every shard's files, one row at a time.
-fn scan_shards(shards: &BTreeMap<u32, PathBuf>, jobs: &[spec::Job]) -> Result<ShardScan> {
+fn scan_shards(shards: &BTreeMap<u32, PathBuf>, jobs: &[spec::Job], header: &[&str]) -> Result<ShardScan> {
     let order: HashMap<&str, u32> = jobs.iter().map(|j| (j.id.as_str(), j.index as u32)).collect();
     let mut scan = ShardScan {
         owner: vec![NOBODY; jobs.len()],
@@ -192,7 +193,7 @@ fn scan_shards(shards: &BTreeMap<u32, PathBuf>, jobs: &[spec::Job]) -> Result<Sh
     for (t, (k, path)) in shards.iter().enumerate() {
         let (rp, cp) = (path.join("results.csv"), path.join("curves.csv"));
         let (columns, runs) =
-            scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
+            scan_file(&rp, header, |r| &r[status] != b"ok").map_err(|e| bad_input(format!("{e:#}")))?;
         scan.note_older(&rp, &columns);
         for run in runs {
             let Some(&job) = order.get(&*run.job) else {

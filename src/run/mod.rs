@@ -17,6 +17,7 @@
 
 pub mod budget;
 mod checks;
+pub mod command;
 mod fault;
 pub mod job;
 pub mod merge;
@@ -38,7 +39,7 @@ use anyhow::{Context, Result};
 use crate::error::bad_input;
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, SharedTables, now_utc};
-use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS, summary};
+use crate::report::{CURVE_COLUMNS, Field, summary};
 use crate::spec::{self, Job, Sweep};
 use budget::{Budget, Needs};
 use checks::{check_unique_ids, check_writable, prepare};
@@ -325,7 +326,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     shared_tables.add(&built);
     manifest.shared_tables = Some(shared_tables);
     manifest.write(&plan.dir)?;
-    let mut appender = Appender::open(&plan.dir)?;
+    let mut appender = Appender::open(&plan.dir, &plan.sweep.result_header())?;
     let bar = progress::Bar::new(plan.jobs.len() as u64, kept as u64, plan.opts.quiet);
     let work = Work::new(
         pending,
@@ -333,8 +334,8 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         plan.sweep.evaluation.clone(),
         labels(plan.sweep),
         opts.fault.clone(),
-        opts.fail_fast,
-        stop.clone(),
+        (opts.fail_fast, stop.clone()),
+        (plan.dir.clone(), command::Slots::new(plan.threads as u32), plan.sweep.extra_columns()),
     );
     let work = Arc::new(work);
     let finished = pool::start(&work, plan.threads)?;
@@ -376,7 +377,7 @@ fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
     let rows_per_job = |j: &Job| j.params.eval_seats().len() * plan.sweep.evaluation.opponents.len();
     let expected: HashMap<&str, usize> = plan.all_jobs.iter().map(|j| (j.id.as_str(), rows_per_job(j))).collect();
     let selected: HashSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
-    let resumed = state::resume(&plan.dir, &expected, &selected)?;
+    let resumed = state::resume(&plan.dir, &plan.sweep.result_header(), &expected, &selected)?;
     let pending: Vec<&Job> = plan.jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();
     let kept = plan.jobs.len() - pending.len();
     if !plan.opts.quiet && plan.tell_resume && (kept > 0 || resumed.repaired > 0) {
@@ -406,7 +407,8 @@ fn schedule(mut pending: Vec<&Job>, evaluation: &spec::EvaluationSpec) -> Vec<Jo
 fn finish(plan: &Plan<'_>, manifest: &mut Manifest) -> Result<()> {
     let order: HashMap<&str, usize> = plan.all_jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
     let status = Field::Status.column();
-    let runs = sort_by_job(&plan.dir.join("results.csv"), &RESULT_COLUMNS, &order, |r| &r[status] != b"ok")?;
+    let header = plan.sweep.result_header();
+    let runs = sort_by_job(&plan.dir.join("results.csv"), &header, &order, |r| &r[status] != b"ok")?;
     sort_by_job(&plan.dir.join("curves.csv"), &CURVE_COLUMNS, &order, |_| false)?;
     let done: HashSet<&str> = runs.iter().map(|r| &*r.job).collect();
     manifest.jobs_done = plan.jobs.iter().filter(|j| done.contains(j.id.as_str())).count() as u64;

@@ -41,6 +41,9 @@ pub struct Work {
     pub fail_fast: bool,
     /// The owner's request to stop.
     pub stop: StopToken,
+    /// The results folder, the program slots and the program parameters' columns (see
+    /// [`job::Place`]).
+    pub place: (std::path::PathBuf, super::command::Slots, Vec<&'static str>),
     /// The index of the next job to start.
     next: AtomicUsize,
     /// Set by this run itself (`--fail-fast`, a failed write) to start no new job.
@@ -71,8 +74,8 @@ impl Work {
         evaluation: EvaluationSpec,
         labels: Vec<String>,
         fault: Option<Fault>,
-        fail_fast: bool,
-        stop: StopToken,
+        (fail_fast, stop): (bool, StopToken),
+        place: (std::path::PathBuf, super::command::Slots, Vec<&'static str>),
     ) -> Work {
         assert_eq!(needs.len(), jobs.len(), "one memory need per job");
         Work {
@@ -84,6 +87,7 @@ impl Work {
             fault,
             fail_fast,
             stop,
+            place,
             next: AtomicUsize::new(0),
             halted: AtomicBool::new(false),
         }
@@ -112,8 +116,14 @@ impl Work {
                 "job {}'s shared tables are built before it starts, timed apart",
                 job.id
             );
-            let out = job::execute(job, &self.evaluation, &self.labels[job.solver], self.fault.as_ref());
+            let place =
+                job::Place { results: &self.place.0, stop: &self.stop, slots: &self.place.1, extras: &self.place.2 };
+            let out = job::execute(job, &self.evaluation, &self.labels[job.solver], self.fault.as_ref(), &place);
             self.budget.release(self.needs[index]);
+            if out.abandoned {
+                // The run stopped while its program ran: it runs again on resume.
+                continue;
+            }
             if self.fail_fast && out.failure.is_some() {
                 self.halt();
             }
@@ -166,7 +176,7 @@ pub fn write_rows(work: &Work, finished: &mpsc::Receiver<Finished>, appender: &m
         if let Some(message) = &out.failure {
             let job = &work.jobs[index];
             written.failed += 1;
-            bar.println(&format!("job {} ({}) failed: {message}", job.id, job.params.kind().name()));
+            bar.println(&format!("job {} ({}) failed: {message}", job.id, job.params.solver_name()));
             if work.fail_fast {
                 bar.println("--fail-fast: starting no new jobs");
                 written.fail_fast_stop = true;

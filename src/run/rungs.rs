@@ -165,7 +165,7 @@ fn clean(plan: &Plan<'_>) -> Result<()> {
     let evaluations = plan.sweep.evaluation.opponents.len();
     let expected: HashMap<&str, usize> =
         plan.all_jobs.iter().map(|j| (j.id.as_str(), j.params.eval_seats().len() * evaluations)).collect();
-    let resumed = state::resume(&plan.dir, &expected, &HashSet::new())?;
+    let resumed = state::resume(&plan.dir, &plan.sweep.result_header(), &expected, &HashSet::new())?;
     if resumed.repaired > 0 && !plan.opts.quiet {
         plan.opts.notices.say(&format!(
             "cut a partial last line of {} bytes in {}",

@@ -116,8 +116,8 @@ pub struct Resumed {
 
 /// Reads the rows already in `dir`, keeps those of complete jobs (a job is complete when
 /// it has `expected(job_id)` rows; failed jobs in `rerun` are dropped to run again), and
-/// rewrites both files with what is kept.
-pub fn resume(dir: &Path, expected: &HashMap<&str, usize>, rerun: &HashSet<&str>) -> Result<Resumed> {
+/// rewrites both files with what is kept (the results with `header`, the run's).
+pub fn resume(dir: &Path, header: &[&str], expected: &HashMap<&str, usize>, rerun: &HashSet<&str>) -> Result<Resumed> {
     let rp = dir.join("results.csv");
     let cp = dir.join("curves.csv");
     let mut out = Resumed::default();
@@ -134,7 +134,7 @@ pub fn resume(dir: &Path, expected: &HashMap<&str, usize>, rerun: &HashSet<&str>
     }
     out.repaired = repair(&rp)? + repair(&cp)?;
     let status = Field::Status.column();
-    let (results_columns, rows) = scan_file(&rp, &RESULT_COLUMNS, |r| &r[status] != b"ok")?;
+    let (results_columns, rows) = scan_file(&rp, header, |r| &r[status] != b"ok")?;
     let mut count: HashMap<&str, (usize, bool)> = HashMap::new();
     for run in &rows {
         let e = count.entry(&run.job).or_default();
@@ -162,7 +162,7 @@ pub fn resume(dir: &Path, expected: &HashMap<&str, usize>, rerun: &HashSet<&str>
     if !results_columns.is_current() {
         keep_older(&rp, &results_columns)?;
     }
-    rewrite_runs(&rp, &RESULT_COLUMNS, kept)?;
+    rewrite_runs(&rp, header, kept)?;
     Ok(out)
 }
 

@@ -139,7 +139,7 @@ pub(crate) fn sample_notes(drafts: &[Draft], labels: &[String]) -> Vec<String> {
     for (draft, label) in drafts.iter().zip(labels) {
         let Some(s) = draft.grid.as_ref().and_then(|g| g.sampled.as_ref().map(|s| (g, s))) else { continue };
         let (grid, s) = s;
-        let names: Vec<&str> = s.axes.iter().map(|(i, _)| grid.kind.params()[*i].name).collect();
+        let names: Vec<&str> = s.axes.iter().map(|(i, _)| grid.params()[*i].name).collect();
         let mut note = format!(
             "solver[{}] ({label}): {} samples by {} over {}",
             draft.number,

@@ -7,7 +7,7 @@
 //! slowest), so raising `samples` only appends blocks.
 
 use super::sample::{self, Dist, Sampler};
-use crate::kinds::{Kind, Params, Val};
+use crate::kinds::{CommandPoint, Kind, Param, Params, Program, Val};
 
 /// One solver's axes: one non-empty list of distinct values per parameter of its kind, in
 /// column order; a sampled parameter's list is a placeholder (its default) that each
@@ -17,6 +17,8 @@ pub(crate) struct Grid {
     pub kind: Kind,
     pub axes: Vec<Vec<Val>>,
     pub sampled: Option<Sampled>,
+    /// A command solver's program, whose parameters the axes are over.
+    pub program: Option<&'static Program>,
 }
 
 /// The sampled axes of a grid and the points drawn over them.
@@ -33,10 +35,15 @@ pub(crate) struct Sampled {
 }
 
 impl Grid {
+    /// The parameters the axes are over: the kind's, or a program's.
+    pub fn params(&self) -> &'static [&'static Param] {
+        self.program.map_or_else(|| self.kind.params(), |p| p.axes)
+    }
+
     /// Draws the sampled points (nothing to do without sampled axes), for the solver
     /// labelled `label` under the master seed `seed`.
     pub fn draw(&mut self, seed: u64, label: &str) {
-        let params = self.kind.params();
+        let params = self.params();
         if let Some(s) = &mut self.sampled {
             let axes: Vec<(&str, Dist)> = s.axes.iter().map(|(i, d)| (params[*i].name, d.clone())).collect();
             s.points = sample::draw(s.samples, s.sampler, seed, label, &axes);
@@ -46,7 +53,7 @@ impl Grid {
     /// Replaces the axis of the parameter `name` by the single value `budget` (a search
     /// sets its budget parameter rung by rung).
     pub fn set_budget(&mut self, name: &str, budget: u64) {
-        if let Some(i) = self.kind.params().iter().position(|p| p.name == name) {
+        if let Some(i) = self.params().iter().position(|p| p.name == name) {
             self.axes[i] = vec![Val::Count(budget)];
         }
     }
@@ -79,7 +86,7 @@ impl Grid {
         let len = usize::try_from(self.len()).expect("grid sizes are bounded by MAX_JOBS");
         let mut points = Vec::with_capacity(len);
         for axes in self.blocks() {
-            product(self.kind, &axes, &mut points);
+            product(&|values| self.build(values), &axes, &mut points);
         }
         points
     }
@@ -88,13 +95,13 @@ impl Grid {
     /// are full products, so two share a point exactly when every pair of axes shares a
     /// value.
     pub fn shared_point(&self, other: &Grid) -> Option<String> {
-        if self.kind != other.kind {
+        if self.kind != other.kind || self.program.map(|p| p.solver) != other.program.map(|p| p.solver) {
             return None;
         }
         let theirs = other.blocks();
         for mine in self.blocks() {
             for their in &theirs {
-                if let Some(shown) = shared_in_block(self.kind, &mine, their) {
+                if let Some(shown) = shared_in_block(self.params(), &mine, their) {
                     return Some(shown);
                 }
             }
@@ -110,7 +117,18 @@ impl Grid {
         let mut object = serde_json::Map::new();
         object.insert("label".into(), label.into());
         object.insert("kind".into(), self.kind.name().into());
-        for (param, axis) in self.kind.params().iter().zip(&self.axes) {
+        if let Some(program) = self.program {
+            object.insert("command".into(), program.command.clone().into());
+            let files: Vec<serde_json::Value> = program
+                .files
+                .iter()
+                .map(|(f, hash)| serde_json::json!({ "path": f, "fnv1a": format!("{hash:016x}") }))
+                .collect();
+            object.insert("files".into(), files.into());
+            object.insert("timeout_s".into(), program.timeout.as_secs_f64().into());
+            object.insert("threads_per_job".into(), program.threads_per_job.into());
+        }
+        for (param, axis) in self.params().iter().zip(&self.axes) {
             if let [only] = axis[..]
                 && !param.in_key(only)
             {
@@ -121,7 +139,7 @@ impl Grid {
         }
         if let Some(s) = &self.sampled {
             for (i, dist) in &s.axes {
-                object.insert(self.kind.params()[*i].name.into(), dist.to_json());
+                object.insert(self.params()[*i].name.into(), dist.to_json());
             }
             object.insert("samples".into(), s.samples.into());
             object.insert("sampler".into(), s.sampler.name().into());
@@ -133,13 +151,23 @@ impl Grid {
     }
 }
 
+impl Grid {
+    /// The point with `values`, one per [`Grid::params`].
+    fn build(&self, values: &[Val]) -> Params {
+        match self.program {
+            Some(program) => Params::Command(CommandPoint::new(program, values)),
+            None => self.kind.build(values),
+        }
+    }
+}
+
 /// Appends the points of the product of `axes`, the last axis fastest.
-fn product(kind: Kind, axes: &[&[Val]], points: &mut Vec<Params>) {
+fn product(build: &dyn Fn(&[Val]) -> Params, axes: &[&[Val]], points: &mut Vec<Params>) {
     let len: usize = axes.iter().map(|a| a.len()).product();
     let mut digits = vec![0usize; axes.len()];
     let mut values: Vec<Val> = axes.iter().map(|axis| axis[0]).collect();
     for _ in 0..len {
-        points.push(kind.build(&values));
+        points.push(build(&values));
         // Advance the odometer: the last axis fastest.
         for a in (0..axes.len()).rev() {
             digits[a] += 1;
@@ -155,9 +183,9 @@ fn product(kind: Kind, axes: &[&[Val]], points: &mut Vec<Params>) {
 
 /// A point in both products, shown as `name=value, ..` (a later parameter at its default
 /// left out, as in the job key).
-fn shared_in_block(kind: Kind, a: &[&[Val]], b: &[&[Val]]) -> Option<String> {
+fn shared_in_block(params: &[&Param], a: &[&[Val]], b: &[&[Val]]) -> Option<String> {
     let mut shown = Vec::with_capacity(a.len());
-    for ((param, a), b) in kind.params().iter().zip(a).zip(b) {
+    for ((param, a), b) in params.iter().zip(a).zip(b) {
         let common = common_value(a, b)?;
         if param.in_key(common) {
             shown.push(format!("{}={}", param.name, common.show()));
@@ -222,6 +250,7 @@ mod tests {
                 vec![Val::Game(crate::game::Game::TIC_TAC_TOE)],
             ],
             sampled: None,
+            program: None,
         }
     }
 

@@ -111,6 +111,22 @@ impl Sweep {
                 Split::Tune => solver.replicates,
                 Split::Test => seeds.len() as u32,
             };
+            if grid.program.is_some() {
+                // A program's grid is over its own parameters, not the kind's columns:
+                // each key is built whole (a program's jobs are few).
+                for (p, params) in points.iter().enumerate() {
+                    for (r, &seed) in (0..replicates).zip(seeds) {
+                        let mut key = params.canonical_key(self.seed, r);
+                        if split == Split::Test {
+                            key.push_str(TEST_KEY);
+                        }
+                        let id = job_id(&key);
+                        let (index, params) = (jobs.len(), *params);
+                        jobs.push(Job { index, solver: s, point: p, replicate: r, seed, id, params, rung, split });
+                    }
+                }
+                continue;
+            }
             let mut points = points.iter().enumerate();
             for block in grid.blocks() {
                 let mut keys = Keys::new(self.seed, grid.kind, block);

@@ -73,10 +73,11 @@
 
 mod across;
 mod axis;
+pub mod command;
 mod error;
 mod grid;
 mod jobs;
-mod policy_file;
+pub(crate) mod policy_file;
 mod sample;
 pub mod search;
 mod sobol;
@@ -283,6 +284,32 @@ impl Sweep {
             }
         }
         files
+    }
+
+    /// The columns of the program parameters of its command solvers, appended to
+    /// `results.csv` after every fixed column: each name once, in spec order.
+    pub fn extra_columns(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for program in self.grids.iter().filter_map(|g| g.program) {
+            for p in program.own() {
+                if !names.contains(&p.name) {
+                    names.push(p.name);
+                }
+            }
+        }
+        names
+    }
+
+    /// The header of its `results.csv`: today's fixed columns, then [`Sweep::extra_columns`].
+    pub fn result_header(&self) -> Vec<&'static str> {
+        let mut header = crate::report::RESULT_COLUMNS.clone();
+        header.extend(self.extra_columns());
+        header
+    }
+
+    /// The programs of its command solvers, in spec order.
+    pub fn programs(&self) -> Vec<&'static crate::kinds::Program> {
+        self.grids.iter().filter_map(|g| g.program).collect()
     }
 
     /// 16 hex digits of the FNV-1a hash of the canonical JSON of [`Sweep::resolved`]

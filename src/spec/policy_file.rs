@@ -66,7 +66,7 @@ pub(crate) fn read(
 
 /// The game and the (position id, cell) pairs of a policy file, or what is wrong with it
 /// (with its line).
-fn parse(bytes: &[u8]) -> Result<(Game, Vec<(usize, u8)>), String> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<(Game, Vec<(usize, u8)>), String> {
     let mut reader = csv::Reader::from_reader(bytes);
     let header = reader.headers().map_err(|e| format!("line 1: {e}"))?.clone();
     if header.iter().map(str::trim).collect::<Vec<_>>() != ["board", "action", "seat", "game"] {

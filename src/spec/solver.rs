@@ -42,13 +42,13 @@ pub(crate) struct Draft<'t> {
 
 /// The solver's `samples` and `sampler`, as given.
 #[derive(Default)]
-struct Sampling<'t> {
+pub(crate) struct Sampling<'t> {
     samples: Option<(Option<u64>, &'t Entry)>,
     sampler: Option<(Option<Sampler>, &'t Entry)>,
 }
 
 /// The keys a solver takes besides its parameters (listed after them in messages).
-const OWN_KEYS: [&str; 3] = ["replicates", "samples", "sampler"];
+pub(crate) const OWN_KEYS: [&str; 3] = ["replicates", "samples", "sampler"];
 
 /// Reads solver number `number` from `node`, recording its problems.
 pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Draft<'t> {
@@ -73,6 +73,10 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
     };
     let kind_entry = entries.iter().find(|e| e.key == "kind");
     draft.kind = read_kind(report, &key, node, kind_entry);
+    if draft.kind == Some(Kind::Command) {
+        super::command::read(report, &mut draft, node, entries);
+        return draft;
+    }
     let mut given: Vec<Given> = Vec::new();
     let mut sampling = Sampling::default();
     for entry in entries {
@@ -108,7 +112,7 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
 
 /// One of the solver's own keys besides `kind` and `label`: `replicates`, `samples` or
 /// `sampler`.
-fn read_own<'t>(
+pub(crate) fn read_own<'t>(
     report: &mut Report,
     key: &str,
     entry: &'t Entry,
@@ -152,9 +156,14 @@ fn read_sampler(report: &mut Report, key: &str, entry: &Entry) -> Option<Sampler
 }
 
 /// The grid with its sampling: `samples` is required exactly when an axis is sampled.
-fn sampled(report: &mut Report, (key, node): (&str, &Node), mut grid: Grid, sampling: &Sampling) -> Option<Grid> {
+pub(crate) fn sampled(
+    report: &mut Report,
+    (key, node): (&str, &Node),
+    mut grid: Grid,
+    sampling: &Sampling,
+) -> Option<Grid> {
     let sampled_names: Vec<&str> =
-        grid.sampled.iter().flat_map(|s| &s.axes).map(|(i, _)| grid.kind.params()[*i].name).collect();
+        grid.sampled.iter().flat_map(|s| &s.axes).map(|(i, _)| grid.params()[*i].name).collect();
     if sampled_names.is_empty() {
         let extra = sampling.samples.map(|(_, e)| ("samples", e)).or(sampling.sampler.map(|(_, e)| ("sampler", e)));
         if let Some((name, entry)) = extra {
@@ -232,7 +241,7 @@ fn read_kind(report: &mut Report, key: &str, table: &Node, entry: Option<&Entry>
     kind
 }
 
-fn read_label(report: &mut Report, key: &str, entry: &Entry) -> Option<String> {
+pub(crate) fn read_label(report: &mut Report, key: &str, entry: &Entry) -> Option<String> {
     match &entry.node.value {
         Leaf::Str(label) if !label.trim().is_empty() && !label.chars().any(char::is_control) => Some(label.clone()),
         Leaf::Str(_) => {
@@ -340,7 +349,7 @@ fn grid(report: &mut Report, key: &str, kind: Kind, given: &[Given]) -> Option<G
         sampler: Sampler::Random,
         points: Vec::new(),
     });
-    ok.then_some(Grid { kind, axes, sampled })
+    ok.then_some(Grid { kind, axes, sampled, program: None })
 }
 
 /// Checks every saved policy among the `opponent` values against the solver's seats and

@@ -355,7 +355,7 @@ fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<E
 fn check_evaluation_policies(report: &mut Report, top: &Top<'_>) {
     let Some(entry) = top.opponents else { return };
     for grid in top.solvers.iter().filter_map(|d| d.grid.as_ref()) {
-        let axis = |name: &str| grid.kind.params().iter().position(|p| p.name == name).map(|i| &grid.axes[i][..]);
+        let axis = |name: &str| grid.params().iter().position(|p| p.name == name).map(|i| &grid.axes[i][..]);
         let games: Vec<Game> = axis("game")
             .unwrap_or(&[])
             .iter()

@@ -10,6 +10,7 @@ mod bad_input;
 mod boards;
 mod budget_schedules;
 mod cluster;
+mod command;
 mod exact_properties;
 mod executor;
 mod exploitability;

@@ -106,7 +106,7 @@ fn name(d: &Data, key: &[String]) -> String {
     for &k in &d.show {
         let col = d.by[k];
         if !["solver", "seat", "eval_opponent", "game"].contains(&col) && !key[k].is_empty() {
-            parts.push(format!("{col}={}", key[k]));
+            parts.push(crate::report::setting(col, &key[k]));
         }
     }
     parts.join(" ")
@@ -421,7 +421,7 @@ fn profiles(d: &Data) -> Option<Section> {
         let p: Vec<String> = block.key[1..].to_vec();
         let varying = block.varying();
         let what: Vec<String> =
-            varying.iter().map(|&k| format!("{}={}", default_config_columns()[k], c.key[k])).collect();
+            varying.iter().map(|&k| crate::report::setting(default_config_columns()[k], &c.key[k])).collect();
         let label = if c.label == block.key[0] { String::new() } else { format!("{} ", c.label) };
         panels.entry(p).or_default().push((
             format!(
@@ -510,8 +510,9 @@ fn paired(d: &Data) -> Option<Section> {
     for (block, compared) in d.blocks.iter().zip(&d.compared).filter(|(b, _)| b.configs.len() > 1).take(CHARTS) {
         let Some((base, cs)) = compared else { continue };
         let varying = block.varying();
-        let name =
-            |c: &Config| varying.iter().map(|&k| format!("{}={}", columns[k], c.key[k])).collect::<Vec<_>>().join(" ");
+        let name = |c: &Config| {
+            varying.iter().map(|&k| crate::report::setting(columns[k], &c.key[k])).collect::<Vec<_>>().join(" ")
+        };
         forest(block, *base, cs, format!("vs the best of {}", block.key.join(" / ")), &name);
     }
     for block in d.solver_blocks.iter().take(CHARTS) {

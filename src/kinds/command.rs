@@ -1,0 +1,233 @@
+//! `command`: a researcher's own program, in any language, swept like a built-in learner.
+//!
+//! A command solver names a program (`command = ["python3", "agents/td.py", "--lr",
+//! "{lr}"]`), the board, seat and opponent it trains against, its `episodes`, and its own
+//! hyperparameters (`[solver.params]`: any names, numbers or strings, any axis form). Each
+//! job runs the program once (see `run/command.rs`); the program hands back policy files
+//! and `sweep` scores them exactly like any other learner's policy.
+//!
+//! This file is the kind's declaration: its fixed parameters, the [`Program`] a spec's
+//! command solver describes, and [`CommandPoint`], one grid point. A program's own
+//! parameters are known only when a spec is read, so the grid of a command solver is over
+//! [`Program::axes`] (the fixed parameters, then the program's own), while the kind's
+//! columns are the fixed ones plus `params` (the program's parameters as `name=value`
+//! text, one configuration's identity in the job key and the tables); each program
+//! parameter also has a results column of its own, appended after every fixed column.
+//!
+//! Programs and points are interned for the whole process (a spec is read once), so that
+//! [`super::Params`] stays `Copy`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::param::{EPISODES, GAME, SEAT};
+use super::{Agent, Declared, Param, Solver, Ty, Val, Values, Work};
+use crate::cost::Load;
+use crate::mdp::{Moves, Seat};
+use crate::memory::Need;
+use crate::solvers::TrainOpponent;
+use crate::solvers::q_learning::Checkpoint;
+use crate::spec::EvaluationSpec;
+
+/// The opponent a program trains against: a fixed opponent or `self`.
+pub static COMMAND_OPPONENT: Param = Param {
+    name: "opponent",
+    ty: Ty::Choice(TrainOpponent::NAMES),
+    default: Val::Name("random"),
+    meaning: "the opponent the program trains against (self: it plays both seats), whose MDP its regret is taken on",
+    floor_of: None,
+    since: 1,
+    optional: false,
+};
+
+/// The program's own parameters as `name=value` text (version 5): the configuration's
+/// identity in job keys and tables; each also has a column of its own.
+pub static PROGRAM_PARAMS: Param = Param {
+    name: "params",
+    ty: Ty::Choice(&[]),
+    default: Val::Name(""),
+    meaning: "a command solver's own parameters, as name=value separated by spaces (each also has its own column)",
+    floor_of: None,
+    since: 5,
+    optional: true,
+};
+
+/// The kind's parameters, in column order.
+const FIXED: [&Param; 4] = [&SEAT, &COMMAND_OPPONENT, &EPISODES, &GAME];
+
+/// What a spec says about one command solver: the program and how to run it.
+#[derive(Debug)]
+pub struct Program {
+    /// The solver's label.
+    pub label: String,
+    /// `command:<label>`: the `solver` column and the job key's solver.
+    pub solver: &'static str,
+    /// The command line, with `{name}` placeholders.
+    pub command: Vec<String>,
+    /// The folder relative paths are taken from (the spec's).
+    pub dir: PathBuf,
+    /// The files whose FNV-1a hashes the manifest records, as written in the spec, with
+    /// their hashes when the spec was read.
+    pub files: Vec<(String, u64)>,
+    /// Per job; a job past it is killed and written as failed.
+    pub timeout: Duration,
+    /// How many of `--threads` one program counts as.
+    pub threads_per_job: u32,
+    /// The grid's parameters: the fixed ones, then the program's own.
+    pub axes: &'static [&'static Param],
+}
+
+impl Program {
+    /// The program's own parameters, in spec order.
+    pub fn own(&self) -> &'static [&'static Param] {
+        &self.axes[FIXED.len()..]
+    }
+
+    /// The parameters of a program that takes `own`: the fixed ones, then `own`.
+    pub fn axes_with(own: Vec<&'static Param>) -> &'static [&'static Param] {
+        let all: Vec<&'static Param> = FIXED.iter().copied().chain(own).collect();
+        Box::leak(all.into_boxed_slice())
+    }
+}
+
+/// A program's own parameter called `name`, taking values of type `ty` (interned: a spec
+/// declares each once).
+pub fn own_param(name: &str, ty: Ty) -> &'static Param {
+    let default = match ty {
+        Ty::Real(_) => Val::Real(f64::NAN),
+        Ty::Count { .. } => Val::Count(0),
+        Ty::Flag => Val::Flag(false),
+        _ => Val::Name(""),
+    };
+    Box::leak(Box::new(Param {
+        name: Box::leak(name.to_string().into_boxed_str()),
+        ty,
+        default,
+        meaning: "a parameter of the program",
+        floor_of: None,
+        since: 1,
+        optional: false,
+    }))
+}
+
+/// Interns a string for the rest of the process.
+pub fn intern(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static STRINGS: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut guard = STRINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let set = guard.get_or_insert_with(HashSet::new);
+    if let Some(&found) = set.get(s) {
+        return found;
+    }
+    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
+    set.insert(leaked);
+    leaked
+}
+
+/// One grid point of a command solver: its program and a value per [`Program::axes`].
+#[derive(Clone, Copy, Debug)]
+pub struct CommandPoint {
+    /// The program.
+    pub program: &'static Program,
+    /// One value per parameter of [`Program::axes`].
+    pub values: &'static [Val],
+}
+
+impl PartialEq for CommandPoint {
+    fn eq(&self, other: &CommandPoint) -> bool {
+        std::ptr::eq(self.program, other.program) && self.values == other.values
+    }
+}
+
+impl CommandPoint {
+    /// The point of `program` with `values` (one per [`Program::axes`]).
+    pub fn new(program: &'static Program, values: &[Val]) -> CommandPoint {
+        assert_eq!(values.len(), program.axes.len(), "one value per parameter");
+        CommandPoint { program, values: Box::leak(values.to_vec().into_boxed_slice()) }
+    }
+
+    /// The seat (the first seat of a self-play program: it plays both).
+    pub fn seat(&self) -> Seat {
+        match self.values[0] {
+            Val::Name(s) => s.parse().expect("a validated seat"),
+            other => unreachable!("a seat, got {other:?}"),
+        }
+    }
+
+    /// The training opponent.
+    pub fn opponent(&self) -> TrainOpponent {
+        match self.values[1] {
+            Val::Name(s) => s.parse().expect("a validated opponent"),
+            other => unreachable!("an opponent, got {other:?}"),
+        }
+    }
+
+    /// The episodes.
+    pub fn episodes(&self) -> u64 {
+        self.values[2].as_count().expect("a validated episode count")
+    }
+
+    /// The game.
+    pub fn game(&self) -> crate::game::Game {
+        match self.values[3] {
+            Val::Game(g) => g,
+            other => unreachable!("a game, got {other:?}"),
+        }
+    }
+
+    /// The program's own parameters with their values, in spec order.
+    pub fn own(&self) -> impl Iterator<Item = (&'static str, Val)> + '_ {
+        self.program.own().iter().zip(&self.values[FIXED.len()..]).map(|(p, v)| (p.name, *v))
+    }
+
+    /// The `params` cell: `name=value` separated by spaces, in spec order.
+    pub fn params_text(&self) -> String {
+        self.own().map(|(name, value)| format!("{name}={}", value.show())).collect::<Vec<_>>().join(" ")
+    }
+}
+
+impl Declared for CommandPoint {
+    const NAME: &'static str = "command";
+    const PARAMS: &'static [&'static Param] = &[&SEAT, &COMMAND_OPPONENT, &EPISODES, &GAME, &PROGRAM_PARAMS];
+
+    /// A command point is built from its program by the spec's grid (see
+    /// [`CommandPoint::new`]): the kind's columns alone do not say which program runs.
+    fn build(_values: &Values<'_>) -> CommandPoint {
+        panic!("a command solver's points are built from its program (CommandPoint::new)")
+    }
+}
+
+impl Solver for CommandPoint {
+    fn values(&self) -> Vec<Val> {
+        let mut values = self.values[..FIXED.len()].to_vec();
+        values.push(Val::Name(intern(&self.params_text())));
+        values
+    }
+
+    fn work(&self) -> Work {
+        Work { episodes: self.episodes(), iterations: 0 }
+    }
+
+    /// What `sweep` does itself: an exact evaluation per checkpoint, seat and opponent;
+    /// the program's own time is unknown until measured (`sweep plan` says so).
+    fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+        let mut load = Load::new(self.game(), seats);
+        let per = (seats.len() * evaluation.opponents.len()) as u64;
+        load.evaluations = per * (u64::from(evaluation.checkpoints) + 1);
+        load
+    }
+
+    /// The evaluator and the policies read back; the MDPs evaluated against are shared.
+    fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
+        let game = self.game();
+        let shared = Need::evaluations(game, seats, &evaluation.opponents);
+        let evaluators: u64 = seats.iter().map(|&s| crate::memory::evaluator(crate::memory::side(game, s))).sum();
+        Need { job: 2 * crate::memory::policy(game) + evaluators, shared }
+    }
+
+    /// A program is run by the executor (`run/command.rs`), which owns the processes.
+    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
+        panic!("a command job runs its program through run::command, not through Solver::train")
+    }
+}

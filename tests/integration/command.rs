@@ -1,0 +1,347 @@
+//! `kind = "command"`: a program of the user's, run once per job, its policies scored
+//! exactly. Truths (a minimax-optimal program has regret 0 against minimax and is not
+//! exploitable; a first-legal-move program gets exactly what the library's evaluation of
+//! the same moves gives, and its exploitability is a brute-force worst case), faults (exit
+//! 1, SIGKILL, a timeout, a missing policy, a wrong board, an illegal move, a missing
+//! position; Ctrl-C of `sweep` with a hung program), resume, reproduce and refusals.
+//!
+//! The programs are small shell scripts (and `cp` of a policy file the test writes), so
+//! the tests need nothing but `sh`. Every program that could linger writes its process
+//! group id to a file, and each test checks that no process of that group is left.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use sweep::game::{Board, Game, Player, Status};
+use sweep::mdp::{Evaluator, Opponent, Seat};
+use sweep::solvers::ground_truth;
+
+use super::common::*;
+
+/// Writes a policy file of `seat` in `game` with `choose`'s move in every position where
+/// `seat` is to move.
+fn policy_file(path: &Path, game: Game, seats: &[Seat], choose: impl Fn(usize, Board) -> u8) {
+    let pos = game.positions();
+    let mut text = String::from("board,action,seat,game\n");
+    for p in 0..pos.len() {
+        let b = pos.board(p);
+        let seat = if b.to_move() == Player::X { Seat::X } else { Seat::O };
+        if b.status() == Status::Ongoing && seats.contains(&seat) {
+            text.push_str(&format!("{b},{},{},{game}\n", game.move_text(choose(p, b)), seat.name()));
+        }
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// A spec of one command solver: `command` (a TOML list), then `rest` (keys of the solver).
+fn spec(dir: &Path, command: &str, rest: &str, opponents: &str) -> PathBuf {
+    let text = format!(
+        "name = \"c\"\nseed = 5\nreplicates = 2\n[evaluation]\nopponents = {opponents}\n[[solver]]\nkind = \
+         \"command\"\nlabel = \"prog\"\ncommand = {command}\nepisodes = 10\n{rest}\n"
+    );
+    write_spec(dir, "c.toml", &text)
+}
+
+/// A results row as a map from column to cell.
+fn rows(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let (h, rows) = read_csv(&dir.join("results.csv"));
+    rows.into_iter().map(|r| h.iter().cloned().zip(r).collect()).collect()
+}
+
+fn num(r: &std::collections::HashMap<String, String>, c: &str) -> f64 {
+    r[c].parse().unwrap_or_else(|_| panic!("{c} = {:?}", r[c]))
+}
+
+/// The shell command that copies `file` to `$SWEEP_POLICY`.
+fn copier(file: &Path) -> String {
+    format!("[\"sh\", \"-c\", \"cp \\\"$1\\\" \\\"$SWEEP_POLICY\\\"\", \"sh\", \"{}\"]", file.display())
+}
+
+/// The value of `me`'s policy `choose` against the reply worst for it, by recursion over
+/// the game tree (the board's rules only).
+fn brute_force_worst_case(b: Board, me: Player, choose: &impl Fn(Board) -> u8) -> i32 {
+    if let Some(r) = b.status().reward(me) {
+        return r as i32;
+    }
+    if b.to_move() == me {
+        return brute_force_worst_case(b.play(choose(b)), me, choose);
+    }
+    b.legal_cells().map(|c| brute_force_worst_case(b.play(c), me, choose)).min().expect("a legal move")
+}
+
+#[test]
+fn a_minimax_optimal_program_has_regret_0_against_minimax_and_is_not_exploitable() {
+    for game in ["3x3k3", "3x4k3"] {
+        let g: Game = game.parse().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("optimal.csv");
+        let pos = g.positions();
+        policy_file(&file, g, Seat::ALL, |p, _| pos.optimal_moves(p).trailing_zeros() as u8);
+        let rest = format!("game = \"{game}\"\nseat = [\"x\", \"o\"]\nopponent = \"minimax\"");
+        let spec = spec(tmp.path(), &copier(&file), &rest, "[\"minimax\", \"best-response\", \"random\"]");
+        let out = tmp.path().join("out");
+        let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let rows = rows(&out);
+        assert_eq!(rows.len(), 2 * 2 * 3, "2 seats x 2 replicates x 3 opponents");
+        for r in &rows {
+            assert_eq!(r["status"], "ok", "{r:?}");
+            assert_eq!(r["solver"], "command:prog");
+            assert!(num(r, "regret") >= 0.0);
+            if r["eval_opponent"] != "random" {
+                assert_eq!(num(r, "regret"), 0.0, "{game} {} vs {}", r["seat"], r["eval_opponent"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_first_legal_move_program_gets_exactly_the_libraries_evaluation_and_a_brute_force_worst_case() {
+    let g = Game::TIC_TAC_TOE;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("first.csv");
+    policy_file(&file, g, Seat::ALL, |_, b| first_legal(b));
+    let spec = spec(tmp.path(), &copier(&file), "seat = [\"x\", \"o\"]", "[\"random\", \"best-response\"]");
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for r in rows(&out) {
+        let seat: Seat = r["seat"].parse().unwrap();
+        let expected = match r["eval_opponent"].as_str() {
+            "random" => {
+                let truth = ground_truth(g, seat, Opponent::Random);
+                let eval = Evaluator::new().evaluate(&truth.mdp, |_, b| first_legal(b));
+                assert_eq!(num(&r, "p_win"), eval.p_win);
+                eval.value
+            }
+            _ => f64::from(brute_force_worst_case(Board::empty(g), seat.player(), &first_legal)),
+        };
+        assert_eq!(num(&r, "value"), expected, "{seat} vs {}", r["eval_opponent"]);
+        if seat == Seat::X && r["eval_opponent"] == "random" {
+            // The policy iteration trace's first round starts from this policy: 0.604167.
+            assert!((num(&r, "value") - 0.604_166_666_666_666_6).abs() < 1e-12);
+        }
+    }
+}
+
+/// What a faulty program does, and the words its failed row must hold.
+const FAULTS: [(&str, &str, &str); 7] = [
+    ("exit1", "echo about to fail >&2; exit 1", "exited with status 1; its stderr ends: about to fail"),
+    ("sigkill", "kill -9 $$", "killed by signal 9 (SIGKILL)"),
+    ("timeout", "sleep 30", "timed out after 1 s"),
+    ("nopolicy", "true", "wrote no policy"),
+    ("wrongboard", "printf 'board,action,seat,game\\nXXXXX,1,x,3x3k3\\n' > \"$SWEEP_POLICY\"", "line 2"),
+    ("illegal", "printf 'board,action,seat,game\\nX........,0,o,3x3k3\\n' > \"$SWEEP_POLICY\"", "cell 0 is taken"),
+    ("missing", "printf 'board,action,seat,game\\n.........,4,x,3x3k3\\n' > \"$SWEEP_POLICY\"", "has no move for "),
+];
+
+/// A program that records its process group in `groups/`, starts a sleeping child in its
+/// group (which must not outlive the job), then behaves as `mode` says.
+fn faulty_program(dir: &Path) -> String {
+    let groups = dir.join("groups");
+    std::fs::create_dir_all(&groups).unwrap();
+    let mut script = format!("#!/bin/sh\necho $$ > {}/$SWEEP_JOB_ID\nsleep 1000 &\ncase \"$1\" in\n", groups.display());
+    for (mode, body, _) in FAULTS {
+        script.push_str(&format!("  {mode}) {body} ;;\n"));
+    }
+    script.push_str("esac\n");
+    let path = dir.join("faulty.sh");
+    std::fs::write(&path, script).unwrap();
+    "[\"sh\", \"faulty.sh\", \"{mode}\"]".to_string()
+}
+
+/// No process is left in any group a program recorded.
+fn no_process_left(dir: &Path) {
+    let groups = dir.join("groups");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    for entry in std::fs::read_dir(&groups).unwrap().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let Ok(pgid) = text.trim().parse::<i32>() else { continue };
+        // SAFETY: signal 0 sends nothing; it asks whether the group has a process.
+        while unsafe { libc::killpg(pgid, 0) } == 0 {
+            assert!(Instant::now() < deadline, "process group {pgid} is still running");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn every_fault_of_a_program_is_a_failed_row_with_its_reason_and_logs_and_leaves_no_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let command = faulty_program(tmp.path());
+    let modes: Vec<String> = FAULTS.iter().map(|f| format!("\"{}\"", f.0)).collect();
+    let rest = format!("timeout = \"1s\"\n[solver.params]\nmode = [{}]", modes.join(", "));
+    let spec = spec(tmp.path(), &command, &rest, "[\"random\"]");
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--threads", "2", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rows = rows(&out);
+    assert_eq!(rows.len(), FAULTS.len() * 2);
+    for (mode, _, words) in FAULTS {
+        for r in rows.iter().filter(|r| r["mode"] == mode) {
+            assert_eq!(r["status"], "failed", "{mode}");
+            assert!(r["error"].contains(words), "{mode}: {:?} lacks {words:?}", r["error"]);
+            assert!(r["value"].is_empty(), "no metrics in a failed row");
+            assert!(out.join("logs").join(format!("{}.err", r["job_id"])).exists(), "{mode}: its stderr is kept");
+        }
+    }
+    no_process_left(tmp.path());
+}
+
+fn spawn(args: &[&str]) -> Child {
+    let mut c = StdCommand::new(env!("CARGO_BIN_EXE_sweep"));
+    c.current_dir(root()).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.env_remove("SLURM_ARRAY_TASK_ID").env_remove("SLURM_ARRAY_TASK_COUNT").env_remove("SWEEP_FAULT");
+    c.spawn().unwrap()
+}
+
+#[test]
+fn ctrl_c_stops_a_hung_program_at_once_and_the_same_command_resumes_only_the_unfinished_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("first.csv");
+    policy_file(&file, Game::TIC_TAC_TOE, &[Seat::X], |_, b| first_legal(b));
+    let groups = tmp.path().join("groups");
+    std::fs::create_dir_all(&groups).unwrap();
+    let flag = tmp.path().join("hang");
+    std::fs::write(&flag, "").unwrap();
+    // Mode "hang" sleeps while the flag file exists (with a child in its group); both
+    // modes then write the first-legal policy.
+    let script = format!(
+        "#!/bin/sh\necho $$ > {groups}/$SWEEP_JOB_ID\nif [ \"$1\" = hang ] && [ -e {flag} ]; \
+         then sleep 1000 & sleep 1000; fi\ncp {file} \"$SWEEP_POLICY\"\n",
+        groups = groups.display(),
+        flag = flag.display(),
+        file = file.display()
+    );
+    std::fs::write(tmp.path().join("p.sh"), script).unwrap();
+    let rest = "[solver.params]\nmode = [\"ok\", \"hang\"]";
+    let spec = spec(tmp.path(), "[\"sh\", \"p.sh\", \"{mode}\"]", rest, "[\"random\"]");
+    let out = tmp.path().join("out");
+    let args = ["run", spec.to_str().unwrap(), "--threads", "2", "--out", out.to_str().unwrap()];
+    let child = spawn(&args);
+    // Both "ok" jobs are written; the two "hang" jobs hang.
+    let start = Instant::now();
+    while std::fs::read_dir(&groups).unwrap().count() < 4
+        || std::fs::read_to_string(out.join("results.csv")).map_or(0, |t| t.lines().count()) < 3
+    {
+        assert!(start.elapsed() < Duration::from_secs(60), "the programs did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stopped = Instant::now();
+    let ok = StdCommand::new("kill").args(["-s", "INT", &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stopped.elapsed() < Duration::from_secs(5), "stopped in {:?}", stopped.elapsed());
+    no_process_left(tmp.path());
+    let before = rows(&out);
+    assert_eq!(before.len(), 2, "the finished jobs' rows, and no row of an abandoned job");
+    assert!(before.iter().all(|r| r["mode"] == "ok" && r["status"] == "ok"));
+    std::fs::remove_file(&flag).unwrap();
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 jobs already done, 2 to run"), "{}", stderr(&o));
+    let after = rows(&out);
+    assert_eq!(after.len(), 4);
+    for r in &before {
+        assert!(after.contains(r), "a finished row is kept as it was");
+    }
+}
+
+#[test]
+fn reproduce_says_whether_a_program_honours_its_seed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("first.csv");
+    policy_file(&file, Game::TIC_TAC_TOE, &[Seat::X], |_, b| first_legal(b));
+    // "seeded" copies one file whatever happens; "clock" writes another policy when it
+    // runs a second time, as a program that draws from the clock would.
+    let other = tmp.path().join("last.csv");
+    policy_file(&other, Game::TIC_TAC_TOE, &[Seat::X], |_, b| last_legal(b));
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = clock ] && [ -e {tmp}/ran-$SWEEP_JOB_ID ]; then cp {other} \"$SWEEP_POLICY\"; \
+         else touch {tmp}/ran-$SWEEP_JOB_ID; cp {file} \"$SWEEP_POLICY\"; fi\n",
+        tmp = tmp.path().display(),
+        other = other.display(),
+        file = file.display()
+    );
+    std::fs::write(tmp.path().join("p.sh"), script).unwrap();
+    let rest = "[solver.params]\nmode = [\"seeded\", \"clock\"]";
+    let spec = spec(tmp.path(), "[\"sh\", \"p.sh\", \"{mode}\"]", rest, "[\"random\"]");
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--threads", "1", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&out);
+    let id = |mode: &str| rows.iter().find(|r| r["mode"] == mode && r["replicate"] == "1").unwrap()["job_id"].clone();
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("seeded")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("reproduced"), "{}", stdout(&o));
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("clock")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("not reproducible: the program is not deterministic for this seed"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_missing_or_unusable_program_is_refused_before_any_job_naming_the_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("plain.sh"), "#!/bin/sh\n").unwrap();
+    for (command, words) in [
+        ("[\"no-such-program-here\"]", "no executable no-such-program-here on PATH"),
+        ("[\"./plain.sh\"]", "is not an executable file"),
+        ("[\"sh\", \"x.sh\", \"{lr}\"]", "the placeholder {lr}, which names no parameter"),
+    ] {
+        let spec = spec(tmp.path(), command, "", "[\"random\"]");
+        let out = tmp.path().join("out");
+        let o = run(&["run", spec.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{command}");
+        assert!(stderr(&o).contains("c.toml:9: solver[1].command"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(words), "{}", stderr(&o));
+        assert!(!out.exists(), "nothing written");
+    }
+}
+
+#[test]
+fn parameters_reach_the_program_and_a_changed_program_file_is_refused_at_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("first.csv");
+    policy_file(&file, Game::TIC_TAC_TOE, &[Seat::O], |_, b| first_legal(b));
+    // The program checks its argv, environment and parameters file, and fails if one is off.
+    let script = format!(
+        "#!/bin/sh\n[ \"$1\" = \"--lr=$SWEEP_PARAM_LR\" ] || exit 3\n[ \"$SWEEP_SEAT\" = o ] || exit 4\n\
+         grep -q '\"hidden\":' \"$SWEEP_PARAMS\" || exit 5\n[ -s \"$SWEEP_STATES\" ] || exit 6\n\
+         echo \"$SWEEP_SEED\" >> {seeds}\ncp {file} \"$SWEEP_POLICY\"\necho '{{\"loss\": 0.5}}' > \"$SWEEP_METRICS\"\n",
+        seeds = tmp.path().join("seeds").display(),
+        file = file.display()
+    );
+    std::fs::write(tmp.path().join("agent.sh"), &script).unwrap();
+    let rest = "seat = \"o\"\n[solver.params]\nlr = [0.1, 0.2]\nhidden = [16, 64]";
+    let spec = spec(tmp.path(), "[\"sh\", \"agent.sh\", \"--lr={lr}\"]", rest, "[\"random\"]");
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 2 * 2 * 2);
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{}", r["error"]);
+        assert_eq!(r["params"], format!("lr={} hidden={}", r["lr"], r["hidden"]));
+        assert_eq!(r["metrics"], "{\"loss\":0.5}");
+        assert_eq!(r["policy_hash"].len(), 16);
+    }
+    // Paired seeding: replicate k has one seed at every grid point.
+    let seeds = std::fs::read_to_string(tmp.path().join("seeds")).unwrap();
+    let mut distinct: Vec<&str> = seeds.lines().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 2, "{seeds}");
+    // The manifest records each file's hash; a changed file is refused at resume.
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(manifest.contains("agent.sh") && manifest.contains("fnv1a"), "{manifest}");
+    std::fs::write(tmp.path().join("agent.sh"), format!("{script}\n# edited\n")).unwrap();
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("agent.sh, a file of the command solver prog, has changed since the run"),
+        "{}",
+        stderr(&o)
+    );
+}
