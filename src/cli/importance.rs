@@ -37,13 +37,43 @@ pub fn importance(args: &ImportanceArgs) -> Result<i32> {
     Ok(exit::OK)
 }
 
+/// Replaces a command solver's `params` column (`name=value ..`) by one column per
+/// program parameter, in every block's configurations, so that each is a factor of its
+/// own; returns the columns after the split (`columns` as they were without `params`).
+fn split_program_params(blocks: &mut [crate::report::paired_runs::Block], columns: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
+    let Some(at) = columns.iter().position(|&c| c == "params") else { return out };
+    let pairs = |cell: &str| -> Vec<(String, String)> {
+        cell.split(' ').filter_map(|p| p.split_once('=')).map(|(n, v)| (n.to_string(), v.to_string())).collect()
+    };
+    let mut names: Vec<String> = Vec::new();
+    for c in blocks.iter().flat_map(|b| &b.configs) {
+        for (name, _) in pairs(&c.key[at]) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    for c in blocks.iter_mut().flat_map(|b| b.configs.iter_mut()) {
+        let own = pairs(&c.key[at]);
+        c.key.remove(at);
+        c.key.extend(names.iter().map(|n| own.iter().find(|(m, _)| m == n).map(|p| p.1.clone()).unwrap_or_default()));
+    }
+    out.remove(at);
+    out.extend(names);
+    out
+}
+
 /// The importance of the parameters `by` (empty: every parameter but the seat) for
 /// `metric` in the results in `dir`: one row per block and term, what a share is as a note.
 pub fn table(dir: &Path, metric: Metric, by: &[String]) -> Result<Table> {
     let columns = config_columns(by);
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let results = dir.join("results.csv");
-    let blocks = read_blocks_in(&results, metric, &block_columns(), &columns, crate::spec::Split::Tune).map_err(bad)?;
+    let mut blocks =
+        read_blocks_in(&results, metric, &block_columns(), &columns, crate::spec::Split::Tune).map_err(bad)?;
+    let split = split_program_params(&mut blocks, &columns);
+    let columns: Vec<&str> = split.iter().map(String::as_str).collect();
     let mut header: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
     header.extend([Column::text("term"), Column::numbers("share")]);
     let mut table = Table::new(format!("Importance: shares of the variance of the mean {}", metric.name()), header);

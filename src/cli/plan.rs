@@ -343,6 +343,9 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
         cal.mcts_per_s / 1e6
     );
     print_memory(&sweep, threads, max_memory);
+    for line in program_notes(&sweep, &Path::new("results").join(&sweep.name)) {
+        println!("{line}");
+    }
     for note in &sweep.notes {
         println!("note: {note}");
     }
@@ -356,6 +359,54 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     }
     refuse_what_run_refuses(&sweep, max_memory)?;
     Ok(exit::OK)
+}
+
+/// A line per command solver: its program's own time is unknown until measured (the CPU
+/// time above is only the scoring's); with finished rows of it in `dir` (the default
+/// results folder), an estimate from their `train_ms` (the program's wall time) per
+/// training episode.
+pub fn program_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
+    let mut lines = Vec::new();
+    for solver in sweep.solvers.iter().filter(|s| s.kind == crate::kinds::Kind::Command) {
+        let name = solver.points.first().map_or("", |p| p.solver_name());
+        let measured = measured_program_ms(&dir.join("results.csv"), name);
+        let episodes: u64 = solver.points.iter().map(|p| p.work().episodes).sum::<u64>() * u64::from(solver.replicates);
+        lines.push(match measured {
+            Some((ms_per_episode, jobs)) => format!(
+                "note: {}: the program's own time, estimated from {} finished in {}: {} for all its jobs ({:.3} ms \
+                 per episode; the CPU time above is sweep's scoring only)",
+                solver.label,
+                count(jobs, "job"),
+                dir.display(),
+                human(ms_per_episode * episodes as f64 / 1e3),
+                ms_per_episode
+            ),
+            None => format!(
+                "note: {}: the program's own time is unknown until its jobs run (the CPU time above is sweep's \
+                 scoring only); `sweep plan` estimates it from finished jobs once some have run",
+                solver.label
+            ),
+        });
+    }
+    lines
+}
+
+/// The program's wall milliseconds per training episode over the finished rows of
+/// `solver` in `results` (one per job), and how many jobs they are from.
+fn measured_program_ms(results: &Path, solver: &str) -> Option<(f64, usize)> {
+    let mut per_job: std::collections::HashMap<String, (f64, f64)> = std::collections::HashMap::new();
+    let cols = ["job_id", "solver", "status", "train_ms", "episodes"];
+    crate::report::files::each_row(results, &crate::report::RESULT_COLUMNS, &cols, |r| {
+        let c = |name: &str| &r[crate::report::column(name)];
+        if c("solver") == solver && c("status") == "ok" {
+            if let (Ok(ms), Ok(e)) = (c("train_ms").parse::<f64>(), c("episodes").parse::<f64>()) {
+                per_job.insert(c("job_id").to_string(), (ms, e));
+            }
+        }
+    })
+    .ok()?;
+    let (ms, episodes) = per_job.values().fold((0.0, 0.0), |a, v| (a.0 + v.0, a.1 + v.1));
+    (episodes > 0.0).then(|| (ms / episodes, per_job.len()))
 }
 
 /// The error `sweep run` gives for a job that cannot fit the memory budget (`--max-memory`,

@@ -531,6 +531,8 @@ impl Moves for Strict<'_> {
 pub fn states_file(results: &Path, game: Game, seats: &[Seat]) -> Result<PathBuf, String> {
     static WRITTEN: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let name: String = seats.iter().map(|s| s.name()).collect();
+    // Absolute: the program runs in a folder of its own.
+    let results = std::path::absolute(results).map_err(|e| format!("{}: {e}", results.display()))?;
     let path = results.join("states").join(format!("{game}-{name}.csv"));
     let mut written = WRITTEN.lock().unwrap_or_else(PoisonError::into_inner);
     if written.contains(&path) && path.exists() {

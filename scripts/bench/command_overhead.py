@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""What a command solver's job costs beyond its program, and whether programs run in parallel.
+
+    python3 scripts/bench/command_overhead.py [--sweep target/release/sweep] [--jobs 200] [--rounds 3]
+
+Three measurements, each a whole `sweep run` timed from outside, printed as one table:
+
+1. Overhead on 3x3k3: a spec of N jobs of a trivial program (`sh -c 'cp POLICY "$SWEEP_POLICY"'`,
+   a fixed first-legal-move policy) run on one thread, against the same program started N times
+   in a row from this script. The difference per job is what `sweep` adds: the spawn of its
+   own process group and the watchdog, the job's working folder, the environment and
+   parameters file, reading and checking the policy, and scoring it exactly against random.
+   (The states file is written once per run; its cost is in the sweep's total.)
+2. Overhead on 4x4g4: examples/agents/tabular_q.py with 1,000 episodes, as a job of `sweep`
+   (one thread, 4 jobs) against the same program run directly with the same environment
+   (the states file `sweep` wrote, the same seed), as a fraction of the program's own time.
+3. Parallel programs: 4 jobs of a CPU-bound program (a Python loop of about 0.5 s) with
+   `--threads 1` and `--threads 2`; the ratio of the walls.
+
+Each measurement runs `--rounds` times, alternating, and the medians are printed with the
+range. Needs python3 and the sweep binary; writes only under a temporary folder.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def first_legal_policy(sweep: str, game: str, seat: str, path: Path, work: Path) -> None:
+    """Writes the first-legal-move policy of `seat` from a states file sweep writes."""
+    spec = work / "probe.toml"
+    spec.write_text(
+        f'name = "probe"\n[[solver]]\nkind = "command"\nlabel = "probe"\ngame = "{game}"\nseat = "{seat}"\n'
+        f'episodes = 1\ncommand = ["sh", "-c", "exit 3"]\n'
+    )
+    subprocess.run([sweep, "run", str(spec), "--quiet", "--out", str(work / "probe")], capture_output=True)
+    states = work / "probe" / "states" / f"{game}-{seat}.csv"
+    lines = ["board,action,seat,game"]
+    for row in states.read_text().splitlines()[1:]:
+        board, moves = row.split(",")
+        lines.append(f"{board},{moves.split('|')[0]},{seat},{game}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def timed(args, env=None) -> float:
+    start = time.perf_counter()
+    subprocess.run(args, check=True, capture_output=True, env=env)
+    return time.perf_counter() - start
+
+
+def spec_text(name: str, command: str, game: str, episodes: int, replicates: int) -> str:
+    return (
+        f'name = "{name}"\nseed = 1\nreplicates = {replicates}\n[evaluation]\ncheckpoints = 1\n[[solver]]\n'
+        f'kind = "command"\nlabel = "{name}"\ngame = "{game}"\nseat = "o"\nepisodes = {episodes}\n'
+        f"command = {command}\n"
+    )
+
+
+def run_spec(sweep: str, spec: Path, out: Path, threads: int) -> float:
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    return timed([sweep, "run", str(spec), "--quiet", "--threads", str(threads), "--out", str(out)])
+
+
+def summary(values):
+    return f"{statistics.median(values):.4g} ({min(values):.4g}-{max(values):.4g})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sweep", default=str(ROOT / "target" / "release" / "sweep"))
+    parser.add_argument("--jobs", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    sweep = str(Path(args.sweep).resolve())
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        # 1. 3x3k3, a trivial program.
+        policy = work / "first.csv"
+        first_legal_policy(sweep, "3x3k3", "o", policy, work)
+        command = f'["sh", "-c", "cp {policy} \\"$SWEEP_POLICY\\""]'
+        spec = work / "tiny.toml"
+        spec.write_text(spec_text("tiny", command, "3x3k3", 1, args.jobs))
+        target = work / "copy.csv"
+        env = dict(os.environ, SWEEP_POLICY=str(target))
+        direct_args = ["sh", "-c", f'cp {policy} "$SWEEP_POLICY"']
+        per_job, per_run = [], []
+        for _ in range(args.rounds):
+            per_job.append(run_spec(sweep, spec, work / "tiny", 1) / args.jobs * 1e3)
+            start = time.perf_counter()
+            for _ in range(args.jobs):
+                subprocess.run(direct_args, check=True, env=env)
+            per_run.append((time.perf_counter() - start) / args.jobs * 1e3)
+        overhead = [a - b for a, b in zip(per_job, per_run)]
+        rows.append(("3x3k3: a job of sweep, ms", summary(per_job)))
+        rows.append(("3x3k3: the program alone, ms", summary(per_run)))
+        rows.append(("3x3k3: overhead per job, ms (target <= 5)", summary(overhead)))
+        # 2. 4x4g4, the tabular Q-learning example with 1,000 episodes.
+        agent = ROOT / "examples" / "agents" / "tabular_q.py"
+        command = f'["{sys.executable}", "{agent}"]'
+        spec = work / "gravity.toml"
+        spec.write_text(spec_text("gravity", command, "4x4g4", 1000, 4))
+        out = work / "gravity"
+        walls, direct = [], []
+        for _ in range(args.rounds):
+            walls.append(run_spec(sweep, spec, out, 1) / 4)
+            states = out / "states" / "4x4g4-o.csv"
+            job = work / "direct"
+            (job / "checkpoints").mkdir(parents=True, exist_ok=True)
+            (job / "params.json").write_text(
+                '{"job_id": "direct", "seed": 7, "game": "4x4g4", "seat": "o", "opponent": "random", '
+                '"episodes": 1000, "checkpoints": [0, 1000], "params": {}}'
+            )
+            env = dict(
+                os.environ,
+                SWEEP_SEED="7",
+                SWEEP_GAME="4x4g4",
+                SWEEP_SEAT="o",
+                SWEEP_OPPONENT="random",
+                SWEEP_EPISODES="1000",
+                SWEEP_JOB_ID="direct",
+                SWEEP_PARAMS=str(job / "params.json"),
+                SWEEP_POLICY=str(job / "policy.csv"),
+                SWEEP_CHECKPOINTS=str(job / "checkpoints"),
+                SWEEP_CHECKPOINT_EPISODES="0,1000",
+                SWEEP_STATES=str(states),
+                SWEEP_METRICS=str(job / "metrics.json"),
+            )
+            direct.append(
+                statistics.mean(timed([sys.executable, str(agent)], env=env) for _ in range(4))
+            )
+        share = [100 * (w - d) / d for w, d in zip(walls, direct)]
+        rows.append(("4x4g4, 1,000 episodes: a job of sweep, s", summary(walls)))
+        rows.append(("4x4g4, 1,000 episodes: the program alone, s", summary(direct)))
+        rows.append(("4x4g4: overhead, % of the program (target <= 5)", summary(share)))
+        # 3. Two CPU-bound programs at once.
+        busy = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5:\n    pass\n"
+        (work / "busy.py").write_text(busy + 'open(__import__("os").environ["SWEEP_POLICY"], "w").write(open("%s").read())\n' % (work / "first.csv"))
+        command = f'["{sys.executable}", "{work / "busy.py"}"]'
+        spec = work / "busy.toml"
+        spec.write_text(spec_text("busy", command, "3x3k3", 1, 4))
+        ratios = []
+        for _ in range(args.rounds):
+            one = run_spec(sweep, spec, work / "busy1", 1)
+            two = run_spec(sweep, spec, work / "busy2", 2)
+            ratios.append(one / two)
+        rows.append(("4 CPU-bound programs: wall --threads 1 / --threads 2 (target >= 1.8)", summary(ratios)))
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure'.ljust(width)}  median (min-max) over {args.rounds} rounds")
+    for name, value in rows:
+        print(f"{name.ljust(width)}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
