@@ -20,8 +20,9 @@ active feature (so Q(s,a) itself moves by ``lr * (target - Q(s,a))``). Against
 ``-gamma * max_a' Q(s',a')``.
 
 Parameters: ``features`` ("ntuple"), ``lr`` (0.1), ``lr_decay`` (1), ``lr_min`` (0),
-``gamma`` (0.9), ``epsilon`` (1.0), ``epsilon_decay`` (0.999), ``epsilon_min`` (0.05),
-``w_init`` (0, every weight's starting value).
+``discount`` (gamma, 0.9), ``eps`` (epsilon, 1.0), ``eps_decay`` (0.999), ``eps_min``
+(0.05), ``w0`` (every weight's starting value, 0). After each episode ``eps`` and ``lr``
+are multiplied by their decays and held at their floors.
 
 Training runs in plain Python (``random.Random(SWEEP_SEED)``; the same seed gives the same
 weights). The greedy policy over the states file is computed with numpy when it is
@@ -57,16 +58,18 @@ try:
 except ImportError:  # plain Python
     np = None
 
+# The program's parameters and their defaults (sweep keeps alpha, gamma, epsilon, ... for
+# the built-in learners' columns).
 PARAMS = {
     "features": "ntuple",
     "lr": 0.1,
     "lr_decay": 1.0,
     "lr_min": 0.0,
-    "gamma": 0.9,
-    "epsilon": 1.0,
-    "epsilon_decay": 0.999,
-    "epsilon_min": 0.05,
-    "w_init": 0.0,
+    "discount": 0.9,
+    "eps": 1.0,
+    "eps_decay": 0.999,
+    "eps_min": 0.05,
+    "w0": 0.0,
 }
 
 
@@ -283,18 +286,18 @@ class Learner:
 
 def main() -> int:
     try:
-        job = jobs.from_env()
+        return run()
     except jobs.JobError as e:
         print(f"linear_q: {e}", file=sys.stderr)
         return 2
+
+
+def run() -> int:
+    job = jobs.from_env()
     unknown = job.unknown_params(PARAMS)
     if unknown:
         print(f"linear_q: ignoring unknown parameters: {', '.join(unknown)}", file=sys.stderr)
-    try:
-        p = {name: job.param(name, default) for name, default in PARAMS.items()}
-    except jobs.JobError as e:
-        print(f"linear_q: {e}", file=sys.stderr)
-        return 2
+    p = {name: job.param(name, default) for name, default in PARAMS.items()}
     kinds = {"ntuple": NTuple, "cells": Cells}
     if p["features"] not in kinds:
         print(f"linear_q: features = {p['features']!r}: expected one of {', '.join(kinds)}", file=sys.stderr)
@@ -305,10 +308,10 @@ def main() -> int:
     states = job.read_states()
     features = kinds[p["features"]](job.game)
     rng = random.Random(job.seed)
-    learner = Learner(job.game, features, p["w_init"], rng)
+    learner = Learner(job.game, features, p["w0"], rng)
     opponent = None if job.self_play else make_opponent(job.game, job.opponent)
     checkpoints = set(job.checkpoints)
-    epsilon, lr, gamma = p["epsilon"], p["lr"], p["gamma"]
+    epsilon, lr, gamma = p["eps"], p["lr"], p["discount"]
     recent = deque(maxlen=1000)
     if 0 in checkpoints:
         job.write_checkpoint(0, learner.policy(states, use_numpy))
@@ -321,7 +324,7 @@ def main() -> int:
         recent.append((ret, learner.td_sq - sq, learner.td_n - n))
         if episode in checkpoints:
             job.write_checkpoint(episode, learner.policy(states, use_numpy))
-        epsilon = max(epsilon * p["epsilon_decay"], p["epsilon_min"])
+        epsilon = max(epsilon * p["eps_decay"], p["eps_min"])
         lr = max(lr * p["lr_decay"], p["lr_min"])
     train_seconds = time.perf_counter() - started
     job.write_policy(learner.policy(states, use_numpy))

@@ -9,14 +9,16 @@ its move and the opponent's reply,
                                           else gamma * max_a' Q(s',a')
 
 where ``s'`` is the agent's next position. After each episode epsilon is multiplied by
-``epsilon_decay`` and held at ``epsilon_min`` (alpha likewise by ``alpha_decay``, held at
-``alpha_min``; by default alpha stays put). Against ``opponent = "self"`` one table plays
-both seats with the negamax target ``-gamma * max_a' Q(s',a')`` (the table is seen from the
-side to move; a move that ends the game gets the mover's reward).
+its decay and held at its floor (alpha likewise; by default alpha stays put). Against
+``opponent = "self"`` one table plays both seats with the negamax target
+``-gamma * max_a' Q(s',a')`` (the table is seen from the side to move; a move that ends
+the game gets the mover's reward).
 
-Parameters (``[solver.params]`` in the spec): ``alpha`` (0.5), ``gamma`` (0.9),
-``epsilon`` (1.0), ``epsilon_decay`` (0.999), ``epsilon_min`` (0.05), ``q_init`` (0),
-``alpha_decay`` (1), ``alpha_min`` (0).
+Parameters (``[solver.params]`` in the spec; sweep keeps the names ``alpha``, ``gamma``,
+``epsilon`` and the like for the built-in learners' columns, so these take their own):
+``lr`` (alpha, 0.5), ``lr_decay`` (1), ``lr_min`` (0), ``discount`` (gamma, 0.9),
+``eps`` (epsilon, 1.0), ``eps_decay`` (0.999), ``eps_min`` (0.05), ``q0`` (every
+entry's starting value, 0).
 
 It reads its job from the environment (see ``sweep_agents.job``), trains for
 ``SWEEP_EPISODES`` episodes with ``random.Random(SWEEP_SEED)`` (the same seed gives the
@@ -49,15 +51,18 @@ from sweep_agents import job as jobs  # noqa: E402
 from sweep_agents.opponents import make_opponent  # noqa: E402
 from sweep_agents.rules import DRAW, ONGOING, O  # noqa: E402
 
+# The program's parameters and their defaults. sweep keeps the built-in learners' names
+# (alpha, gamma, epsilon, ...) for its own columns, so a program's parameters take others:
+# lr is alpha, discount is gamma, eps is epsilon, q0 is q_init.
 PARAMS = {
-    "alpha": 0.5,
-    "gamma": 0.9,
-    "epsilon": 1.0,
-    "epsilon_decay": 0.999,
-    "epsilon_min": 0.05,
-    "q_init": 0.0,
-    "alpha_decay": 1.0,
-    "alpha_min": 0.0,
+    "lr": 0.5,
+    "lr_decay": 1.0,
+    "lr_min": 0.0,
+    "discount": 0.9,
+    "eps": 1.0,
+    "eps_decay": 0.999,
+    "eps_min": 0.05,
+    "q0": 0.0,
 }
 
 
@@ -143,26 +148,26 @@ class Learner:
 
 def main() -> int:
     try:
-        job = jobs.from_env()
-    except jobs.JobError as e:
-        print(f"tabular_q: {e}", file=sys.stderr)
-        return 2
-    unknown = job.unknown_params(PARAMS)
-    if unknown:
-        print(f"tabular_q: ignoring unknown parameters: {', '.join(unknown)}", file=sys.stderr)
-    try:
-        p = {name: job.param(name, default) for name, default in PARAMS.items()}
+        return run()
     except jobs.JobError as e:
         print(f"tabular_q: {e}", file=sys.stderr)
         return 2
 
+
+def run() -> int:
+    job = jobs.from_env()
+    unknown = job.unknown_params(PARAMS)
+    if unknown:
+        print(f"tabular_q: ignoring unknown parameters: {', '.join(unknown)}", file=sys.stderr)
+    p = {name: job.param(name, default) for name, default in PARAMS.items()}
+
     started = time.perf_counter()
     states = job.read_states()
     rng = random.Random(job.seed)
-    learner = Learner(job.game, p["q_init"], rng)
+    learner = Learner(job.game, p["q0"], rng)
     opponent = None if job.self_play else make_opponent(job.game, job.opponent)
     checkpoints = set(job.checkpoints)
-    epsilon, alpha, gamma = p["epsilon"], p["alpha"], p["gamma"]
+    epsilon, alpha, gamma = p["eps"], p["lr"], p["discount"]
     recent = []
     if 0 in checkpoints:
         job.write_checkpoint(0, learner.policy(states))
@@ -176,15 +181,15 @@ def main() -> int:
             del recent[:-1000]
         if episode in checkpoints:
             job.write_checkpoint(episode, learner.policy(states))
-        epsilon = max(epsilon * p["epsilon_decay"], p["epsilon_min"])
-        alpha = max(alpha * p["alpha_decay"], p["alpha_min"])
+        epsilon = max(epsilon * p["eps_decay"], p["eps_min"])
+        alpha = max(alpha * p["lr_decay"], p["lr_min"])
     job.write_policy(learner.policy(states))
     job.write_metrics(
         {
             "table_entries": sum(len(q) for _, q in learner.table.values()),
             "states_visited": len(learner.table),
             "final_epsilon": epsilon,
-            "final_alpha": alpha,
+            "final_lr": alpha,
             "mean_return_last_1000": sum(recent) / len(recent) if recent else 0.0,
             "seconds": time.perf_counter() - started,
         }

@@ -6,7 +6,7 @@ these environment variables:
 ==================  ==================================================================
 ``SWEEP_SEED``      the job's seed (an unsigned 64-bit integer)
 ``SWEEP_GAME``      the game, e.g. ``"4x4g4"``
-``SWEEP_SEAT``      ``"x"`` or ``"o"``
+``SWEEP_SEAT``      ``"x"`` or ``"o"``; ``"both"`` in self-play
 ``SWEEP_OPPONENT``  ``"random"``, ``"minimax"``, ``"minimax-uniform"`` or ``"self"``
 ``SWEEP_EPISODES``  the episode budget
 ``SWEEP_JOB_ID``    the job's id
@@ -15,8 +15,11 @@ these environment variables:
                     parameters with their types
 ``SWEEP_POLICY``    where to write the final greedy policy
 ``SWEEP_CHECKPOINTS``  a folder for ``<episode>.csv`` policies at the checkpoint episodes
+``SWEEP_CHECKPOINT_EPISODES``  those episodes, joined by commas
 ``SWEEP_STATES``    a CSV file ``board,moves`` of every position the policy may be asked
+                    (the seat's positions; both seats' in self-play)
 ``SWEEP_METRICS``   where the program may write a JSON object of its own numbers
+``SWEEP_SPEC_DIR``  the spec's folder (for files of the program's own)
 ==================  ==================================================================
 
 :func:`from_env` reads them into a :class:`Job`. A policy file is CSV with the header
@@ -35,7 +38,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from .rules import SEATS, Board, Game
+from .rules import ONGOING, SEATS, Board, Game
 
 __all__ = [
     "Job",
@@ -50,12 +53,17 @@ __all__ = [
     "prepare_job",
     "POLICY_HEADER",
     "STATES_HEADER",
+    "BOTH",
+    "JOB_OPPONENTS",
 ]
 
 #: The first line of a policy file.
 POLICY_HEADER = "board,action,seat,game"
 #: The first line of a states file.
 STATES_HEADER = "board,moves"
+
+#: The seat of a self-play job (``SWEEP_SEAT``): the program plays both.
+BOTH = "both"
 
 #: The opponents a job may name (``"self"``: self-play, the program plays both seats).
 JOB_OPPONENTS = ("random", "minimax", "minimax-uniform", "self")
@@ -80,11 +88,12 @@ class Job:
     """One job: what to train (game, seat, opponent, episodes, seed, own parameters) and
     where to write the results. Built by :func:`from_env`.
 
+    ``seat`` is ``"x"`` or ``"o"``, or ``"both"`` in self-play (opponent ``"self"``).
     ``params`` holds the program's own parameters by name, numbers as numbers and texts
     as texts (read them with :meth:`param`). ``checkpoints`` lists the episodes after
-    which a checkpoint policy is wanted, increasing. ``checkpoints_dir`` and
-    ``metrics_path`` may be None (nothing asked); ``params_path`` is None when the job
-    came from the environment variables alone.
+    which a checkpoint policy is wanted, increasing. ``checkpoints_dir``,
+    ``metrics_path`` and ``spec_dir`` may be None (nothing asked, or not known);
+    ``params_path`` is None when the job came from the environment variables alone.
     """
 
     job_id: str
@@ -100,6 +109,7 @@ class Job:
     params_path: Optional[str] = None
     checkpoints_dir: Optional[str] = None
     metrics_path: Optional[str] = None
+    spec_dir: Optional[str] = None
 
     @property
     def self_play(self) -> bool:
@@ -278,11 +288,13 @@ def from_env(environ: Optional[Mapping[str, str]] = None) -> Job:
     except ValueError as e:
         raise JobError(f"SWEEP_GAME: {e}") from None
     seat = str(values["seat"]).strip()
-    if seat not in SEATS:
-        raise JobError(f"SWEEP_SEAT={seat!r}: expected 'x' or 'o'")
+    if seat not in SEATS and seat != BOTH:
+        raise JobError(f"SWEEP_SEAT={seat!r}: expected 'x', 'o' or 'both'")
     opponent = str(values["opponent"]).strip()
     if not opponent:
         raise JobError("SWEEP_OPPONENT is empty")
+    if (seat == BOTH) != (opponent == "self"):
+        raise JobError(f"SWEEP_SEAT={seat!r} with SWEEP_OPPONENT={opponent!r}: 'both' goes with 'self' only")
     try:
         episodes = int(values["episodes"])
         if episodes < 0:
@@ -290,7 +302,11 @@ def from_env(environ: Optional[Mapping[str, str]] = None) -> Job:
     except (TypeError, ValueError):
         raise JobError(f"SWEEP_EPISODES={values['episodes']!r} is not a whole number >= 0") from None
 
-    checkpoints_raw = data.get("checkpoints") or []
+    if params_path is not None:
+        checkpoints_raw = data.get("checkpoints") or []
+    else:
+        listed = env.get("SWEEP_CHECKPOINT_EPISODES", "").strip()
+        checkpoints_raw = [c for c in listed.split(",") if c.strip()] if listed else []
     try:
         checkpoints = tuple(int(c) for c in checkpoints_raw)
     except (TypeError, ValueError):
@@ -320,6 +336,7 @@ def from_env(environ: Optional[Mapping[str, str]] = None) -> Job:
         params_path=params_path,
         checkpoints_dir=env.get("SWEEP_CHECKPOINTS") or None,
         metrics_path=env.get("SWEEP_METRICS") or None,
+        spec_dir=env.get("SWEEP_SPEC_DIR") or None,
     )
 
 
@@ -364,7 +381,10 @@ def read_states(path: str, game, check: bool = True) -> List[State]:
                     )
                 states.append(State(text, board, moves))
     except OSError as e:
-        raise JobError(f"cannot read the states file {path}: {e}") from None
+        hint = ""
+        if not os.path.isabs(path):
+            hint = f" (a relative path, taken from the working folder {os.getcwd()})"
+        raise JobError(f"cannot read the states file {path}{hint}: {e}") from None
     return states
 
 
@@ -388,16 +408,18 @@ def write_policy(path: str, game, seat: Optional[str], moves: MovesArg, check: b
 
     ``moves`` maps positions to moves, as a mapping or as ``(position, move)`` pairs; a
     position is a board text, a :class:`Board` or a :class:`State`, a move a move number
-    or its text. ``seat`` is the seat column: None writes each position's seat to move
-    (right for every position, self-play included); ``"x"`` or ``"o"`` asks that every
-    position have that seat to move. With ``check`` (the default) each move must be
+    or its text. The seat column is each position's seat to move. ``seat`` None (or
+    ``"both"``) takes every position; ``"x"`` or ``"o"`` asks that every position have
+    that seat to move. With ``check`` (the default) each move must be
     legal in its position. The file is written to a temporary file in the same folder,
     then renamed over ``path``. Raises :class:`JobError` (and writes nothing) on a bad
     row.
     """
     g = game if isinstance(game, Game) else Game(game)
+    if seat == BOTH:
+        seat = None
     if seat is not None and seat not in SEATS:
-        raise JobError(f"seat {seat!r}: expected 'x', 'o' or None")
+        raise JobError(f"seat {seat!r}: expected 'x', 'o', 'both' or None")
     items = moves.items() if isinstance(moves, Mapping) else moves
     game_text = str(g)
     lines = [POLICY_HEADER]
@@ -537,7 +559,7 @@ def _write_atomic(path: str, text: str) -> None:
 def prepare_job(
     folder: str,
     game,
-    seat: str = "x",
+    seat: Optional[str] = None,
     opponent: str = "random",
     episodes: int = 1000,
     seed: int = 0,
@@ -550,12 +572,18 @@ def prepare_job(
     ``checkpoints`` folder) and returns the environment variables of the job, to run a
     program by hand: ``subprocess.run(cmd, env={**os.environ, **prepare_job(...)})``.
 
-    The states file lists ``states`` if given, else every ongoing reachable position
-    where ``seat`` is to move (in self-play too). The policy goes to ``policy.csv`` and
+    ``seat`` is ``"x"`` (the default) or ``"o"`` against a fixed opponent, and ``"both"``
+    (the default) against ``"self"``, as sweep gives them. The states file lists
+    ``states`` if given, else every ongoing reachable position where the seat (either
+    seat in self-play) is to move, as sweep's does. The policy goes to ``policy.csv`` and
     the metrics to ``metrics.json`` in ``folder``.
     """
     g = game if isinstance(game, Game) else Game(game)
-    if seat not in SEATS:
+    if seat is None:
+        seat = BOTH if opponent == "self" else "x"
+    if opponent == "self" and seat != BOTH:
+        raise ValueError(f"seat {seat!r}: a self-play job's seat is 'both'")
+    if opponent != "self" and seat not in SEATS:
         raise ValueError(f"seat {seat!r}: expected 'x' or 'o'")
     os.makedirs(folder, exist_ok=True)
     params = dict(params or {})
@@ -572,7 +600,12 @@ def prepare_job(
     }
     _write_atomic(params_path, json.dumps(data, indent=2) + "\n")
     states_path = os.path.join(folder, "states.csv")
-    write_states(states_path, g, g.states(seat) if states is None else states)
+    if states is None:
+        if seat == BOTH:
+            states = [b for b, status in g.positions_with_status() if status == ONGOING]
+        else:
+            states = g.states(seat)
+    write_states(states_path, g, states)
     checkpoints_dir = os.path.join(folder, "checkpoints")
     os.makedirs(checkpoints_dir, exist_ok=True)
     env = {
@@ -585,8 +618,10 @@ def prepare_job(
         "SWEEP_PARAMS": params_path,
         "SWEEP_POLICY": os.path.join(folder, "policy.csv"),
         "SWEEP_CHECKPOINTS": checkpoints_dir,
+        "SWEEP_CHECKPOINT_EPISODES": ",".join(str(int(c)) for c in checkpoints),
         "SWEEP_STATES": states_path,
         "SWEEP_METRICS": os.path.join(folder, "metrics.json"),
+        "SWEEP_SPEC_DIR": os.path.abspath(folder),
     }
     for name, value in params.items():
         env["SWEEP_PARAM_" + name.upper()] = _param_text(value)

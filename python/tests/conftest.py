@@ -51,10 +51,11 @@ def sweep_bin():
 
 @pytest.fixture(scope="session")
 def run_sweep(sweep_bin):
-    """Runs ``sweep <args>`` and returns its standard output (fails on a non-zero exit)."""
+    """Runs ``sweep <args>`` (in ``cwd``) and returns its standard output (fails on a
+    non-zero exit)."""
 
-    def run(*args):
-        r = subprocess.run([sweep_bin, *args], capture_output=True, text=True, timeout=600)
+    def run(*args, cwd=None):
+        r = subprocess.run([sweep_bin, *args], capture_output=True, text=True, timeout=600, cwd=cwd)
         assert r.returncode == 0, f"sweep {' '.join(args)} exited {r.returncode}: {r.stderr}"
         return r.stdout
 

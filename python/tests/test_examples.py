@@ -1,6 +1,7 @@
 """The example agents (examples/agents/), run as sweep runs them: one process per job,
 the job in environment variables, files written back."""
 
+import csv
 import filecmp
 import json
 import os
@@ -61,7 +62,7 @@ def check_policy(path, states_path, game):
     [
         ("3x3k3", "x", "random"),
         ("3x3k3", "o", "minimax-uniform"),
-        ("3x3g3", "o", "self"),
+        ("3x3g3", "both", "self"),
         ("4x4g4", "x", "random"),
     ],
 )
@@ -90,8 +91,8 @@ def test_agents_are_deterministic_for_a_seed(tmp_path, agent):
 @pytest.mark.parametrize(
     "agent,params,episodes,most_regret",
     [
-        ("tabular_q", {"gamma": 0.99, "epsilon_decay": 0.9995}, 20000, 0.05),
-        ("linear_q", {"gamma": 0.99, "epsilon_decay": 0.999}, 10000, 0.1),
+        ("tabular_q", {"discount": 0.99, "eps_decay": 0.9995}, 20000, 0.05),
+        ("linear_q", {"discount": 0.99, "eps_decay": 0.999}, 10000, 0.1),
     ],
 )
 def test_agents_learn_tic_tac_toe(tmp_path, agent, params, episodes, most_regret):
@@ -177,3 +178,83 @@ def test_sweep_reads_the_agents_policies(run_sweep, tmp_path):
     o = run_agent("linear_q", tmp_path / "o", "4x4g4", "o", episodes=500)
     out = json.loads(run_sweep("evaluate", x["SWEEP_POLICY"], o["SWEEP_POLICY"], "--json"))
     assert out
+
+
+def test_unknown_parameters_are_reported(tmp_path):
+    env = prepare_job(str(tmp_path), "3x3k3", episodes=10, params={"alpha": 0.3, "lr": 0.2})
+    r = subprocess.run(
+        [sys.executable, str(AGENTS / "tabular_q.py")],
+        env={**os.environ, **env, "PYTHONPATH": str(PYTHON)},
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0 and "alpha" in r.stderr and "lr" not in r.stderr.replace("alpha", "")
+
+
+def test_a_self_play_job_covers_both_seats(tmp_path):
+    env = run_agent("tabular_q", tmp_path, "3x3g3", None, "self", episodes=300)
+    policy = check_policy(env["SWEEP_POLICY"], env["SWEEP_STATES"], "3x3g3")
+    assert len(policy) == 505  # every ongoing position of 3x3g3, either seat to move
+    with open(env["SWEEP_POLICY"]) as f:
+        seats = {line.split(",")[2] for line in f.read().splitlines()[1:]}
+    assert seats == {"x", "o"}
+
+
+SPEC = """name = "agents"
+seed = 3
+replicates = 2
+
+[evaluation]
+opponents = ["random"]
+checkpoints = 2
+
+[[solver]]
+kind = "command"
+label = "tabular"
+command = [{python}, {tabular}]
+game = "3x3g3"
+seat = ["x", "o"]
+episodes = 3000
+[solver.params]
+lr = [0.25, 0.5]
+discount = 0.99
+
+[[solver]]
+kind = "command"
+label = "linear"
+command = [{python}, {linear}]
+game = "3x3g3"
+opponent = "self"
+episodes = 1000
+[solver.params]
+features = ["ntuple", "cells"]
+"""
+
+
+def test_sweep_runs_the_agents(run_sweep, tmp_path):
+    # the whole loop: sweep runs each job's program and scores the policies it writes;
+    # the results folder is relative to sweep's working folder, as by default
+    spec = tmp_path / "agents.toml"
+    spec.write_text(
+        SPEC.format(
+            python=json.dumps(sys.executable),
+            tabular=json.dumps(str(AGENTS / "tabular_q.py")),
+            linear=json.dumps(str(AGENTS / "linear_q.py")),
+        )
+    )
+    run_sweep("run", "agents.toml", "--quiet", "--out", "out", cwd=str(tmp_path))
+    with open(tmp_path / "out" / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert (
+        len(rows) == 2 * 2 * 2 + 2 * 2 * 2
+    )  # tabular: 2 lr x 2 seats x 2 replicates; linear: 2 x 2 seats x 2
+    for r in rows:
+        assert r["status"] == "ok", r["error"]
+        assert float(r["regret"]) >= 0
+        assert json.loads(r["metrics"])
+    assert {r["params"] for r in rows} == {
+        "lr=0.25 discount=0.99",
+        "lr=0.5 discount=0.99",
+        "features=ntuple",
+        "features=cells",
+    }

@@ -175,3 +175,35 @@ def test_job_writes_checkpoints_and_metrics(tmp_path):
         states_path=env["SWEEP_STATES"],
     )
     assert bare.write_checkpoint(1, {}) is None and bare.write_metrics({"a": 1}) is None
+
+
+def test_a_self_play_job(tmp_path):
+    env = prepare_job(str(tmp_path), "3x3g3", opponent="self", checkpoints=[5, 10])
+    assert env["SWEEP_SEAT"] == "both" and env["SWEEP_CHECKPOINT_EPISODES"] == "5,10"
+    job = from_env(env)
+    assert job.seat == "both" and job.self_play and job.spec_dir == os.path.abspath(str(tmp_path))
+    states = job.read_states()
+    assert len(states) == 505 and {Game("3x3g3").to_move(s.board) for s in states} == {"x", "o"}
+    job.write_policy([(s, s.moves[0]) for s in states])
+    assert len(read_policy(job.policy_path)) == 505
+    with pytest.raises(ValueError):
+        prepare_job(str(tmp_path), "3x3g3", seat="x", opponent="self")
+    bad = dict(env, SWEEP_SEAT="both", SWEEP_OPPONENT="random")
+    del bad["SWEEP_PARAMS"]
+    with pytest.raises(JobError, match="both"):
+        from_env(bad)
+
+
+def test_checkpoint_episodes_without_the_parameters_file(tmp_path):
+    env = prepare_job(str(tmp_path), "3x3k3", checkpoints=[100, 200])
+    del env["SWEEP_PARAMS"]
+    assert from_env(env).checkpoints == (100, 200)
+    env["SWEEP_CHECKPOINT_EPISODES"] = ""
+    assert from_env(env).checkpoints == ()
+
+
+def test_a_relative_states_path_is_explained(tmp_path):
+    env = prepare_job(str(tmp_path / "job"), "3x3k3")
+    env["SWEEP_STATES"] = os.path.join("nowhere", "states.csv")
+    with pytest.raises(JobError, match="relative path"):
+        from_env(env).read_states()
