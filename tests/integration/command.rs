@@ -345,3 +345,65 @@ fn parameters_reach_the_program_and_a_changed_program_file_is_refused_at_resume(
         stderr(&o)
     );
 }
+
+/// A program whose policy depends on its parameter and episodes: `k` plays the k-th legal
+/// move (cycling), a job with more episodes the first legal one (so a search has a
+/// winner), from the states file.
+fn chooser(dir: &Path) -> String {
+    let script = r#"#!/bin/sh
+{ echo board,action,seat,game
+  tail -n +2 "$SWEEP_STATES" | while IFS=, read -r board moves; do
+    n=$(echo "$moves" | tr '|' '\n' | wc -l)
+    i=$(( ($1 + $SWEEP_EPISODES / 100) % n + 1 ))
+    echo "$board,$(echo "$moves" | tr '|' '\n' | sed -n "${i}p"),o,3x3g3"
+  done; } > "$SWEEP_POLICY"
+"#;
+    std::fs::write(dir.join("chooser.sh"), script).unwrap();
+    "[\"sh\", \"chooser.sh\", \"{k}\"]".to_string()
+}
+
+#[test]
+fn a_command_solver_splits_over_shards_and_merges_into_the_local_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rest = "game = \"3x3g3\"\nseat = \"o\"\n[solver.params]\nk = [1, 2, 3]";
+    let spec = spec(tmp.path(), &chooser(tmp.path()), rest, "[\"random\", \"best-response\"]");
+    let (local, split) = (tmp.path().join("local"), tmp.path().join("split"));
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", local.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", split.to_str().unwrap(), "--shard", &shard]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = run(&["merge", split.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (header, _) = read_csv(&split.join("results.csv"));
+    assert_eq!(header.last().map(String::as_str), Some("k"), "the program's parameter is the last column");
+    assert_eq!(without_timings(&local.join("results.csv")), without_timings(&split.join("results.csv")));
+    let ok = rows(&local).iter().all(|r| r["status"] == "ok");
+    assert!(ok, "every job scored");
+}
+
+#[test]
+fn halving_over_episodes_and_a_test_table_run_a_command_solver() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rest = "game = \"3x3g3\"\nseat = \"o\"\n[solver.params]\nk = [1, 2, 3, 4]";
+    let command = chooser(tmp.path());
+    let text = format!(
+        "name = \"h\"\nseed = 5\nreplicates = 2\n[evaluation]\nopponents = [\"random\"]\n[search]\nmethod = \
+         \"halving\"\neta = 2\nmin_budget = 100\nmax_budget = 400\nmetric = \"regret\"\n[test]\nreplicates = 2\n\
+         top = 1\n[[solver]]\nkind = \"command\"\nlabel = \"prog\"\ncommand = {command}\n{rest}\n"
+    );
+    let spec = write_spec(tmp.path(), "h.toml", &text);
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&out);
+    let rung = |k: &str| rows.iter().filter(|r| r["rung"] == k && r["split"] == "tune").count();
+    assert_eq!((rung("0"), rung("1"), rung("2")), (4 * 2, 2 * 2, 2), "4, 2, then 1 configuration");
+    let test: Vec<_> = rows.iter().filter(|r| r["split"] == "test").collect();
+    assert_eq!(test.len(), 2, "the best configuration on two fresh seeds");
+    assert!(test.iter().all(|r| r["episodes"] == "400" && r["status"] == "ok"));
+    let summary = run(&["summary", out.to_str().unwrap()]);
+    assert!(summary.status.success() && stdout(&summary).contains("command:prog"), "{}", stderr(&summary));
+}
