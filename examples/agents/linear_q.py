@@ -33,7 +33,6 @@ over the last 1,000 episodes' updates, and the mean return over them.
 
 import os
 import sys
-import time
 
 
 def _import_package():
@@ -304,7 +303,6 @@ def run() -> int:
         return 2
     use_numpy = np is not None and os.environ.get("LINEAR_Q_NO_NUMPY", "") != "1"
 
-    started = time.perf_counter()
     states = job.read_states()
     features = kinds[p["features"]](job.game)
     rng = random.Random(job.seed)
@@ -326,7 +324,6 @@ def run() -> int:
             job.write_checkpoint(episode, learner.policy(states, use_numpy))
         epsilon = max(epsilon * p["eps_decay"], p["eps_min"])
         lr = max(lr * p["lr_decay"], p["lr_min"])
-    train_seconds = time.perf_counter() - started
     job.write_policy(learner.policy(states, use_numpy))
     updates = sum(r[2] for r in recent)
     job.write_metrics(
@@ -337,8 +334,6 @@ def run() -> int:
             "final_epsilon": epsilon,
             "final_lr": lr,
             "numpy": 1 if use_numpy else 0,
-            "train_seconds": train_seconds,
-            "seconds": time.perf_counter() - started,
         }
     )
     return 0

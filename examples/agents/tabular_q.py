@@ -32,7 +32,6 @@ built-in learner's runs bit for bit; it follows the same rules.
 
 import os
 import sys
-import time
 
 
 def _import_package():
@@ -161,7 +160,6 @@ def run() -> int:
         print(f"tabular_q: ignoring unknown parameters: {', '.join(unknown)}", file=sys.stderr)
     p = {name: job.param(name, default) for name, default in PARAMS.items()}
 
-    started = time.perf_counter()
     states = job.read_states()
     rng = random.Random(job.seed)
     learner = Learner(job.game, p["q0"], rng)
@@ -191,7 +189,6 @@ def run() -> int:
             "final_epsilon": epsilon,
             "final_lr": alpha,
             "mean_return_last_1000": sum(recent) / len(recent) if recent else 0.0,
-            "seconds": time.perf_counter() - started,
         }
     )
     return 0
