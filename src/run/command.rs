@@ -157,14 +157,15 @@ impl Drop for SlotGuard<'_> {
 #[derive(Debug)]
 pub enum Ran {
     /// The program finished and wrote a policy: the policy and the FNV-1a hash of its
-    /// file, the checkpoints found (by episode), its metrics (compact JSON) and its wall
-    /// time.
+    /// file, the checkpoints found (by episode), its metrics (compact JSON), its wall
+    /// time and the time reading what it wrote took.
     Done {
         policy: Policy,
         hash: u64,
         checkpoints: Vec<(u64, Policy)>,
         metrics: Option<String>,
         wall: Duration,
+        read: Duration,
         logs: Logs,
     },
     /// It failed: why (with the last lines of its standard error).
@@ -454,13 +455,21 @@ fn read_outputs(
     if !path.exists() {
         return Err("the program wrote no policy to $SWEEP_POLICY".to_string());
     }
-    let policy = read_policy(&path, game, seats).map_err(|e| format!("$SWEEP_POLICY: {e}"))?;
-    let hash = fs::read(&path).map(|b| crate::seed::fnv1a(&b)).map_err(|e| format!("$SWEEP_POLICY: {e}"))?;
+    let started = Instant::now();
+    let (policy, hash) = read_policy(&path, game, seats).map_err(|e| format!("$SWEEP_POLICY: {e}"))?;
     let mut checkpoints = Vec::new();
     for &episode in env.checkpoints {
         let file = work.join("checkpoints").join(format!("{episode}.csv"));
         if file.exists() {
-            let p = read_policy(&file, game, seats).map_err(|e| format!("$SWEEP_CHECKPOINTS/{episode}.csv: {e}"))?;
+            // The last checkpoint is often the final policy: read once.
+            let same = fs::read(&file).is_ok_and(|b| crate::seed::fnv1a(&b) == hash);
+            let p = match same {
+                true => policy.clone(),
+                false => {
+                    let read = read_policy(&file, game, seats);
+                    read.map_err(|e| format!("$SWEEP_CHECKPOINTS/{episode}.csv: {e}"))?.0
+                }
+            };
             checkpoints.push((episode, p));
         }
     }
@@ -472,11 +481,12 @@ fn read_outputs(
             Err(e) => return Err(format!("$SWEEP_METRICS is not JSON: {e}")),
         },
     };
-    Ok(Ran::Done { policy, hash, checkpoints, metrics, wall, logs: logs.clone() })
+    let read = started.elapsed();
+    Ok(Ran::Done { policy, hash, checkpoints, metrics, wall, read, logs: logs.clone() })
 }
 
-/// A policy file of `game` for `seats`, as a [`Policy`].
-pub fn read_policy(path: &Path, game: Game, seats: &[Seat]) -> Result<Policy, String> {
+/// A policy file of `game` for `seats`, as a [`Policy`], and the FNV-1a hash of its bytes.
+pub fn read_policy(path: &Path, game: Game, seats: &[Seat]) -> Result<(Policy, u64), String> {
     let bytes = fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
     let (found, moves) = crate::spec::policy_file::parse(&bytes)?;
     if found != game {
@@ -490,7 +500,7 @@ pub fn read_policy(path: &Path, game: Game, seats: &[Seat]) -> Result<Policy, St
             policy.set(id, cell);
         }
     }
-    Ok(policy)
+    Ok((policy, crate::seed::fnv1a(&bytes)))
 }
 
 /// A policy that notes the first board it is asked about and lacks.

@@ -206,9 +206,9 @@ fn run_program(
         stop: place.stop,
         slots: place.slots,
     };
-    let (policy, hash, checkpoints, metrics, wall, logs) = match program::run(point, &env) {
-        Ran::Done { policy, hash, checkpoints, metrics, wall, logs } => {
-            (policy, hash, checkpoints, metrics, wall, logs)
+    let (policy, hash, checkpoints, metrics, (wall, read), logs) = match program::run(point, &env) {
+        Ran::Done { policy, hash, checkpoints, metrics, wall, read, logs } => {
+            (policy, hash, checkpoints, metrics, (wall, read), logs)
         }
         Ran::Failed(why) => return Err(why),
         Ran::Abandoned => return Ok(JobOutput { abandoned: true, ..JobOutput::default() }),
@@ -217,7 +217,7 @@ fn run_program(
     let pairs: Vec<(Seat, EvalOpponent)> =
         seats.iter().flat_map(|&s| evaluation.opponents.iter().map(move |&o| (s, o))).collect();
     let started = Instant::now();
-    let mut evaluator = Evaluator::default();
+    let mut evaluator = SPARE_EVALUATOR.with(|spare| spare.take()).unwrap_or_default();
     let mut curves = Vec::new();
     // Per (seat, opponent): the regret at episode 0, if the program wrote that
     // checkpoint, and at the later ones.
@@ -259,7 +259,12 @@ fn run_program(
         }
         scored.push(s);
     }
-    let eval_ms = started.elapsed().as_secs_f64() * 1e3;
+    if evaluator.heap_bytes() <= KEPT_EVALUATOR_BYTES {
+        let _ = SPARE_EVALUATOR.try_with(|spare| spare.set(Some(evaluator)));
+    }
+    // A program's train_ms is its wall time from the spawn to its exit; eval_ms is
+    // sweep's reading and scoring of what it wrote.
+    let eval_ms = (started.elapsed() + read).as_secs_f64() * 1e3;
     let train_ms = wall.as_secs_f64() * 1e3;
     let metrics_column = crate::report::Field::Metrics.column();
     let rows = scored
