@@ -407,3 +407,51 @@ fn halving_over_episodes_and_a_test_table_run_a_command_solver() {
     let summary = run(&["summary", out.to_str().unwrap()]);
     assert!(summary.status.success() && stdout(&summary).contains("command:prog"), "{}", stderr(&summary));
 }
+
+#[test]
+fn threads_per_job_counts_a_program_as_that_many_threads() {
+    // Each program notes when it starts and ends; with threads_per_job = 2 on 2 threads no
+    // two run at once, with 1 they do.
+    for (per_job, overlap) in [(2, false), (1, true)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("first.csv");
+        policy_file(&file, Game::TIC_TAC_TOE, &[Seat::X], |_, b| first_legal(b));
+        let log = tmp.path().join("log");
+        let script = format!(
+            "#!/bin/sh\necho start >> {log}\nsleep 0.5\necho end >> {log}\ncp {file} \"$SWEEP_POLICY\"\n",
+            log = log.display(),
+            file = file.display()
+        );
+        std::fs::write(tmp.path().join("p.sh"), script).unwrap();
+        let rest = format!("threads_per_job = {per_job}\n[solver.params]\nk = [1, 2]");
+        let spec = spec(tmp.path(), "[\"sh\", \"p.sh\"]", &rest, "[\"random\"]");
+        let out = tmp.path().join("out");
+        let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--threads", "2", "--out", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 8, "4 jobs");
+        let alternating = lines.chunks(2).all(|p| p == ["start", "end"]);
+        assert_eq!(!alternating, overlap, "threads_per_job = {per_job}: {lines:?}");
+    }
+}
+
+#[test]
+fn a_programs_parameter_may_be_sampled_and_its_points_are_the_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("first.csv");
+    policy_file(&file, Game::TIC_TAC_TOE, &[Seat::X], |_, b| first_legal(b));
+    let rest = "samples = 3\n[solver.params]\nlr = { loguniform = [0.001, 0.5] }\nlayers = { choice = [\"a\", \"b\"] }";
+    let spec = spec(tmp.path(), &copier(&file), rest, "[\"random\"]");
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&out);
+    let mut lrs: Vec<f64> = rows.iter().map(|r| num(r, "lr")).collect();
+    lrs.sort_by(f64::total_cmp);
+    lrs.dedup();
+    assert_eq!(lrs.len(), 3, "{lrs:?}");
+    assert!(lrs.iter().all(|&x| (0.001..=0.5).contains(&x)));
+    assert!(rows.iter().all(|r| ["a", "b"].contains(&r["layers"].as_str())));
+    assert_eq!(rows.len(), 3 * 2, "3 points x 2 replicates");
+}
