@@ -119,6 +119,11 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
             columns.missing().join(", ")
         );
         Ok(exit::OK)
+    } else if differ == 0 && job.params.program().is_some() {
+        println!(
+            "reproduced: the same policy, and every column but the timings and the program's metrics is identical"
+        );
+        Ok(exit::OK)
     } else if differ == 0 {
         println!("reproduced: every column but the timings is identical");
         Ok(exit::OK)
@@ -153,7 +158,7 @@ fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns, verbo
         }
         println!("{:<14} {:<24} {:<24}", "column", "recorded", "reproduced");
         for (c, name) in RESULT_COLUMNS.iter().enumerate() {
-            let timing = TIMING_COLUMNS.contains(name);
+            let timing = not_compared(name);
             // A column newer than the file was not recorded: shown, not compared.
             let in_file = columns.index(name).is_some();
             let same = old[c] == new[c];
@@ -163,7 +168,7 @@ fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns, verbo
             let mark = if !in_file {
                 "  (not recorded)"
             } else if timing {
-                "  (timing)"
+                "  (not compared)"
             } else if same {
                 ""
             } else {
@@ -176,12 +181,27 @@ fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns, verbo
     differ
 }
 
+/// Whether a column is left out of the comparison: the timings, and a command solver's
+/// `metrics` (the program's own numbers, which may hold its own timings or say which
+/// library it found).
+fn not_compared(name: &str) -> bool {
+    TIMING_COLUMNS.contains(&name) || name == "metrics"
+}
+
 /// Prints one line per compared value that differs between `old` and `new`; returns how many.
 fn print_differences(old: &Record, new: &Record, columns: &Columns) -> usize {
     let (seat, opponent) = (&new[crate::report::column("seat")], &new[crate::report::Field::EvalOpponent.column()]);
     let mut differ = 0;
     for (c, name) in RESULT_COLUMNS.iter().enumerate() {
-        if old[c] != new[c] && !TIMING_COLUMNS.contains(name) && columns.index(name).is_some() {
+        if old[c] == new[c] || columns.index(name).is_none() {
+            continue;
+        }
+        if *name == "metrics" {
+            println!(
+                "{seat} vs {opponent}: metrics (the program's own numbers: shown, not compared) recorded {:?}, reproduced {:?}",
+                old[c], new[c]
+            );
+        } else if !TIMING_COLUMNS.contains(name) {
             differ += 1;
             println!("{seat} vs {opponent}: {name} recorded {:?}, reproduced {:?}  DIFFERENT", old[c], new[c]);
         }
