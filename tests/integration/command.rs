@@ -10,7 +10,7 @@
 //! group id to a file, and each test checks that no process of that group is left.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command as StdCommand, Stdio};
+use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 
 use sweep::game::{Board, Game, Player, Status};
@@ -56,18 +56,6 @@ fn num(r: &std::collections::HashMap<String, String>, c: &str) -> f64 {
 /// The shell command that copies `file` to `$SWEEP_POLICY`.
 fn copier(file: &Path) -> String {
     format!("[\"sh\", \"-c\", \"cp \\\"$1\\\" \\\"$SWEEP_POLICY\\\"\", \"sh\", \"{}\"]", file.display())
-}
-
-/// The value of `me`'s policy `choose` against the reply worst for it, by recursion over
-/// the game tree (the board's rules only).
-fn brute_force_worst_case(b: Board, me: Player, choose: &impl Fn(Board) -> u8) -> i32 {
-    if let Some(r) = b.status().reward(me) {
-        return r as i32;
-    }
-    if b.to_move() == me {
-        return brute_force_worst_case(b.play(choose(b)), me, choose);
-    }
-    b.legal_cells().map(|c| brute_force_worst_case(b.play(c), me, choose)).min().expect("a legal move")
 }
 
 #[test]
@@ -189,13 +177,6 @@ fn every_fault_of_a_program_is_a_failed_row_with_its_reason_and_logs_and_leaves_
     no_process_left(tmp.path());
 }
 
-fn spawn(args: &[&str]) -> Child {
-    let mut c = StdCommand::new(env!("CARGO_BIN_EXE_sweep"));
-    c.current_dir(root()).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    c.env_remove("SLURM_ARRAY_TASK_ID").env_remove("SLURM_ARRAY_TASK_COUNT").env_remove("SWEEP_FAULT");
-    c.spawn().unwrap()
-}
-
 #[test]
 fn ctrl_c_stops_a_hung_program_at_once_and_the_same_command_resumes_only_the_unfinished_jobs() {
     let tmp = tempfile::tempdir().unwrap();
@@ -219,7 +200,7 @@ fn ctrl_c_stops_a_hung_program_at_once_and_the_same_command_resumes_only_the_unf
     let spec = spec(tmp.path(), "[\"sh\", \"p.sh\", \"{mode}\"]", rest, "[\"random\"]");
     let out = tmp.path().join("out");
     let args = ["run", spec.to_str().unwrap(), "--threads", "2", "--out", out.to_str().unwrap()];
-    let child = spawn(&args);
+    let child = spawn(&args, &[]);
     // Both "ok" jobs are written; the two "hang" jobs hang.
     let start = Instant::now();
     while std::fs::read_dir(&groups).unwrap().count() < 4

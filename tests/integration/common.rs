@@ -167,3 +167,28 @@ pub fn until_unlocked(dir: &Path) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Starts the built `sweep` from the repository root with `args` and `env`, its output
+/// piped (to signal it while it runs).
+pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+    use std::process::{Command as StdCommand, Stdio};
+    let mut c = StdCommand::new(env!("CARGO_BIN_EXE_sweep"));
+    c.current_dir(root()).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    c.env_remove("SLURM_ARRAY_TASK_ID").env_remove("SLURM_ARRAY_TASK_COUNT").env_remove("SWEEP_FAULT");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.spawn().unwrap()
+}
+
+/// The value of `me`'s policy `choose` against the reply that is worst for it, by plain
+/// recursion over the game tree: the board's rules, no position table, no MDP.
+pub fn brute_force_worst_case(b: Board, me: sweep::game::Player, choose: &impl Fn(Board) -> u8) -> i32 {
+    if let Some(r) = b.status().reward(me) {
+        return r as i32;
+    }
+    if b.to_move() == me {
+        return brute_force_worst_case(b.play(choose(b)), me, choose);
+    }
+    b.legal_cells().map(|c| brute_force_worst_case(b.play(c), me, choose)).min().expect("a legal move")
+}

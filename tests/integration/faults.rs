@@ -20,16 +20,6 @@ episodes = 150000
 alpha = [0.25, 0.5]
 "#;
 
-fn spawn(args: &[&str], env: &[(&str, &str)]) -> Child {
-    let mut c = StdCommand::new(env!("CARGO_BIN_EXE_sweep"));
-    c.current_dir(root()).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    c.env_remove("SLURM_ARRAY_TASK_ID").env_remove("SLURM_ARRAY_TASK_COUNT").env_remove("SWEEP_FAULT");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.spawn().unwrap()
-}
-
 /// Waits until `results.csv` under `dir` has at least `rows` data rows.
 fn wait_rows(dir: &Path, rows: usize) {
     let start = Instant::now();
