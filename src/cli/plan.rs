@@ -433,3 +433,35 @@ pub fn human(secs: f64) -> String {
         format!("{:.1} h", secs / 3600.0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{RESULT_COLUMNS, column};
+
+    #[test]
+    fn a_programs_time_is_unknown_until_measured_then_estimated_from_finished_jobs() {
+        let spec = "name = \"p\"\nreplicates = 2\n[evaluation]\ncheckpoints = 1\n[[solver]]\nkind = \"command\"\n\
+                    label = \"prog\"\ncommand = [\"sh\", \"-c\", \"true\"]\nepisodes = 1000\n[solver.params]\nk = [1, 2]\n";
+        let sweep = crate::spec::parse(spec, "p.toml").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let unknown = super::program_notes(&sweep, dir.path());
+        assert_eq!(unknown.len(), 1);
+        assert!(unknown[0].contains("prog: the program's own time is unknown until its jobs run"), "{unknown:?}");
+        // Two finished jobs of 1,000 episodes: 500 ms and 1,500 ms, so 1 ms per episode;
+        // the solver's 4 jobs of 1,000 episodes then take 4 s.
+        let mut text = RESULT_COLUMNS.join(",") + "\n";
+        for (id, ms) in [("a", "500"), ("b", "1500")] {
+            let mut row = vec![String::new(); RESULT_COLUMNS.len()];
+            row[column("job_id")] = id.into();
+            row[column("solver")] = "command:prog".into();
+            row[column("status")] = "ok".into();
+            row[column("train_ms")] = ms.into();
+            row[column("episodes")] = "1000".into();
+            text += &(row.join(",") + "\n");
+        }
+        std::fs::write(dir.path().join("results.csv"), text).unwrap();
+        let known = super::program_notes(&sweep, dir.path());
+        assert!(known[0].contains("estimated from 2 jobs finished"), "{known:?}");
+        assert!(known[0].contains("4.0 s for all its jobs (1.000 ms per episode"), "{known:?}");
+    }
+}
