@@ -60,7 +60,8 @@ fn interrupt() {
         std::process::exit(exit::INTERRUPTED);
     }
     eprintln!(
-        "\ninterrupted: starting no new jobs; waiting up to {} s for running ones (Ctrl-C again to exit now)",
+        "\ninterrupted: starting no new jobs; waiting up to {} s for running ones, stopping the programs of \
+         command solvers now (Ctrl-C again to exit now)",
         GRACE.as_secs()
     );
 }
