@@ -275,7 +275,8 @@ fn footer(configurations: usize, rows: usize, failed: usize, sampled: usize, mar
         match marked {
             Some(v) => format!(
                 "; vs_best: = where the paired {} test (Holm-adjusted, level {}) cannot tell the configuration from \
-                 the best, cannot-reject where it never could with these replicates",
+                 the best, equal where it is identical to the best on every replicate, cannot-reject where it never \
+                 could tell with these replicates",
                 v.test, v.alpha
             ),
             None => String::new(),

@@ -125,10 +125,14 @@ pub struct Comparison {
     pub p_floor: f64,
     /// P(this configuration's run is better than the baseline's).
     pub p_improve: f64,
-    /// `baseline`, `better`, `worse`, `indistinguishable`, `cannot-reject` when no data
-    /// could have made the test reject, or `no-pairs` when no replicate has a run on both
-    /// sides (a configuration never solved, by `solved_at`).
+    /// `baseline`, `better`, `worse`, `indistinguishable`, `equal` when every paired
+    /// difference is exactly 0 (identical on every replicate: no number of replicates
+    /// would tell them apart, and none is needed), `cannot-reject` when no data could have
+    /// made the test reject, or `no-pairs` when no replicate has a run on both sides (a
+    /// configuration never solved, by `solved_at`).
     pub verdict: &'static str,
+    /// Every paired difference is exactly 0.
+    pub identical: bool,
 }
 
 /// Every configuration of `block` against the one at `baseline`, in block order.
@@ -154,6 +158,7 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: V
                 p_floor: f64::NAN,
                 p_improve: probability_of_improvement(&values, &base_values, metric.lower_is_better()),
                 verdict: "baseline",
+                identical: !d.is_empty() && d.iter().all(|&x| x == 0.0),
             }
         })
         .collect();
@@ -166,6 +171,8 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: V
         let lower = c.difference.mean < 0.0;
         c.verdict = if c.difference.n == 0 {
             "no-pairs"
+        } else if c.identical {
+            "equal"
         } else if c.p_floor >= verdicts.alpha {
             "cannot-reject"
         } else if p.is_nan() || p >= verdicts.alpha || c.difference.mean == 0.0 {
@@ -305,6 +312,7 @@ pub fn best_marks_in(blocks: &[Block], compared: &AgainstBest, by: &[&str], verd
             let mark = match c.verdict {
                 "baseline" => "best",
                 "indistinguishable" => "=",
+                "equal" => "equal",
                 "cannot-reject" => "cannot-reject",
                 _ => "",
             };
@@ -382,6 +390,21 @@ mod tests {
         assert_eq!(by_t[26].verdict, "worse");
         assert_eq!(by_t[26].p_floor, 0.0);
         assert!(by_t.iter().all(|c| c.difference.p_value >= 1e-3 || c.verdict != "indistinguishable"));
+    }
+
+    #[test]
+    fn identical_runs_are_equal_whatever_the_replicates_and_the_test() {
+        // Exact evaluation makes ties common: regret exactly 0 on every replicate.
+        let best = Config::with_runs("best", &[0.0, 0.0, 0.0]);
+        let same = Config::with_runs("same", &[0.0, 0.0, 0.0]);
+        let off = Config::with_runs("off", &[0.0, 0.0, 0.5]);
+        let block = Block { key: vec![], configs: vec![best, same, off] };
+        for test in [Significance::Wilcoxon, Significance::T, Significance::Permutation] {
+            let cs = compare_block(&block, 0, Metric::Regret, Verdicts { test, alpha: 0.05 });
+            assert_eq!(cs[1].verdict, "equal", "{test:?}: never cannot-reject, better or worse");
+            assert!(cs[1].identical && !cs[2].identical);
+            assert_ne!(cs[2].verdict, "equal", "{test:?}: one replicate differs");
+        }
     }
 
     #[test]

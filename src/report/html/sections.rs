@@ -179,7 +179,8 @@ fn leaderboard(d: &Data) -> Section {
         how: "Lower regret is better (0 = optimal). One table per seat, opponent and board, best first; ci95 is the \
               Student-t 95% interval of the mean over replicates, boot_low..boot_high the bootstrap 95% interval of the \
               IQM; vs_best: best = lowest mean of its solver's block, = a paired Wilcoxon test (Holm, 0.05) cannot tell it \
-              from the best, cannot-reject = too few replicates to ever tell. Click a column to sort. The same numbers as \
+              from the best, equal = identical to the best on every replicate, cannot-reject = too few replicates to ever \
+              tell. Click a column to sort. The same numbers as \
               `sweep summary`."
             .into(),
         parts,
