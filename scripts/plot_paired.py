@@ -3,8 +3,7 @@
 configuration by default) with its 95% paired-t interval, one panel per (solver, seat,
 evaluation opponent, game), coloured by the verdict of `sweep compare` (better, worse,
 indistinguishable, or cannot-reject where too few replicates could never reject; by the
-Holm-adjusted Wilcoxon signed-rank test at 0.05 unless --significance and --alpha say
-otherwise). With --by naming block columns (--by solver), one panel per block of the
+Holm-adjusted paired t test at 0.05 unless --significance and --alpha say otherwise). With --by naming block columns (--by solver), one panel per block of the
 others, one row per solver: each represented by its best configuration.
 
 RESULTS is either a results directory (or its results.csv), on which the script runs
@@ -45,7 +44,7 @@ def parse_args():
                         "parameter but the seat), or block columns such as solver, each "
                         "value represented by its best configuration")
     p.add_argument("--significance", choices=["wilcoxon", "t", "permutation"],
-                   help="the paired test behind the verdicts (default: wilcoxon)")
+                   help="the paired test behind the verdicts (default: t)")
     p.add_argument("--alpha", metavar="LEVEL", help="the level of the verdicts (default: 0.05)")
     p.add_argument("--eval-opponent", metavar="NAME", help="only the blocks evaluated against NAME")
     p.add_argument("--name", metavar="NAME", help="file name (default: paired_<metric>)")
@@ -139,7 +138,7 @@ def draw(blocks, metric):
                  fontweight="bold")
     lower = "higher" if metric == "value" else "lower"
     frame = pd.concat([b for _, b in blocks])
-    test = frame["test"].iloc[0] if "test" in frame else "wilcoxon"
+    test = frame["test"].iloc[0] if "test" in frame else "t"
     lines = [
         "line: 95% paired-t interval of the mean difference over paired replicates (same seeds)",
         f"colour: verdict of the Holm-adjusted {test} test (green better, red worse, grey "

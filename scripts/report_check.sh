@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Loads the reports of a few sweeps in a real browser (headless Chromium from the
-# distribution's packages): the smoke spec, the learners, a search (halving) and a 4x4 sweep,
+# distribution's packages): the smoke spec, the learners, a search (halving), a 4x4 sweep and
+# the main example (whose leaderboard must exclude some configuration from the best),
 # and two directories side by side. For each page: no console message at all (an error, a
 # failed script), one table row per configuration in the DOM after the scripts ran (as many
 # as `sweep summary --csv` prints), the embedded CSV inflated by the browser to the results
@@ -63,14 +64,25 @@ check() {
     echo "$name: $found configuration rows, console clean, screenshot $out/$name.png"
 }
 
-for spec in smoke learners halving four; do
+for spec in smoke learners halving four qlearning; do
     dir="$work/$spec"
     "$sweep" run "experiments/$spec.toml" --quiet --yes --out "$dir"
     "$sweep" report "$dir" 2>/dev/null
     lines=$("$sweep" summary "$dir" --csv | wc -l)
     configurations=$((lines - 1))
     check "$dir/report.html" "$spec" "$configurations" "$(wc -l <"$dir/results.csv")" "$(wc -c <"$dir/results.csv")"
+    # The leaderboard's verdicts are summary's: the same count of each.
+    for verdict in best equal could-be-best not-best; do
+        in_page=$( (grep -o ">$verdict<" "$work/$spec.dom" || true) | wc -l)
+        in_summary=$("$sweep" summary "$dir" --csv | grep -c ",$verdict," || true)
+        [ "$in_page" = "$in_summary" ] ||
+            fail "$spec: $in_page '$verdict' marks in the report, $in_summary in sweep summary"
+    done
 done
+# The main example speaks: some configuration is excluded from the best against random,
+# and the all-zero rows against minimax read equal.
+grep -q '>not-best<' "$work/qlearning.dom" || fail "qlearning: no not-best mark in the report"
+grep -q '>equal<' "$work/qlearning.dom" || fail "qlearning: no equal mark in the report"
 
 # Two directories side by side: every configuration of either once, in one of three tables.
 keys() {

@@ -46,9 +46,10 @@ pub struct CompareArgs {
     /// joined by `/`, e.g. `--pick sarsa:alpha=0.5`); repeatable.
     #[arg(long, value_name = "GROUP:CONFIG")]
     pick: Vec<String>,
-    /// The paired test that makes the verdicts: wilcoxon (signed ranks), t (paired t) or
+    /// The paired test that makes the verdicts: t (paired t, the default: no floor on its
+    /// p-value; assumes the mean difference about normal), wilcoxon (signed ranks) or
     /// permutation (exact sign flips of the mean difference).
-    #[arg(long, default_value = "wilcoxon", value_parser = significance_arg)]
+    #[arg(long, default_value = "t", value_parser = significance_arg)]
     significance: Significance,
     /// The level below which a Holm-adjusted p-value is a difference.
     #[arg(long, default_value_t = crate::stats::significance::DEFAULT_ALPHA, value_parser = alpha_arg)]

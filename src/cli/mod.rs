@@ -79,14 +79,14 @@ enum Command {
         /// The results directory that holds shards/.
         dir: PathBuf,
     },
-    /// Rank configurations: mean regret over replicates with a 95% confidence interval.
+    /// Rank configurations: mean regret over replicates with a 95% confidence interval, and which could be the best.
     #[command(
-        after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv\n  sweep summary results/mcts --format json > ranking.json\n  sweep summary results/qlearning --significance permutation --alpha 0.01"
+        after_help = "Examples:\n  sweep summary results/qlearning\n  sweep summary results/qlearning --by solver,alpha,eval_opponent\n  sweep summary results/mcts --csv > ranking.csv\n  sweep summary results/mcts --format json > ranking.json\n  sweep summary results/qlearning --significance t --alpha 0.01\n\nvs_best: by default, which configurations of each block could be the best (Hsu's multiple\ncomparisons with the best): best, equal (identical to the best on every replicate),\ncould-be-best or not-best, with the simultaneous interval mcb_low..mcb_high of each one's\ntrue regret minus the best of the others'."
     )]
     Summary(summary::SummaryArgs),
     /// Compare configurations (or learners, with --by solver) with a baseline, paired by replicate: difference, interval, p-values, verdict.
     #[command(
-        after_help = "Examples:\n  sweep compare results/epsilon --metric regret_auc\n  sweep compare results/qlearning --baseline alpha=0.5 --csv\n  sweep compare results/learners --by solver --significance t\n\nA verdict is cannot-reject where the test's smallest attainable Holm-adjusted p-value\n(p_floor) is not below --alpha: those replicates could never show a difference."
+        after_help = "Examples:\n  sweep compare results/epsilon --metric regret_auc\n  sweep compare results/qlearning --baseline alpha=0.5 --csv\n  sweep compare results/learners --by solver --significance wilcoxon\n\nVerdicts are by the paired t test, Holm-adjusted over each block, unless --significance\nsays otherwise. A verdict is cannot-reject where the test's smallest attainable\nHolm-adjusted p-value (p_floor) is not below --alpha (the rank tests with few replicates):\nthose replicates could never show a difference."
     )]
     Compare(compare::CompareArgs),
     /// Which parameter matters: each main effect's and pairwise interaction's share of the metric's variance.

@@ -2,9 +2,13 @@
 //! within each solver; from the test rows when the file has them (`[test]`), with each
 //! configuration's tuning mean and the gap, else from the tuning rows (`--split`); both
 //! when `--by` names the `split` column. With the default grouping, `vs_best` marks each
-//! configuration by a paired comparison with its block's best (the test and level of
-//! `--significance` and `--alpha`, `cannot-reject` where the replicates could never
-//! separate them), and `sampled` counts each group's rows evaluated by sampled games.
+//! configuration against its block's best: by default whether it could be the best (Hsu's
+//! multiple comparisons with the best at level `--alpha`, with the simultaneous interval of
+//! its gap behind the best of the others in `mcb_low`/`mcb_high`, and under the table how
+//! many replicates would likely shrink the set), or with `--significance` naming a paired
+//! test, that test against the best (Holm-adjusted; `cannot-reject` where the replicates
+//! could never separate them); and `sampled` counts each group's rows evaluated by sampled
+//! games.
 //! Under the table, self-play configurations evaluated against `best-response` get their
 //! NashConv (the two seats' exploitability summed per job; see [`crate::report::nash_conv`]).
 //! [`table`] computes all this as a [`Table`] (the lines under it are its notes), from the
@@ -20,11 +24,11 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::compare::{alpha_arg, significance_arg};
+use super::compare::alpha_arg;
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
 use crate::report::RESULT_COLUMNS;
-use crate::report::compare::{Verdicts, best_marks};
+use crate::report::compare::{Procedure, best_marks};
 use crate::report::files::each_row;
 use crate::report::splits;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns, strata};
@@ -32,7 +36,7 @@ use crate::report::table::{Cell, Column, Format, Table};
 use crate::seed::fnv1a;
 use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
-use crate::stats::significance::{DEFAULT_ALPHA, Significance};
+use crate::stats::significance::DEFAULT_ALPHA;
 
 /// Flags of `sweep summary`.
 #[derive(clap::Args, Debug)]
@@ -44,11 +48,13 @@ pub struct SummaryArgs {
     by: Vec<String>,
     #[command(flatten)]
     output: FormatArgs,
-    /// The paired test behind `vs_best`: wilcoxon (signed ranks), t (paired t) or
-    /// permutation (exact sign flips of the mean difference).
-    #[arg(long, default_value = "wilcoxon", value_parser = significance_arg)]
-    significance: Significance,
-    /// The level below which a Holm-adjusted p-value separates a configuration from the best.
+    /// What decides `vs_best`: mcb (which configurations could be the best: Hsu's multiple
+    /// comparisons with the best), or a paired test against the best, Holm-adjusted:
+    /// t (paired t), wilcoxon (signed ranks) or permutation (exact sign flips).
+    #[arg(long, default_value = "mcb", value_parser = Procedure::parse, value_name = "mcb|t|wilcoxon|permutation")]
+    significance: Procedure,
+    /// The level: MCB's set holds the best with probability 1 - alpha; a paired test's
+    /// Holm-adjusted p-value below it separates a configuration from the best.
     #[arg(long, default_value_t = DEFAULT_ALPHA, value_parser = alpha_arg)]
     alpha: f64,
     /// Also this statistic of the regret (mean, median or iqm) with a stratified percentile
@@ -72,8 +78,8 @@ fn stat_arg(s: &str) -> Result<Stat, String> {
 pub struct SummaryOptions {
     /// Group by these columns (empty: every configuration column, with `vs_best`).
     pub by: Vec<String>,
-    /// The paired test behind `vs_best`.
-    pub significance: Significance,
+    /// What decides `vs_best`.
+    pub significance: Procedure,
     /// Its level.
     pub alpha: f64,
     /// A robust statistic of the regret with its bootstrap interval.
@@ -146,9 +152,8 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     );
     columns.push(Column::decimals("train_ms", 1));
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
-    let verdicts = Verdicts { test: options.significance, alpha: options.alpha };
     let (marks, notes) = if options.by.is_empty() {
-        let (marks, notes) = best_marks(&results, &by, verdicts, split).map_err(bad)?;
+        let (marks, notes) = best_marks(&results, &by, options.significance, options.alpha, split).map_err(bad)?;
         (Some(marks), notes)
     } else {
         (None, Vec::new())
@@ -157,8 +162,12 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     if let Some(stat) = options.stat {
         columns.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()].map(Column::numbers));
     }
+    let mcb = marks.is_some() && options.significance == Procedure::Mcb;
     if marks.is_some() {
         columns.push(Column::text("vs_best"));
+    }
+    if mcb {
+        columns.extend(["mcb_low", "mcb_high"].map(Column::numbers));
     }
     if test {
         columns.extend([Column::integers("tune_n"), Column::numbers("tune_mean_regret"), Column::numbers("gap")]);
@@ -175,7 +184,11 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
             r.extend([Cell::Float(stat.of(&all)), Cell::Float(low), Cell::Float(high)]);
         }
         if let Some(marks) = &marks {
-            r.push(Cell::text(marks.get(&g.key).copied().unwrap_or("")));
+            let mark = marks.get(&g.key);
+            r.push(Cell::text(mark.map_or("", |m| m.verdict)));
+            if mcb {
+                r.extend([mark.map_or(f64::NAN, |m| m.low), mark.map_or(f64::NAN, |m| m.high)].map(Cell::Float));
+            }
         }
         if test {
             let t = tuned.get(&g.key);
@@ -188,7 +201,8 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     }
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     let sampled: usize = groups.iter().map(|g| g.sampled).sum();
-    table.notes.push(footer(groups.len(), agg.rows(), failed, sampled, marks.is_some().then_some(verdicts)));
+    let marked = marks.is_some().then_some((options.significance, options.alpha));
+    table.notes.push(footer(groups.len(), agg.rows(), failed, sampled, marked));
     table.notes.extend(notes);
     table.notes.extend(crate::report::nash_conv::lines(&results, filter).map_err(bad)?);
     match filter {
@@ -257,7 +271,13 @@ fn base_row(g: &Group, show: &[usize], numeric: &[bool]) -> Vec<Cell> {
 }
 
 /// The line under the table.
-fn footer(configurations: usize, rows: usize, failed: usize, sampled: usize, marked: Option<Verdicts>) -> String {
+fn footer(
+    configurations: usize,
+    rows: usize,
+    failed: usize,
+    sampled: usize,
+    marked: Option<(Procedure, f64)>,
+) -> String {
     format!(
         "{} from {}{}{}; ci95 is the Student-t 95% interval of the mean regret over replicates{}",
         crate::names::count(configurations, "configuration"),
@@ -273,11 +293,18 @@ fn footer(configurations: usize, rows: usize, failed: usize, sampled: usize, mar
             String::new()
         },
         match marked {
-            Some(v) => format!(
-                "; vs_best: = where the paired {} test (Holm-adjusted, level {}) cannot tell the configuration from \
-                 the best, equal where it is identical to the best on every replicate, cannot-reject where it never \
-                 could tell with these replicates",
-                v.test, v.alpha
+            Some((Procedure::Mcb, alpha)) => format!(
+                "; vs_best: which configurations could be the best of their block (Hsu's multiple comparisons with the \
+                 best, level {alpha}, pooled variance of the paired design): could-be-best where the set that holds the \
+                 best with probability {} keeps it, not-best where it is excluded, equal where it is identical to the \
+                 best on every replicate; mcb_low..mcb_high: the simultaneous interval of its true mean regret minus \
+                 the best of the others' (0 inside: could be the best)",
+                1.0 - alpha
+            ),
+            Some((Procedure::Pairwise(test), alpha)) => format!(
+                "; vs_best: = where the paired {test} test (Holm-adjusted, level {alpha}) cannot tell the configuration \
+                 from the best, equal where it is identical to the best on every replicate, cannot-reject where it \
+                 never could tell with these replicates"
             ),
             None => String::new(),
         }

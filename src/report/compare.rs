@@ -3,11 +3,21 @@
 //! chosen test's p-value Holm-adjusted across the block, rliable's probability of
 //! improvement, and a verdict.
 //!
-//! A verdict first asks whether the design can reject at all: when the chosen test's
-//! smallest attainable Holm-adjusted p-value for the comparison's pairs is not below the
-//! level, the verdict is `cannot-reject`, never `indistinguishable` (which is kept for a
-//! design that could have rejected and did not). The statistics themselves are in
-//! [`crate::stats::paired`] and [`crate::stats::significance`].
+//! A verdict first asks whether the runs differ at all: identical on every replicate is
+//! `equal`. Then whether the design can reject: when the chosen test's smallest attainable
+//! Holm-adjusted p-value for the comparison's pairs is not below the level (the rank and
+//! permutation tests with few replicates), the verdict is `cannot-reject`, never
+//! `indistinguishable` (which is kept for a design that could have rejected and did not).
+//! The default test is the paired t with Holm's adjustment: it has no such floor, and it
+//! assumes the mean paired difference is about normal (many replicates, or differences
+//! without heavy tails).
+//!
+//! "Which configurations could be the best?" is a question of its own: `summary`'s and the
+//! report's `vs_best` answer it by default with Hsu's multiple comparisons with the best
+//! ([`best_set`], [`crate::stats::mcb`]), which treats the best as unknown rather than
+//! testing each configuration against the best observed on the same runs. The statistics
+//! themselves are in [`crate::stats::paired`], [`crate::stats::significance`] and
+//! [`crate::stats::mcb`].
 
 use anyhow::{Result, bail};
 
@@ -16,6 +26,7 @@ use std::path::Path;
 
 use super::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::spec::Split;
+use crate::stats::mcb::{MOST_REPLICATES, Mcb, POWER, mcb};
 use crate::stats::paired::{PairedT, Wilcoxon, holm, paired_t, probability_of_improvement, wilcoxon};
 use crate::stats::significance::{DEFAULT_ALPHA, Significance, floor};
 
@@ -30,9 +41,40 @@ pub struct Verdicts {
 }
 
 impl Default for Verdicts {
-    /// Wilcoxon's signed-rank test at 0.05.
+    /// The paired t test at 0.05.
     fn default() -> Verdicts {
-        Verdicts { test: Significance::Wilcoxon, alpha: DEFAULT_ALPHA }
+        Verdicts { test: Significance::T, alpha: DEFAULT_ALPHA }
+    }
+}
+
+/// What decides `vs_best`: the set of configurations that could be the best (Hsu's MCB),
+/// or a paired test of each configuration against the observed best (Holm-adjusted).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Procedure {
+    /// Multiple comparisons with the best.
+    Mcb,
+    /// A paired test against the observed best.
+    Pairwise(Significance),
+}
+
+impl Procedure {
+    /// `mcb` or a paired test's name.
+    pub fn parse(s: &str) -> Result<Procedure, String> {
+        if s == "mcb" {
+            return Ok(Procedure::Mcb);
+        }
+        s.parse().map(Procedure::Pairwise).map_err(|e: crate::mdp::ParseNameError| {
+            format!("{e}; or mcb (multiple comparisons with the best, the default)")
+        })
+    }
+}
+
+impl std::fmt::Display for Procedure {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Procedure::Mcb => f.write_str("mcb"),
+            Procedure::Pairwise(test) => write!(f, "{test}"),
+        }
     }
 }
 
@@ -257,18 +299,35 @@ pub fn represent(block: &Block, group: &[usize], metric: Metric, picks: &[Pick])
     Ok(out)
 }
 
-/// The `vs_best` marks, keyed by the summary's group key, and one line per block whose
-/// design cannot reject.
-pub type Marks = (BTreeMap<Vec<String>, &'static str>, Vec<String>);
+/// A configuration's `vs_best` mark, with the interval of the procedure that made it
+/// (MCB: its true gap behind the best of the others; NaN for a paired test's mark).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mark {
+    /// `best`, `equal`, `could-be-best` or `not-best` (MCB); `best`, `equal`, `=`,
+    /// `cannot-reject` or `` (a paired test).
+    pub verdict: &'static str,
+    /// The lower end of the MCB interval.
+    pub low: f64,
+    /// Its upper end.
+    pub high: f64,
+}
 
-/// For the default grouping: `best` for the configuration with the lowest mean regret of
-/// its (solver, seat, evaluation opponent, game) block, `=` for those the paired test
-/// cannot tell from it (Holm-adjusted p >= alpha), `cannot-reject` where the test could
-/// not have told them apart whatever the runs (too few replicates for the comparisons of
-/// the block), empty for the others; from the rows of `split`.
-pub fn best_marks(path: &Path, by: &[&str], verdicts: Verdicts, split: Split) -> Result<Marks> {
+/// The `vs_best` marks, keyed by the summary's group key, and the lines under them: per
+/// block, the set that could be the best and the replicates that would shrink it (MCB), or
+/// that its design cannot reject (a paired test).
+pub type Marks = (BTreeMap<Vec<String>, Mark>, Vec<String>);
+
+/// For the default grouping: each configuration's mark against the best of its (solver,
+/// seat, evaluation opponent, game) block by regret, from the rows of `split`. With MCB:
+/// `best` for the lowest mean, `equal` for a configuration identical to it on every
+/// replicate, `could-be-best` for the others of the set that could be the best at level
+/// `alpha`, `not-best` for those excluded. With a paired test: `best`, `equal`, `=` where
+/// the test (Holm-adjusted) cannot tell the configuration from the best, `cannot-reject`
+/// where it could not have whatever the runs (too few replicates for the block's
+/// comparisons), empty for the others.
+pub fn best_marks(path: &Path, by: &[&str], procedure: Procedure, alpha: f64, split: Split) -> Result<Marks> {
     let blocks = read_blocks_in(path, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
-    Ok(best_marks_in(&blocks, &against_best(&blocks, verdicts), by, verdicts))
+    Ok(best_marks_in(&blocks, by, procedure, alpha))
 }
 
 /// Per block: its best configuration by regret and every configuration compared with it
@@ -283,9 +342,35 @@ pub fn against_best(blocks: &[Block], verdicts: Verdicts) -> AgainstBest {
         .collect()
 }
 
+/// The set of a block's configurations that could be the best: Hsu's MCB over the
+/// replicates every configuration with runs has.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BestSet {
+    /// The configurations analysed (indices into the block): those with runs.
+    pub configs: Vec<usize>,
+    /// The analysis, its rows in the order of `configs`.
+    pub mcb: Mcb,
+    /// How many replicates some configuration has that not every one has (left out).
+    pub left_out: usize,
+}
+
+/// The MCB analysis of `block` by `metric` at level `alpha`, on the replicates every
+/// configuration with runs shares; `None` with fewer than two such configurations or
+/// fewer than two shared replicates.
+pub fn best_set(block: &Block, metric: Metric, alpha: f64) -> Option<BestSet> {
+    let runs: Vec<(usize, BTreeMap<u32, f64>)> =
+        block.configs.iter().enumerate().map(|(i, c)| (i, c.runs())).filter(|(_, r)| !r.is_empty()).collect();
+    let (_, first) = runs.first()?;
+    let shared: Vec<u32> = first.keys().copied().filter(|r| runs.iter().all(|(_, m)| m.contains_key(r))).collect();
+    let every: std::collections::BTreeSet<u32> = runs.iter().flat_map(|(_, m)| m.keys().copied()).collect();
+    let table: Vec<Vec<f64>> = runs.iter().map(|(_, m)| shared.iter().map(|r| m[r]).collect()).collect();
+    let mcb = mcb(&table, metric.lower_is_better(), alpha)?;
+    Some(BestSet { configs: runs.iter().map(|(i, _)| *i).collect(), mcb, left_out: every.len() - shared.len() })
+}
+
 /// The marks of [`best_marks`] from blocks already read (by the block columns and the
-/// default configuration columns) and compared ([`against_best`]).
-pub fn best_marks_in(blocks: &[Block], compared: &AgainstBest, by: &[&str], verdicts: Verdicts) -> Marks {
+/// default configuration columns).
+pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, alpha: f64) -> Marks {
     let (columns, block_cols) = (default_config_columns(), block_columns());
     // Where each grouping column's value is: in the block's key, or the configuration's.
     let at: Vec<(Option<usize>, Option<usize>)> = by
@@ -295,31 +380,159 @@ pub fn best_marks_in(blocks: &[Block], compared: &AgainstBest, by: &[&str], verd
             None => (None, columns.iter().position(|x| x == name)),
         })
         .collect();
+    let key = |block: &Block, config: usize| -> Vec<String> {
+        at.iter()
+            .map(|&(in_block, in_config)| match (in_block, in_config) {
+                (Some(k), _) => block.key[k].clone(),
+                (None, Some(k)) => block.configs[config].key[k].clone(),
+                (None, None) => String::new(),
+            })
+            .collect()
+    };
     let mut marks = BTreeMap::new();
     let mut notes = Vec::new();
-    for (block, compared) in blocks.iter().zip(compared) {
-        let Some((_, comparisons)) = compared else { continue };
-        notes.extend(cannot_reject_note(&block.key, comparisons, verdicts));
-        for c in comparisons {
-            let config = &block.configs[c.config];
-            let value = |&(in_block, in_config): &(Option<usize>, Option<usize>)| -> String {
-                match (in_block, in_config) {
-                    (Some(k), _) => block.key[k].clone(),
-                    (None, Some(k)) => config.key[k].clone(),
-                    (None, None) => String::new(),
+    let unmarked = |verdict| Mark { verdict, low: f64::NAN, high: f64::NAN };
+    for block in blocks {
+        let Some(best_at) = best(block, Metric::Regret) else { continue };
+        match procedure {
+            Procedure::Pairwise(test) => {
+                let verdicts = Verdicts { test, alpha };
+                let comparisons = compare_block(block, best_at, Metric::Regret, verdicts);
+                notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
+                for c in &comparisons {
+                    let mark = match c.verdict {
+                        "baseline" => "best",
+                        "indistinguishable" => "=",
+                        "equal" => "equal",
+                        "cannot-reject" => "cannot-reject",
+                        _ => "",
+                    };
+                    marks.insert(key(block, c.config), unmarked(mark));
                 }
-            };
-            let mark = match c.verdict {
-                "baseline" => "best",
-                "indistinguishable" => "=",
-                "equal" => "equal",
-                "cannot-reject" => "cannot-reject",
-                _ => "",
-            };
-            marks.insert(at.iter().map(value).collect(), mark);
+            }
+            Procedure::Mcb => {
+                let best_runs = block.configs[best_at].runs();
+                let identical = |i: usize| {
+                    let runs = block.configs[i].runs();
+                    runs.len() == best_runs.len() && runs.iter().all(|(r, x)| best_runs.get(r) == Some(x))
+                };
+                let Some(set) = best_set(block, Metric::Regret, alpha) else {
+                    // One configuration, or fewer than two shared replicates: only the best
+                    // and its equals are marked.
+                    for i in 0..block.configs.len() {
+                        let mark = if i == best_at {
+                            "best"
+                        } else if identical(i) {
+                            "equal"
+                        } else {
+                            ""
+                        };
+                        marks.insert(key(block, i), unmarked(mark));
+                    }
+                    continue;
+                };
+                for (row, &i) in set.mcb.rows.iter().zip(&set.configs) {
+                    let verdict = if i == best_at {
+                        "best"
+                    } else if identical(i) {
+                        "equal"
+                    } else if row.could_be_best {
+                        "could-be-best"
+                    } else {
+                        "not-best"
+                    };
+                    marks.insert(key(block, i), Mark { verdict, low: row.low, high: row.high });
+                }
+                notes.push(best_set_note(block, &set, alpha));
+            }
         }
     }
     (marks, notes)
+}
+
+/// The line under a block's MCB marks: the set's size, its margin and where it comes from,
+/// and how many replicates would likely shrink it.
+pub fn best_set_note(block: &Block, set: &BestSet, alpha: f64) -> String {
+    let m = &set.mcb;
+    let inside = m.rows.iter().filter(|r| r.could_be_best).count();
+    let name = |row: usize| {
+        let varying = block.varying();
+        let config = &block.configs[set.configs[row]];
+        let words: Vec<String> =
+            varying.iter().map(|&k| crate::report::setting(default_config_columns()[k], &config.key[k])).collect();
+        if words.is_empty() { config.label.clone() } else { words.join(" ") }
+    };
+    let mut line = format!(
+        "{}: could be the best (Hsu's MCB, {}% simultaneous): {} of {}; margin {} = d {:.3} x s {} x sqrt(2/{}) \
+         ({} replicates, {} df{})",
+        block.key.join("/"),
+        confidence(alpha),
+        inside,
+        m.rows.len(),
+        short(m.margin),
+        m.critical,
+        short(m.sd),
+        m.n,
+        m.n,
+        m.df,
+        if set.left_out > 0 {
+            format!(", {} replicates not every configuration has left out", set.left_out)
+        } else {
+            String::new()
+        }
+    );
+    // Members behind the best, farthest first: they are the first more replicates exclude.
+    let mut behind: Vec<(f64, usize)> =
+        m.rows.iter().enumerate().filter(|(_, r)| r.could_be_best && r.gap > 0.0).map(|(i, r)| (r.gap, i)).collect();
+    behind.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let plan = |gap: f64| match m.replicates_to_exclude(gap, alpha) {
+        Some(n) => format!("{n} replicates ({} more)", n.saturating_sub(m.n)),
+        None => format!("more than {MOST_REPLICATES} replicates"),
+    };
+    match (behind.first(), behind.last()) {
+        (Some(&(far, i)), Some(&(near, _))) => {
+            line.push_str(&format!(
+                "; with the spread seen ({:.0}% power): {} would likely exclude {} too",
+                POWER * 100.0,
+                plan(far),
+                name(i)
+            ));
+            let count = behind.len();
+            if count >= 4 {
+                let half = plan(behind[count / 2 - 1].0);
+                if half != plan(far) && half != plan(near) {
+                    line.push_str(&format!(", {half} half of the {count} members behind the best"));
+                }
+            }
+            if count > 1 {
+                let ties = inside - count;
+                line.push_str(&format!(
+                    ", {} all {count}{}",
+                    plan(near),
+                    if ties > 1 { format!(" (the {ties} with the best mean stay)") } else { String::new() }
+                ));
+            }
+        }
+        _ if inside > 1 => line.push_str("; every other member has the best mean: more replicates would not shrink it"),
+        _ => {}
+    }
+    line
+}
+
+/// `alpha` as a confidence in percent: 0.05 is 95.
+fn confidence(alpha: f64) -> String {
+    let c = (1.0 - alpha) * 100.0;
+    if (c - c.round()).abs() < 1e-9 { format!("{}", c.round()) } else { format!("{c}") }
+}
+
+/// A statistic in a sentence: four significant digits.
+fn short(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else {
+        let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.digits$}")
+    }
 }
 
 /// The line that says a block's design cannot reject, with the paired t p-values it hides.
@@ -374,7 +587,8 @@ mod tests {
     #[test]
     fn a_design_that_cannot_reject_says_so() {
         let block = block();
-        let wilcoxon = compare_block(&block, 0, Metric::Regret, Verdicts::default());
+        let wilcoxon = Verdicts { test: Significance::Wilcoxon, alpha: 0.05 };
+        let wilcoxon = compare_block(&block, 0, Metric::Regret, wilcoxon);
         let far = &wilcoxon[26];
         assert!(far.difference.p_value < 1e-3, "paired t p = {}", far.difference.p_value);
         // 5 pairs: no Wilcoxon p below 2/32; Holm over 26 comparisons: 26 · 0.0625 > 1.
@@ -408,12 +622,46 @@ mod tests {
     }
 
     #[test]
+    fn the_set_that_could_be_the_best_marks_ties_members_and_the_excluded() {
+        // The 27-configuration block at 5 replicates that no rank test can judge: MCB
+        // excludes the configuration 0.05 behind and keeps the close ones; a copy of the
+        // best reads equal.
+        let mut block = block();
+        let mut copy = block.configs[0].clone();
+        copy.label = "copy".into();
+        block.configs.push(copy);
+        let alpha = default_config_columns().iter().position(|c| *c == "alpha").unwrap();
+        for (i, c) in block.configs.iter_mut().enumerate() {
+            c.key = vec![String::new(); default_config_columns().len()];
+            c.key[alpha] = i.to_string();
+        }
+        block.key = ["q-learning", "x", "random", "3x3k3"].map(String::from).to_vec();
+        let (marks, notes) = super::best_marks_in(&[block.clone()], &["alpha"], Procedure::Mcb, 0.05);
+        let mark = |i: usize| marks[&vec![i.to_string()]];
+        assert_eq!(mark(0).verdict, "best");
+        assert_eq!(mark(27).verdict, "equal");
+        assert_eq!(mark(26).verdict, "not-best");
+        assert_eq!(mark(1).verdict, "could-be-best");
+        // The interval of the excluded one starts at 0; the members' contain 0.
+        assert!(mark(26).low == 0.0 && mark(26).high > 0.04);
+        assert!((0..26).all(|i| mark(i).low <= 0.0 && mark(i).high >= 0.0));
+        let set = best_set(&block, Metric::Regret, 0.05).unwrap();
+        let inside = set.mcb.rows.iter().filter(|r| r.could_be_best).count();
+        assert!(notes[0].contains(&format!("{inside} of 28")), "{}", notes[0]);
+        assert!(notes[0].contains("would likely exclude"), "{}", notes[0]);
+        // A paired rank test on the same block cannot reject at all.
+        let (marks, _) = super::best_marks_in(&[block], &["alpha"], Procedure::Pairwise(Significance::Wilcoxon), 0.05);
+        assert_eq!(marks[&vec!["26".to_string()]].verdict, "cannot-reject");
+    }
+
+    #[test]
     fn a_design_that_can_reject_keeps_indistinguishable() {
         // 8 pairs, one comparison: the floor is 2/256, so "indistinguishable" means something.
         let a = Config::with_runs("a", &[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]);
         let b = Config::with_runs("b", &[0.11, 0.19, 0.31, 0.39, 0.51, 0.59, 0.71, 0.79]);
         let block = Block { key: vec![], configs: vec![a, b] };
-        let c = &compare_block(&block, 0, Metric::Regret, Verdicts::default())[1];
+        let wilcoxon = Verdicts { test: Significance::Wilcoxon, alpha: 0.05 };
+        let c = &compare_block(&block, 0, Metric::Regret, wilcoxon)[1];
         assert_eq!(c.p_floor, 2.0 / 256.0);
         assert_eq!(c.verdict, "indistinguishable");
     }

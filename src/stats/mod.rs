@@ -10,6 +10,7 @@
 
 pub mod anova;
 pub mod curve;
+pub mod mcb;
 pub mod paired;
 pub mod rank;
 pub mod robust;

@@ -36,7 +36,9 @@ fn the_first_versions_results_are_compared_with_empty_new_columns() {
     assert_eq!(o.status.code(), Some(2), "no learning-curve metrics in version 1: {}", stdout(&o));
     let o = run(&["summary", fixture().to_str().unwrap(), "--stat", "iqm"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).lines().next().unwrap().contains("iqm_regret  boot_low  boot_high  vs_best"));
+    let header: Vec<String> = stdout(&o).lines().next().unwrap().split_whitespace().map(String::from).collect();
+    let wanted = ["iqm_regret", "boot_low", "boot_high", "vs_best", "mcb_low", "mcb_high"];
+    assert!(header.windows(wanted.len()).any(|w| w == wanted), "{header:?}");
 }
 
 #[test]
@@ -136,7 +138,7 @@ fn compare_by_solver_pairs_each_learner_with_the_best_learner() {
     let winner = winner.unwrap();
     let winner_runs = &runs[&(winner.to_string(), best[winner].0.clone())];
 
-    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver", "--csv"]);
+    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver", "--csv", "--significance", "wilcoxon"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     let mut lines = text.lines();
@@ -170,7 +172,7 @@ fn compare_by_solver_pairs_each_learner_with_the_best_learner() {
         assert_eq!(r[col("verdict")], "cannot-reject", "{text}");
         assert_eq!(r[col("p_floor")], "0.5");
     }
-    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver"]);
+    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver", "--significance", "wilcoxon"]);
     let text = stdout(&o);
     assert!(text.contains("each solver is represented by its best configuration"), "{text}");
     assert!(
@@ -286,9 +288,16 @@ kind = "value-iteration"
     let o = run(&["summary", out.to_str().unwrap(), "--by", "solver"]);
     assert!(stdout(&o).contains("evaluated by sampled games (counted in `sampled`"), "{}", stdout(&o));
     // vs_best: 3 replicates can never reject with Wilcoxon; the footer says which test judged.
-    let o = run(&["summary", out.to_str().unwrap()]);
+    let o = run(&["summary", out.to_str().unwrap(), "--significance", "wilcoxon"]);
     let text = stdout(&o);
     assert!(text.contains("cannot-reject") && text.contains("too few replicates: n = 3"), "{text}");
+    // By default, multiple comparisons with the best: no floor, and its line under the table.
+    let o = run(&["summary", out.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(
+        !text.contains("cannot-reject") && text.contains("could be the best (Hsu's MCB, 95% simultaneous)"),
+        "{text}"
+    );
     let o = run(&["summary", out.to_str().unwrap(), "--significance", "t", "--alpha", "0.01"]);
     assert!(stdout(&o).contains("the paired t test (Holm-adjusted, level 0.01)"), "{}", stdout(&o));
 }

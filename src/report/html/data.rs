@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{Embedded, embed};
-use crate::report::compare::{AgainstBest, Verdicts, against_best, best_marks_in};
+use crate::report::compare::{AgainstBest, Mark, Procedure, Verdicts, against_best, best_marks_in};
 use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
@@ -69,7 +69,7 @@ pub struct Data {
     /// Rows read in the split shown.
     pub rows: usize,
     /// `vs_best` marks and the lines on blocks that cannot reject.
-    pub marks: BTreeMap<Vec<String>, &'static str>,
+    pub marks: BTreeMap<Vec<String>, Mark>,
     /// The lines on blocks whose design cannot reject.
     pub notes: Vec<String>,
     /// With test rows: each configuration's tuning aggregate.
@@ -200,7 +200,7 @@ pub fn read(dir: &Path) -> Result<Data> {
     show.dedup();
     let blocks = read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
     let compared = against_best(&blocks, Verdicts::default());
-    let (marks, notes) = best_marks_in(&blocks, &compared, &by, Verdicts::default());
+    let (marks, notes) = best_marks_in(&blocks, &by, Procedure::Mcb, Verdicts::default().alpha);
     let tuned_groups =
         tuned.map_or(BTreeMap::new(), |t| t.agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect());
     let groups = agg.groups();

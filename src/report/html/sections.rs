@@ -132,6 +132,8 @@ fn leaderboard(d: &Data) -> Section {
             "ci95_low",
             "ci95_high",
             "vs_best",
+            "mcb_low",
+            "mcb_high",
             "iqm_regret",
             "boot_low",
             "boot_high",
@@ -178,10 +180,15 @@ fn leaderboard(d: &Data) -> Section {
         title: "Leaderboard".into(),
         how: "Lower regret is better (0 = optimal). One table per seat, opponent and board, best first; ci95 is the \
               Student-t 95% interval of the mean over replicates, boot_low..boot_high the bootstrap 95% interval of the \
-              IQM; vs_best: best = lowest mean of its solver's block, = a paired Wilcoxon test (Holm, 0.05) cannot tell it \
-              from the best, equal = identical to the best on every replicate, cannot-reject = too few replicates to ever \
-              tell. Click a column to sort. The same numbers as \
-              `sweep summary`."
+              IQM. vs_best answers \"which configurations could be the best of their solver's block?\" with Hsu's \
+              multiple comparisons with the best (MCB, 95%): best = lowest mean, could-be-best = in the set that holds \
+              the true best with 95% confidence, not-best = excluded from it, equal = identical to the best on every \
+              replicate; mcb_low..mcb_high is the simultaneous interval of its true mean minus the best of the others' \
+              (it contains 0 exactly when the configuration could be the best). MCB is the default because it treats \
+              the best as unknown instead of testing everything against the best of the same runs, and uses every \
+              configuration's runs for one pooled variance (assumed common: the paired design's residuals). The lines \
+              under each table say how many replicates would likely shrink the set. Click a column to sort. The same \
+              numbers as `sweep summary`."
             .into(),
         parts,
     }
@@ -202,8 +209,10 @@ fn row(d: &Data, g: &Group, test: bool) -> Vec<Cell> {
         Cell::num(g.mean_regret),
         Cell::num(low),
         Cell::num(g.mean_regret + g.ci95),
-        Cell::text(d.marks.get(&g.key).copied().unwrap_or("")),
     ]);
+    let mark = d.marks.get(&g.key);
+    r.push(Cell::text(mark.map_or("", |m| m.verdict)));
+    r.extend([mark.map_or(f64::NAN, |m| m.low), mark.map_or(f64::NAN, |m| m.high)].map(Cell::num));
     let strata: Vec<Vec<f64>> = d.strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
     let (iqm, lo, hi) = if strata.is_empty() {
         (f64::NAN, f64::NAN, f64::NAN)
@@ -534,7 +543,8 @@ fn paired(d: &Data) -> Option<Section> {
         title: "Paired differences".into(),
         how: "Each dot is a configuration's mean regret minus the best's over the same replicates (common random \
               numbers), with its 95% paired-t interval; right of the dotted line is worse. In brackets: the verdict of \
-              `sweep compare` (Wilcoxon, Holm, 0.05). Solvers are each represented by their best configuration, chosen on \
+              `sweep compare` (paired t, Holm, 0.05: an interval clear of zero can still read indistinguishable when \
+              Holm's adjustment over the block's comparisons asks for more). Solvers are each represented by their best configuration, chosen on \
               these runs (optimistic for solvers with many configurations)."
             .into(),
         parts,
