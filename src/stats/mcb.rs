@@ -126,24 +126,36 @@ impl Mcb {
     /// `None` when not within [`MOST_REPLICATES`] (or never: a gap of 0).
     pub fn replicates_to_exclude(&self, gap: f64, alpha: f64) -> Option<usize> {
         let k = self.rows.len();
-        let excluded = |n: usize| {
+        // The margin plus the power term at n replicates; it falls as n grows.
+        let needed = |n: usize| {
             let df = ((k - 1) * (n - 1)) as f64;
-            let needed = dunnett_critical(k - 1, df, alpha) + student_t_quantile(POWER, df);
-            needed * self.sd * (2.0 / n as f64).sqrt() < gap
+            (dunnett_critical(k - 1, df, alpha) + student_t_quantile(POWER, df)) * self.sd * (2.0 / n as f64).sqrt()
         };
-        if gap <= 0.0 || !excluded(MOST_REPLICATES) {
+        if gap <= 0.0 || needed(MOST_REPLICATES) >= gap {
             return None;
         }
         if self.sd == 0.0 {
             return Some(2);
         }
-        let (mut low, mut high) = (1, MOST_REPLICATES);
-        // excluded(high) holds and excluded(low) does not (n = 1 has no degrees of freedom).
-        while high - low > 1 {
-            let mid = low + (high - low) / 2;
-            if excluded(mid) { high = mid } else { low = mid }
+        // Solve n = 2 ((d + t) s / gap)^2 by fixed-point steps (d and t change slowly with
+        // n), then step to the smallest n that excludes: a few critical values, not a
+        // bisection over a million.
+        let mut n = self.n.max(2);
+        for _ in 0..8 {
+            let d_plus_t = needed(n) / (self.sd * (2.0 / n as f64).sqrt());
+            let next = (2.0 * (d_plus_t * self.sd / gap).powi(2)).ceil().clamp(2.0, MOST_REPLICATES as f64) as usize;
+            if next == n {
+                break;
+            }
+            n = next;
         }
-        Some(high)
+        while needed(n) >= gap {
+            n += 1;
+        }
+        while n > 2 && needed(n - 1) < gap {
+            n -= 1;
+        }
+        Some(n)
     }
 }
 
@@ -230,7 +242,7 @@ impl Mixture {
             let spread = 12.0 / (2.0 * df).sqrt();
             let (a, b) = ((1.0 - spread).max(0.0), 1.0 + spread);
             let ln_c = std::f64::consts::LN_2 + df / 2.0 * (df / 2.0).ln() - ln_gamma(df / 2.0);
-            let nodes: Vec<(f64, f64)> = composite(a, b, 8)
+            let nodes: Vec<(f64, f64)> = composite(a, b, 5)
                 .into_iter()
                 .map(|(x, w)| (x, w * (ln_c + (df - 1.0) * x.ln() - df * x * x / 2.0).exp()))
                 .collect();
@@ -238,7 +250,7 @@ impl Mixture {
             let mass: f64 = nodes.iter().map(|(_, w)| w).sum();
             nodes.into_iter().map(|(x, w)| (x, w / mass)).collect()
         };
-        let z = composite(-9.0, 9.0, 12)
+        let z = composite(-9.0, 9.0, 7)
             .into_iter()
             .map(|(x, w)| (x, w * (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt()))
             .collect();
