@@ -43,7 +43,9 @@ pub struct CompareArgs {
     by: Vec<String>,
     /// With `--by` naming block columns: represent a group by this configuration rather
     /// than by its best, as GROUP:col=value,col=value (GROUP: the group's `--by` values
-    /// joined by `/`, e.g. `--pick sarsa:alpha=0.5`); repeatable.
+    /// joined by `/`, e.g. `--pick sarsa:alpha=0.5`); a block column among the pairs
+    /// limits the pick to those blocks (`--pick sarsa:game=4x4g4,alpha=0.5`); repeatable.
+    /// A group or a block that the results do not have is an error.
     #[arg(long, value_name = "GROUP:CONFIG")]
     pick: Vec<String>,
     /// The paired test that makes the verdicts: t (paired t, the default: no floor on its
@@ -174,6 +176,8 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
         return Err(bad_input(format!("{}: no successful rows with a {} value", dir.display(), args.metric.name())));
     }
     let picks = parse_picks(&args.pick, &layout).map_err(bad)?;
+    let mut used = vec![false; picks.len()];
+    let mut groups: Vec<String> = Vec::new();
     let baseline = Baseline::parse(&args.baseline);
     let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
     let mut columns: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
@@ -190,7 +194,25 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
         let (block, reps) = match &layout.group {
             None => (read.clone(), None),
             Some(group) => {
-                let reps = represent(read, group, args.metric, &picks).map_err(bad)?;
+                let here: Vec<Pick> = picks
+                    .iter()
+                    .zip(&mut used)
+                    .filter(|(p, _)| p.blocks.iter().all(|(k, v)| read.key[*k] == *v))
+                    .filter_map(|(p, used)| {
+                        let named = read.configs.iter().any(|c| {
+                            group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/") == p.group
+                        });
+                        *used |= named;
+                        named.then(|| p.clone())
+                    })
+                    .collect();
+                for c in &read.configs {
+                    let name = group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/");
+                    if !groups.contains(&name) {
+                        groups.push(name);
+                    }
+                }
+                let reps = represent(read, group, args.metric, &here).map_err(bad)?;
                 let configs = reps.iter().map(|r| read.configs[r.config].clone()).collect();
                 (Block { key: read.key.clone(), configs }, Some(reps))
             }
@@ -207,6 +229,9 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
             unsolved += block.configs[c.config].unsolved();
         }
         notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
+    }
+    if let Some(k) = used.iter().position(|u| !u) {
+        return Err(bad_input(unused_pick(&picks[k], &groups, &layout)));
     }
     if table.rows.is_empty() && unsolved > 0 {
         return Err(bad_input(format!(
@@ -342,8 +367,21 @@ fn column_notes(
     notes
 }
 
+/// Why a pick matched nothing: no such group (with the nearest name), or no block with its
+/// block values.
+fn unused_pick(pick: &Pick, groups: &[String], layout: &Layout) -> String {
+    if !groups.contains(&pick.group) {
+        let hint = crate::spec::closest_name(&pick.group, groups.iter().map(String::as_str))
+            .map(|g| format!(" (did you mean {g}?)"))
+            .unwrap_or_default();
+        return format!("--pick {}: no group {:?}{hint}; the groups are {}", pick.given, pick.group, groups.join(", "));
+    }
+    let blocks: Vec<String> = pick.blocks.iter().map(|(k, v)| format!("{}={v}", layout.block[*k])).collect();
+    format!("--pick {}: {} has no block with {}", pick.given, pick.group, blocks.join(","))
+}
+
 /// The `--pick` flags, checked against the layout: only when groups are compared, and only
-/// naming configuration columns.
+/// naming configuration columns or (to limit a pick to some blocks) block columns.
 fn parse_picks(given: &[String], layout: &Layout) -> Result<Vec<Pick>> {
     if !given.is_empty() && layout.group.is_none() {
         anyhow::bail!("--pick {}: only with --by naming a block column (solver, seat, eval_opponent, game)", given[0]);
@@ -353,20 +391,28 @@ fn parse_picks(given: &[String], layout: &Layout) -> Result<Vec<Pick>> {
         let Some((group, config)) = p.split_once(':') else {
             anyhow::bail!("--pick {p}: expected GROUP:col=value,col=value (e.g. sarsa:alpha=0.5)");
         };
-        let mut wanted = Vec::new();
+        let (mut wanted, mut blocks) = (Vec::new(), Vec::new());
         for pair in config.split(',') {
             let Some((col, value)) = pair.split_once('=') else {
                 anyhow::bail!("--pick {p}: {pair:?} is not col=value");
             };
+            if let Some(k) = layout.block.iter().position(|c| *c == col) {
+                blocks.push((k, value.to_string()));
+                continue;
+            }
             let Some(k) = layout.config.iter().position(|c| *c == col) else {
                 anyhow::bail!(
-                    "--pick {p}: {col} is not a configuration column; those are {}",
-                    layout.config.join(", ")
+                    "--pick {p}: {col} is not a configuration column; those are {} (and the block columns {})",
+                    layout.config.join(", "),
+                    layout.block.join(", ")
                 );
             };
             wanted.push((k, value.to_string()));
         }
-        picks.push(Pick { group: group.to_string(), wanted, given: p.clone() });
+        if wanted.is_empty() {
+            anyhow::bail!("--pick {p}: name the configuration (GROUP:col=value,...), not only its blocks");
+        }
+        picks.push(Pick { group: group.to_string(), wanted, blocks, given: p.clone() });
     }
     Ok(picks)
 }

@@ -249,6 +249,9 @@ pub struct Pick {
     pub group: String,
     /// Configuration columns (by index) and the values they must have.
     pub wanted: Vec<(usize, String)>,
+    /// Block columns (by index into the block key) and the values a block must have for
+    /// the pick to apply there (empty: every block).
+    pub blocks: Vec<(usize, String)>,
     /// The flag as given, for messages.
     pub given: String,
 }
@@ -683,7 +686,12 @@ mod tests {
                 Representative { config: 2, configurations: 1, varying: vec![] },
             ]
         );
-        let pick = |v: &str| Pick { group: "a".into(), wanted: vec![(1, v.into())], given: format!("a:alpha={v}") };
+        let pick = |v: &str| Pick {
+            group: "a".into(),
+            wanted: vec![(1, v.into())],
+            blocks: Vec::new(),
+            given: format!("a:alpha={v}"),
+        };
         assert_eq!(represent(&block, &[0], Metric::Regret, &[pick("0.1")]).unwrap()[0].config, 0);
         assert!(represent(&block, &[0], Metric::Regret, &[pick("0.9")]).is_err());
     }

@@ -173,7 +173,7 @@ impl<'a> Report<'a> {
 }
 
 /// The closest of `known` to `word`, if it is close enough to be a likely typo.
-pub(crate) fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn closest<'a>(word: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let length = word.chars().count();
     let limit = (length / 3).max(1);
     known

@@ -333,4 +333,16 @@ fn compare_by_solver_can_pick_each_learners_configuration() {
     }
     let o = run(&["compare", dir, "--pick", "sarsa:alpha=0.6"]);
     assert_eq!(o.status.code(), Some(2));
+    // A group the results do not have is refused, with the nearest name; so is a block.
+    let o = run(&["compare", dir, "--by", "solver", "--pick", "sarsaa:alpha=0.6"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("no group \"sarsaa\" (did you mean sarsa?)"), "{}", stderr(&o));
+    let o = run(&["compare", dir, "--by", "solver", "--pick", "sarsa:game=4x4g4,alpha=0.6"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stderr(&o).contains("sarsa has no block with game=4x4g4"), "{}", stderr(&o));
+    // A block column limits the pick to those blocks: here the only board, so the same row.
+    let o = run(&["compare", dir, "--by", "solver", "--pick", "sarsa:game=3x3k3,alpha=0.6", "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let row = stdout(&o).lines().find(|l| l.starts_with("sarsa,")).unwrap().to_string();
+    assert!(row.contains(",alpha=0.6,"), "{row}");
 }
