@@ -204,6 +204,19 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     let marked = marks.is_some().then_some((options.significance, options.alpha));
     table.notes.push(footer(groups.len(), agg.rows(), failed, sampled, marked));
     table.notes.extend(notes);
+    let pooled = groups.iter().filter(|g| g.pooled).count();
+    if pooled > 0 {
+        table.notes.push(format!(
+            "{} several configurations' runs on each replicate (same seeds, so not independent): each \
+             replicate's rows are averaged first; n counts replicates, and mean_regret, sd_regret and ci95 are over \
+             the replicate means",
+            match pooled {
+                _ if pooled == groups.len() => "every group pools".to_string(),
+                1 => "1 group pools".to_string(),
+                _ => format!("{pooled} groups pool"),
+            }
+        ));
+    }
     table.notes.extend(crate::report::nash_conv::lines(&results, filter).map_err(bad)?);
     match filter {
         None => table.notes.push("split: tuning and test rows, grouped by the split column".into()),

@@ -4,6 +4,10 @@
 //!
 //! A configuration is a grid point in one seat against one evaluation opponent: every
 //! column but `job_id`, `replicate`, `seed` and the metrics. `--by` groups by other columns.
+//! A group that holds several rows of one replicate (several configurations, pooled by a
+//! coarser `--by`) is averaged per replicate first, as `compare` does: its runs share
+//! their seeds, so they are not independent; `n` then counts replicates and the mean, the
+//! standard deviation and the interval are those of the replicate means.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -71,6 +75,9 @@ pub struct Group {
     pub p: [f64; 3],
     /// Mean training time in ms.
     pub train_ms: f64,
+    /// Whether some replicate has several rows here (then `n`, the mean, the standard
+    /// deviation and the interval are over replicate means).
+    pub pooled: bool,
 }
 
 /// One group's running totals: plain sums in row order for the means (as a sum over the
@@ -86,6 +93,8 @@ struct Acc {
     welford_m2: f64,
     p: [f64; 3],
     train_ms: f64,
+    /// Regret per replicate: sum and rows.
+    replicates: BTreeMap<u32, (f64, usize)>,
 }
 
 /// Groups rows by columns and aggregates them, one row at a time: it keeps a few numbers
@@ -149,6 +158,8 @@ impl Aggregator {
             *p += num(c);
         }
         acc.train_ms += num("train_ms");
+        let r = acc.replicates.entry(field(column("replicate")).parse().unwrap_or(u32::MAX)).or_default();
+        *r = (r.0 + x, r.1 + 1);
     }
 
     /// The grouping columns (positions in `by`) whose value varies between the rows of
@@ -175,10 +186,23 @@ impl Aggregator {
             .groups
             .iter()
             .map(|(key, a)| {
-                let n = a.n;
-                let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
-                let mean_regret = mean(a.regret);
-                let sd = if n < 2 { f64::NAN } else { (a.welford_m2 / (n - 1) as f64).sqrt() };
+                let rows = a.n;
+                let mean = |sum: f64| if rows == 0 { f64::NAN } else { sum / rows as f64 };
+                let pooled = a.replicates.values().any(|&(_, k)| k > 1);
+                let (n, mean_regret, sd) = if pooled {
+                    let means: Vec<f64> = a.replicates.values().map(|&(sum, k)| sum / k as f64).collect();
+                    let n = means.len();
+                    let m = means.iter().sum::<f64>() / n as f64;
+                    let sd = if n < 2 {
+                        f64::NAN
+                    } else {
+                        (means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+                    };
+                    (n, m, sd)
+                } else {
+                    let sd = if rows < 2 { f64::NAN } else { (a.welford_m2 / (rows - 1) as f64).sqrt() };
+                    (rows, mean(a.regret), sd)
+                };
                 Group {
                     key: key.clone(),
                     n,
@@ -189,6 +213,7 @@ impl Aggregator {
                     ci95: if n < 2 { f64::NAN } else { t95(n - 1) * sd / (n as f64).sqrt() },
                     p: a.p.map(mean),
                     train_ms: mean(a.train_ms),
+                    pooled,
                 }
             })
             .collect();

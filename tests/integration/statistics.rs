@@ -264,11 +264,15 @@ kind = "value-iteration"
     assert!(o.status.success(), "{}", stderr(&o));
     let (h, rows) = read_csv(&out.join("results.csv"));
     let at = |name: &str| h.iter().position(|c| c == name).unwrap();
-    let mut want: std::collections::BTreeMap<String, (usize, Vec<f64>)> = Default::default();
+    type PerReplicate = std::collections::BTreeMap<u32, (f64, usize)>;
+    let mut want: std::collections::BTreeMap<String, (usize, Vec<f64>, PerReplicate)> = Default::default();
     for r in &rows {
         let e = want.entry(r[at("solver")].clone()).or_default();
         e.0 += usize::from(r[at("evaluation")] == "sampled");
-        e.1.push(r[at("regret")].parse().unwrap());
+        let x: f64 = r[at("regret")].parse().unwrap();
+        e.1.push(x);
+        let per = e.2.entry(r[at("replicate")].parse().unwrap()).or_default();
+        *per = (per.0 + x, per.1 + 1);
     }
     assert!(want["mcts"].0 > 0, "some MCTS rows are sampled");
     let o = run(&["summary", out.to_str().unwrap(), "--by", "solver", "--csv"]);
@@ -279,14 +283,25 @@ kind = "value-iteration"
     let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
     for l in lines {
         let r: Vec<&str> = l.split(',').collect();
-        let (sampled, regrets) = &want[r[col("solver")]];
+        let (sampled, regrets, per_replicate) = &want[r[col("solver")]];
         assert_eq!(r[col("sampled")], sampled.to_string(), "{l}");
-        // In full: the mean of the rows in row order, to the last bit.
-        let mean = regrets.iter().sum::<f64>() / regrets.len() as f64;
+        // In full, to the last bit: the mean of the rows in row order; or, where a solver
+        // pools its two MCTS configurations, the mean of the replicate means (their runs
+        // share seeds), n counting replicates.
+        let pooled = per_replicate.values().any(|&(_, k)| k > 1);
+        assert_eq!(pooled, r[col("solver")] == "mcts", "{l}");
+        let (n, mean) = if pooled {
+            let means: Vec<f64> = per_replicate.values().map(|&(sum, k)| sum / k as f64).collect();
+            (means.len(), means.iter().sum::<f64>() / means.len() as f64)
+        } else {
+            (regrets.len(), regrets.iter().sum::<f64>() / regrets.len() as f64)
+        };
+        assert_eq!(r[col("n")], n.to_string(), "{l}");
         assert_eq!(r[col("mean_regret")].parse::<f64>().unwrap(), mean, "{l}");
     }
     let o = run(&["summary", out.to_str().unwrap(), "--by", "solver"]);
     assert!(stdout(&o).contains("evaluated by sampled games (counted in `sampled`"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 group pools several configurations' runs on each replicate"), "{}", stdout(&o));
     // vs_best: 3 replicates can never reject with Wilcoxon; the footer says which test judged.
     let o = run(&["summary", out.to_str().unwrap(), "--significance", "wilcoxon"]);
     let text = stdout(&o);
