@@ -199,9 +199,10 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
                     .zip(&mut used)
                     .filter(|(p, _)| p.blocks.iter().all(|(k, v)| read.key[*k] == *v))
                     .filter_map(|(p, used)| {
-                        let named = read.configs.iter().any(|c| {
-                            group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/") == p.group
-                        });
+                        let named = read
+                            .configs
+                            .iter()
+                            .any(|c| group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/") == p.group);
                         *used |= named;
                         named.then(|| p.clone())
                     })

@@ -150,6 +150,21 @@ impl Block {
         let Some(first) = self.configs.first() else { return Vec::new() };
         (0..first.key.len()).filter(|&k| self.configs.iter().any(|c| c.key[k] != first.key[k])).collect()
     }
+
+    /// The varying columns (`columns` names them by index) that are axes the user set: a
+    /// schedule's `X_decay` is left out where every configuration sets its `X_min_at`,
+    /// from which (and the episodes) the decay was derived.
+    pub fn factors(&self, columns: &[&str]) -> Vec<usize> {
+        let set_everywhere = |name: &str| {
+            columns.iter().position(|c| *c == name).is_some_and(|k| self.configs.iter().all(|c| !c.key[k].is_empty()))
+        };
+        self.varying()
+            .into_iter()
+            .filter(|&k| {
+                columns[k].strip_suffix("_decay").is_none_or(|schedule| !set_everywhere(&format!("{schedule}_min_at")))
+            })
+            .collect()
+    }
 }
 
 /// Every block of the results at `path`, in file order, with `config` as the configuration
@@ -221,7 +236,7 @@ pub fn block_grid(block: &Block, columns: &[&str]) -> Result<(Vec<usize>, Grid)>
 /// The grid of a block as [`block_grid`] builds it, each cell holding `value` of its
 /// configuration (its mean, or one replicate's run).
 pub fn block_grid_of(block: &Block, columns: &[&str], value: impl Fn(&Config) -> f64) -> Result<(Vec<usize>, Grid)> {
-    grid_over(block, block.varying(), columns, value)
+    grid_over(block, block.factors(columns), columns, value)
 }
 
 /// The grid of [`block_grid_of`] over `factors` (the block's varying columns, computed once

@@ -88,9 +88,9 @@ mod validate;
 
 use std::path::Path;
 
-pub use error::{Problem, SpecError};
 /// The closest of some names to a word, when it is close enough to be a likely typo.
 pub use error::closest as closest_name;
+pub use error::{Problem, SpecError};
 pub use jobs::{Job, Split};
 pub use search::{Method, Metric, SearchSpec};
 pub use test_split::{Per, TestSpec};

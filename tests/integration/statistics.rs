@@ -361,3 +361,45 @@ fn compare_by_solver_can_pick_each_learners_configuration() {
     let row = stdout(&o).lines().find(|l| l.starts_with("sarsa,")).unwrap().to_string();
     assert!(row.contains(",alpha=0.6,"), "{row}");
 }
+
+#[test]
+fn a_derived_decay_is_not_an_axis_of_importance() {
+    // epsilon_min_at sets the schedule; the epsilon_decay that ran is derived from it and
+    // the episodes, so it varies with them but is not a third axis of a 2 x 2 x 2 grid.
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        "derived.toml",
+        r#"
+name = "derived"
+seed = 3
+replicates = 2
+
+[evaluation]
+opponents = ["random"]
+
+[[solver]]
+kind = "q-learning"
+episodes = [1000, 2000]
+alpha = [0.1, 0.3]
+epsilon_min = 0.05
+epsilon_min_at = [0.5, 0.9]
+"#,
+    );
+    let out = tmp.path().join("derived");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["importance", out.to_str().unwrap(), "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let terms: Vec<&str> = text.lines().skip(1).map(|l| l.split(',').nth(4).unwrap()).collect();
+    for wanted in ["episodes", "alpha", "epsilon_min_at", "episodes:alpha", "alpha:epsilon_min_at"] {
+        assert!(terms.contains(&wanted), "{wanted} in {terms:?}");
+    }
+    assert!(!terms.iter().any(|t| t.contains("epsilon_decay")), "{terms:?}");
+    // The report's importance section, which its header links to, is there.
+    let o = run(&["report", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(page.contains("id=\"importance\""), "no importance section");
+}

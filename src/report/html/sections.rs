@@ -293,7 +293,9 @@ fn term_name(columns: &[&str], factors: &[usize], term: &[usize]) -> String {
 fn importance(d: &Data) -> Option<Section> {
     let columns = default_config_columns();
     let mut parts = Vec::new();
-    for (block, varying) in d.tune_blocks.iter().map(|b| (b, b.varying())).filter(|(_, v)| v.len() > 1).take(CHARTS) {
+    for (block, varying) in
+        d.tune_blocks.iter().map(|b| (b, b.factors(&columns))).filter(|(_, v)| v.len() > 1).take(CHARTS)
+    {
         let value = |r: Option<u32>| {
             move |c: &Config| r.map_or_else(|| c.mean(), |r| c.runs().get(&r).copied().unwrap_or(f64::NAN))
         };
