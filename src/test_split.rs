@@ -6,8 +6,9 @@
 //! configurations of the last tuning pass (for a grid, all of them) are ranked by the
 //! `[test]` metric, the mean over their tuning replicates at the full budget (lower first;
 //! ties by spec order; a configuration with a failed job is never chosen), and the best
-//! `top` of each solver entry (or of the sweep, `per = "sweep"`) run their test
-//! replicates: the same parameters on seeds that tuning never uses.
+//! `top` of each solver entry on each board (or of each board, `per = "game"`, or of the
+//! sweep, `per = "sweep"`) run their test replicates: the same parameters on seeds that
+//! tuning never uses.
 //!
 //! Like a search's rungs, the decision is a pure function of the spec and the scores, so
 //! an interrupted run resumes to the same files and shards run their share of each pass.
@@ -92,11 +93,11 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], scores: &Scores) -> Decided {
     let mut ranked: Vec<(f64, usize)> =
         sums.into_iter().map(|(c, (sum, n))| (sum / f64::from(n), c)).filter(|(mean, _)| mean.is_finite()).collect();
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let owner = |c: usize| match test.per {
-        Per::Solver => firsts.iter().rposition(|&f| f <= c).expect("configuration 0 is the first solver's"),
-        Per::Sweep => 0,
+    let owner = |c: usize| {
+        let solver = firsts.iter().rposition(|&f| f <= c).expect("configuration 0 is the first solver's");
+        group_of(sweep, test.per, solver, c - firsts[solver])
     };
-    let mut taken: HashMap<usize, u32> = HashMap::new();
+    let mut taken: HashMap<(usize, String), u32> = HashMap::new();
     let mut chosen: Vec<usize> = Vec::new();
     for (_, c) in ranked {
         let count = taken.entry(owner(c)).or_default();
@@ -114,17 +115,47 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], scores: &Scores) -> Decided {
     decided
 }
 
+/// The group whose best `top` a `[test]` re-runs that point `point` of solver `solver`
+/// belongs to, under `per`: (solver entry, board), (-, board) or one for the sweep.
+pub fn group_of(sweep: &Sweep, per: Per, solver: usize, point: usize) -> (usize, String) {
+    let game = || {
+        let columns = sweep.solvers[solver].points[point].columns();
+        columns.into_iter().find(|(name, _)| *name == "game").map(|(_, v)| v).unwrap_or_default()
+    };
+    match per {
+        Per::Solver => (solver, game()),
+        Per::Game => (usize::MAX, game()),
+        Per::Sweep => (0, String::new()),
+    }
+}
+
+/// The groups of [`group_of`], in order of first appearance, each with its points as
+/// (solver, point).
+pub fn groups(sweep: &Sweep, per: Per) -> Vec<Vec<(usize, usize)>> {
+    let mut keys: Vec<(usize, String)> = Vec::new();
+    let mut out: Vec<Vec<(usize, usize)>> = Vec::new();
+    for (s, solver) in sweep.solvers.iter().enumerate() {
+        for p in 0..solver.points.len() {
+            let key = group_of(sweep, per, s, p);
+            match keys.iter().position(|k| *k == key) {
+                Some(at) => out[at].push((s, p)),
+                None => {
+                    keys.push(key);
+                    out.push(vec![(s, p)]);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The test jobs a `[test]` runs, as `(configurations, jobs)`: exact for a grid whose
 /// jobs all succeed; for a search, an upper bound (which solvers reach the last rung
 /// depends on the scores).
 pub fn planned(sweep: &Sweep) -> Option<(u64, u64)> {
     let test = sweep.test.as_ref()?;
     let top = u64::from(test.top);
-    let points = sweep.solvers.iter().map(|s| s.points.len() as u64);
-    let mut configurations = match test.per {
-        Per::Solver => points.map(|n| n.min(top)).sum(),
-        Per::Sweep => points.sum::<u64>().min(top),
-    };
+    let mut configurations: u64 = groups(sweep, test.per).iter().map(|g| (g.len() as u64).min(top)).sum();
     if sweep.search.is_some() {
         let last = search::planned(sweep).last().map_or(0, |r| r.0 as u64);
         configurations = configurations.min(last);
@@ -188,5 +219,42 @@ mod tests {
         assert_eq!(decided.configurations[1], [0, 4]);
         let decided = decide(&sweep, &jobs, &scores(&jobs, |c| c as f64, None));
         assert_eq!(decided.configurations[1], [0, 1]);
+    }
+
+    #[test]
+    fn each_board_of_a_solver_entry_gets_its_own_test() {
+        // One entry on two boards, two step sizes: the best of each board is tested.
+        let text = "replicates = 2\n[evaluation]\ncheckpoints = 1\n[test]\nreplicates = 3\n\
+                    [[solver]]\nkind = \"q-learning\"\nepisodes = 10\nalpha = [0.1, 0.2]\n\
+                    game = [\"3x3k3\", \"3x4k3\"]\n\
+                    [[solver]]\nkind = \"sarsa\"\nepisodes = 10\nalpha = [0.1, 0.2]\ngame = \"3x4k3\"\n";
+        let sweep = crate::spec::parse(text, "t.toml").unwrap();
+        let jobs = sweep.jobs();
+        let game = |c: usize| {
+            let (s, p) = if c < 4 { (0, c) } else { (1, c - 4) };
+            sweep.solvers[s].points[p].columns().into_iter().find(|(n, _)| *n == "game").unwrap().1
+        };
+        // Scores: configuration c scores c (so the first of each group wins).
+        let mut scores = Scores::default();
+        let firsts = [0, 4];
+        for j in &jobs {
+            if j.split == Split::Tune {
+                scores.test.insert(j.id.clone(), (firsts[j.solver] + j.point) as f64);
+            }
+        }
+        let chosen = &decide(&sweep, &jobs, &scores).configurations[1];
+        let boards: Vec<(usize, String)> = chosen.iter().map(|&c| (usize::from(c >= 4), game(c))).collect();
+        assert_eq!(chosen.len(), 3, "{boards:?}");
+        let mut seen = boards.clone();
+        seen.dedup();
+        assert_eq!(seen.len(), 3, "one per (entry, board): {boards:?}");
+        assert_eq!(planned(&sweep), Some((3, 9)));
+        // per = "game": the best of each board, whichever entry.
+        let text = text.replace("replicates = 3\n", "replicates = 3\nper = \"game\"\n");
+        let sweep = crate::spec::parse(&text, "t.toml").unwrap();
+        let chosen = &decide(&sweep, &jobs, &scores).configurations[1];
+        assert_eq!(chosen.len(), 2);
+        assert_ne!(game(chosen[0]), game(chosen[1]));
+        assert_eq!(planned(&sweep), Some((2, 6)));
     }
 }

@@ -114,23 +114,17 @@ pub fn test_cost(sweep: &Sweep, cal: &Calibration) -> (u64, f64) {
     let (Some(test), Some((_, jobs))) = (&sweep.test, crate::test_split::planned(sweep)) else {
         return (0, 0.0);
     };
-    let dearest: Vec<f64> = sweep
-        .solvers
-        .iter()
-        .map(|s| s.points.iter().map(|p| p.seconds(&sweep.evaluation, cal)).fold(0.0, f64::max))
-        .collect();
-    let per_job = match test.per {
-        spec::Per::Solver => {
-            // Each solver's own share, then scaled to the planned count (a search may
-            // bring fewer configurations to its last rung).
-            let top = u64::from(test.top);
-            let shares: Vec<u64> = sweep.solvers.iter().map(|s| (s.points.len() as u64).min(top)).collect();
-            let total: u64 = shares.iter().sum();
-            let seconds: f64 = shares.iter().zip(&dearest).map(|(&n, &t)| n as f64 * t).sum();
-            seconds / total.max(1) as f64
-        }
-        spec::Per::Sweep => dearest.iter().copied().fold(0.0, f64::max),
-    };
+    // Each group's share (its best `top`) at its dearest point, then scaled to the planned
+    // count (a search may bring fewer configurations to its last rung).
+    let top = u64::from(test.top);
+    let (mut total, mut seconds) = (0u64, 0.0);
+    for group in crate::test_split::groups(sweep, test.per) {
+        let share = (group.len() as u64).min(top);
+        let dearest = group.iter().map(|&(s, p)| sweep.solvers[s].points[p].seconds(&sweep.evaluation, cal));
+        total += share;
+        seconds += share as f64 * dearest.fold(0.0, f64::max);
+    }
+    let per_job = seconds / total.max(1) as f64;
     (jobs, per_job * jobs as f64)
 }
 

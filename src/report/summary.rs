@@ -95,6 +95,8 @@ struct Acc {
     train_ms: f64,
     /// Regret per replicate: sum and rows.
     replicates: BTreeMap<u32, (f64, usize)>,
+    /// Some row had no replicate number (rows built by hand): every row counts alone.
+    unnumbered: bool,
 }
 
 /// Groups rows by columns and aggregates them, one row at a time: it keeps a few numbers
@@ -158,8 +160,13 @@ impl Aggregator {
             *p += num(c);
         }
         acc.train_ms += num("train_ms");
-        let r = acc.replicates.entry(field(column("replicate")).parse().unwrap_or(u32::MAX)).or_default();
-        *r = (r.0 + x, r.1 + 1);
+        match field(column("replicate")).parse() {
+            Ok(replicate) => {
+                let r = acc.replicates.entry(replicate).or_default();
+                *r = (r.0 + x, r.1 + 1);
+            }
+            Err(_) => acc.unnumbered = true,
+        }
     }
 
     /// The grouping columns (positions in `by`) whose value varies between the rows of
@@ -188,7 +195,7 @@ impl Aggregator {
             .map(|(key, a)| {
                 let rows = a.n;
                 let mean = |sum: f64| if rows == 0 { f64::NAN } else { sum / rows as f64 };
-                let pooled = a.replicates.values().any(|&(_, k)| k > 1);
+                let pooled = !a.unnumbered && a.replicates.values().any(|&(_, k)| k > 1);
                 let (n, mean_regret, sd) = if pooled {
                     let means: Vec<f64> = a.replicates.values().map(|&(sum, k)| sum / k as f64).collect();
                     let n = means.len();

@@ -3,8 +3,9 @@
 //!
 //! Keys: `replicates` (the test replicates, a whole number >= 1, required), `top` (how
 //! many configurations are re-run, default 1), `per` (`"solver"`, default: the best `top`
-//! of each `[[solver]]` entry, so that every learner is reported on fresh seeds; or
-//! `"sweep"`: the best `top` of the whole sweep), and `metric`, `opponent` and `seat`, which
+//! of each `[[solver]]` entry on each board it lists, so that every learner is reported on
+//! fresh seeds on every board; `"game"`: the best `top` of each board, whichever entry
+//! they come from; or `"sweep"`: the best `top` of the whole sweep), and `metric`, `opponent` and `seat`, which
 //! rank the configurations as in `[search]` (and default to the `[search]` table's when
 //! there is one; else `"regret"`, the first evaluation opponent and the mean over seats).
 //!
@@ -22,8 +23,10 @@ use crate::mdp::{EvalOpponent, Seat};
 /// Whose best configurations a `[test]` re-runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Per {
-    /// The best `top` of each solver entry.
+    /// The best `top` of each solver entry on each board.
     Solver,
+    /// The best `top` of each board, over every solver entry.
+    Game,
     /// The best `top` of the whole sweep.
     Sweep,
 }
@@ -33,6 +36,7 @@ impl Per {
     pub fn name(self) -> &'static str {
         match self {
             Per::Solver => "solver",
+            Per::Game => "game",
             Per::Sweep => "sweep",
         }
     }
@@ -111,8 +115,12 @@ pub(crate) fn read(
                 test.top = whole(report, &key, e, 1, 1_000_000, rule).map_or(1, |t| t as u32);
             }
             "per" => {
-                if let Some(per) = text(report, &["solver", "sweep"]) {
-                    test.per = if per == "sweep" { Per::Sweep } else { Per::Solver };
+                if let Some(per) = text(report, &["solver", "game", "sweep"]) {
+                    test.per = match per.as_str() {
+                        "sweep" => Per::Sweep,
+                        "game" => Per::Game,
+                        _ => Per::Solver,
+                    };
                 }
             }
             "metric" => {

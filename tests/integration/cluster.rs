@@ -178,8 +178,10 @@ fn summary_ranks_configurations_with_intervals() {
             );
         }
     }
+    // Four solvers, the footer, and the line that says groups pool configurations.
     let o = run(&["summary", out.to_str().unwrap(), "--by", "solver"]);
-    assert_eq!(stdout(&o).lines().count(), 1 + 4 + 1);
+    assert_eq!(stdout(&o).lines().count(), 1 + 4 + 2, "{}", stdout(&o));
+    assert!(stdout(&o).contains("several configurations' runs on each replicate"), "{}", stdout(&o));
     let o = run(&["summary", out.to_str().unwrap(), "--by", "nonsense"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -300,12 +300,14 @@ fn reproduce_summary_compare_and_plan_know_the_test_rows() {
     assert!(stdout(&o).contains("split: test rows"), "{}", stdout(&o));
     let o = run(&["summary", out_s, "--split", "tune", "--csv"]);
     assert_eq!(stdout(&o).lines().count(), 1 + 10, "{}", stdout(&o));
-    // Grouped by the split column: both splits, no gap (the groups are not configurations).
+    // Grouped by the split column: both splits, no gap (the groups are not configurations);
+    // each group pools several configurations, so n counts replicates (3 of each split),
+    // not rows (6 and 18).
     let o = run(&["summary", out_s, "--by", "solver,split", "--csv"]);
     let text = stdout(&o);
     assert_eq!(text.lines().count(), 1 + 4, "{text}");
     assert!(
-        text.contains("q-learning,test,6,") && text.contains("q-learning,tune,18,") && !text.contains("gap"),
+        text.contains("q-learning,test,3,") && text.contains("q-learning,tune,3,") && !text.contains("gap"),
         "{text}"
     );
 
