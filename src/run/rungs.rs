@@ -9,6 +9,12 @@
 //! spec and the finished jobs' rows, a search stopped at any moment resumes with the same
 //! command to the same files.
 //!
+//! When the test pass is decided, test rows of configurations that are no longer chosen
+//! (tuning grew with `--extend`, and another configuration won) are set apart in
+//! `superseded-tests.csv` (and their curves in `superseded-tests-curves.csv`), never
+//! deleted: `results.csv` holds only the current choice's test rows, so nothing reads an
+//! old choice's fresh seeds as the new one's.
+//!
 //! A shard (`--shard K/N` or a Slurm array task) runs its share of the jobs that the
 //! *merged* results in the base directory decide, in one pass, and stops: a sharded
 //! search alternates "every shard runs" and `sweep merge` once per rung.
@@ -50,6 +56,17 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         plan.jobs =
             decided.jobs().map(|i| &plan.all_jobs[i]).filter(|j| plan.shard.is_none_or(|s| s.owns(j.index))).collect();
         plan.last = plan.shard.is_some() || rung + 1 == passes;
+        if sweep.test.is_some() && rung == tuning && plan.shard.is_none() {
+            let current: HashSet<&str> = decided.rungs[rung].iter().map(|&i| plan.all_jobs[i].id.as_str()).collect();
+            let moved = set_apart_superseded_tests(&plan.dir, &current)?;
+            if moved > 0 && !plan.opts.quiet {
+                plan.opts.notices.say(&format!(
+                    "{} of a test choice that tuning no longer makes set apart in {}",
+                    count(moved, "row"),
+                    plan.dir.join(SUPERSEDED).display()
+                ));
+            }
+        }
         if !plan.opts.quiet {
             let configurations = decided.configurations[rung].len();
             let jobs = decided.rungs[rung].len();
@@ -154,6 +171,69 @@ fn pass_lines(sweep: &crate::spec::Sweep, decided: &crate::search::Decided) -> V
         ));
     }
     lines
+}
+
+/// Where the rows of a superseded test choice go, in the results directory.
+pub const SUPERSEDED: &str = "superseded-tests.csv";
+
+/// Where their curves go.
+pub const SUPERSEDED_CURVES: &str = "superseded-tests-curves.csv";
+
+/// Moves the test rows of `dir/results.csv` whose job is not in `current` (the test pass
+/// decided now) to [`SUPERSEDED`], appended with the same header, and their curves to
+/// [`SUPERSEDED_CURVES`]; each results file is rewritten atomically. Returns the results
+/// rows moved.
+fn set_apart_superseded_tests(dir: &Path, current: &HashSet<&str>) -> Result<usize> {
+    let results = dir.join("results.csv");
+    if !results.exists() {
+        return Ok(0);
+    }
+    let mut stale: HashSet<String> = HashSet::new();
+    let moved = move_rows(&results, &dir.join(SUPERSEDED), |header, row| {
+        let at = |name: &str| header.iter().position(|c| c == name);
+        let (Some(split), Some(id)) = (at("split"), at("job_id")) else { return false };
+        let old = row[split] == "test" && !current.contains(row[id].as_str());
+        if old {
+            stale.insert(row[id].clone());
+        }
+        old
+    })?;
+    let curves = dir.join("curves.csv");
+    if moved > 0 && curves.exists() {
+        move_rows(&curves, &dir.join(SUPERSEDED_CURVES), |header, row| {
+            header.iter().position(|c| c == "job_id").is_some_and(|id| stale.contains(&row[id]))
+        })?;
+    }
+    Ok(moved)
+}
+
+/// Moves the rows of CSV `from` for which `take(header, row)` holds to the end of `to`
+/// (created with `from`'s header), rewriting `from` atomically; the count moved.
+fn move_rows(from: &Path, to: &Path, mut take: impl FnMut(&[String], &[String]) -> bool) -> Result<usize> {
+    let mut reader = csv::ReaderBuilder::new().flexible(false).from_path(from)?;
+    let header: Vec<String> = reader.headers()?.iter().map(String::from).collect();
+    let (mut kept, mut taken): (Vec<Vec<String>>, Vec<Vec<String>>) = (Vec::new(), Vec::new());
+    for record in reader.records() {
+        let row: Vec<String> = record?.iter().map(String::from).collect();
+        if take(&header, &row) { taken.push(row) } else { kept.push(row) }
+    }
+    if taken.is_empty() {
+        return Ok(0);
+    }
+    let fresh = !to.exists();
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(to)?;
+    let mut out = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(file);
+    if fresh {
+        out.write_record(&header)?;
+    }
+    for row in &taken {
+        out.write_record(row)?;
+    }
+    out.flush()?;
+    out.into_inner().map_err(|e| anyhow::anyhow!("{}: {e}", to.display()))?.sync_all()?;
+    let names: Vec<&str> = header.iter().map(String::as_str).collect();
+    crate::report::files::write_atomic(from, &names, kept)?;
+    Ok(taken.len())
 }
 
 /// Before the first decision: keeps only the rows of complete jobs (cutting a partial

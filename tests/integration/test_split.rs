@@ -461,3 +461,41 @@ fn fidelity_reads_the_tuning_rows_only() {
     assert!(x.lines().count() > 1, "{x}");
     assert_eq!(x, y);
 }
+
+/// Extending a tested grid with better points changes the choice: the old choice's test
+/// rows are set apart (in superseded-tests.csv, with their curves), the results file then
+/// equals a fresh run of the extended spec, and so does `compare --by solver`.
+#[test]
+fn extend_sets_apart_the_test_rows_of_a_superseded_choice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = |q_alpha: &str, q_epsilon: &str| {
+        format!(
+            "name = \"ts\"\nseed = 21\nreplicates = 3\n[evaluation]\ncheckpoints = 2\n\
+             [test]\nreplicates = 3\n\
+             [[solver]]\nkind = \"q-learning\"\nseat = \"o\"\nepisodes = 2000\nalpha = {q_alpha}\nepsilon = {q_epsilon}\n\
+             [[solver]]\nkind = \"sarsa\"\nseat = \"o\"\nepisodes = 2000\nalpha = 0.3\nepsilon = 0.1\n"
+        )
+    };
+    let small = write_spec(tmp.path(), "small.toml", &spec("0.9", "0.9"));
+    let large = write_spec(tmp.path(), "large.toml", &spec("[0.9, 0.3]", "[0.9, 0.1]"));
+    let (dir, fresh) = (tmp.path().join("dir"), tmp.path().join("fresh"));
+    run_in(&small, &dir, 2, None);
+    let chosen =
+        |d: &Path| -> HashSet<Config> { rows(d).iter().filter(|r| r["split"] == "test").map(configuration).collect() };
+    let before = chosen(&dir);
+    let o = run(&["run", large.to_str().unwrap(), "--extend", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("3 rows of a test choice that tuning no longer makes set apart"), "{}", stderr(&o));
+    run_in(&large, &fresh, 2, None);
+    let after = chosen(&fresh);
+    assert_ne!(before, after, "the extension must change the choice for this test to mean anything");
+    assert_eq!(chosen(&dir), after);
+    assert_eq!(without_timings(&dir.join("results.csv")), without_timings(&fresh.join("results.csv")));
+    // The old choice's rows are kept aside, not lost: q-learning's one configuration, 3 seeds.
+    let (_, old) = read_csv(&dir.join("superseded-tests.csv"));
+    assert_eq!(old.len(), 3);
+    let (_, old_curves) = read_csv(&dir.join("superseded-tests-curves.csv"));
+    assert!(!old_curves.is_empty());
+    let compare = |d: &Path| stdout(&run(&["compare", d.to_str().unwrap(), "--by", "solver", "--csv"]));
+    assert_eq!(compare(&dir), compare(&fresh));
+}
