@@ -74,5 +74,16 @@ fn print_resume_hint(options: &RunOptions) {
     if let Some(s) = options.shard {
         command.push_str(&format!(" --shard {}/{}", s.index, s.count));
     }
+    if let Some(threads) = options.threads {
+        command.push_str(&format!(" --threads {threads}"));
+    }
+    if let Some(bytes) = options.max_memory {
+        command.push_str(&format!(" --max-memory {bytes}"));
+    }
+    for (set, flag) in [(options.fail_fast, " --fail-fast"), (options.yes, " --yes"), (options.quiet, " --quiet")] {
+        if set {
+            command.push_str(flag);
+        }
+    }
     eprintln!("stopped; finished jobs are saved. To resume, run the same command again: {command}");
 }

@@ -76,6 +76,8 @@ fn sigint_and_sigterm_stop_flush_and_exit_130() {
         assert_eq!(o.status.code(), Some(130), "{sig}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("To resume, run the same command again"), "{err}");
+        // The same command: its --threads too.
+        assert!(err.contains(&format!("--out {} --threads 1", out.display())), "{err}");
         // What was written is valid CSV with whole jobs, and the same command finishes it.
         let (_, rows) = read_csv(&out.join("results.csv"));
         assert!(rows.len() < 60);
