@@ -58,15 +58,28 @@ pub fn lock(dir: &Path) -> Result<DirLock> {
     Ok(DirLock { _file: file })
 }
 
-/// Lists up to `limit` differences between two resolved specs, as `path: old -> new`.
+/// Lists the differences between two resolved specs, as `path: old -> new`: the first
+/// `limit`, then how many more. Entries of a list of tables (the solvers) count from 1,
+/// as the spec's own errors do (`solver[2].alpha`); an entry only one side has is named by
+/// its kind and label.
 pub fn spec_diff(old: &serde_json::Value, new: &serde_json::Value, limit: usize) -> Vec<String> {
+    fn name(v: &serde_json::Value) -> String {
+        let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(String::from);
+        match (field("kind"), field("label")) {
+            (Some(kind), Some(label)) if kind != label => format!("{kind} (label {label})"),
+            (Some(kind), _) => kind,
+            _ => v.to_string(),
+        }
+    }
     fn walk(path: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
         use serde_json::Value::{Array, Object};
         match (a, b) {
             (Object(x), Object(y)) => {
                 let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
                 for k in keys {
-                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    // The spec's table is [[solver]]; the resolved spec's list, "solvers".
+                    let shown = if k == "solvers" { "solver" } else { k.as_str() };
+                    let p = if path.is_empty() { shown.to_string() } else { format!("{path}.{shown}") };
                     match (x.get(k), y.get(k)) {
                         (Some(u), Some(v)) => walk(&p, u, v, out),
                         (Some(u), None) => out.push(format!("{p}: {u} -> (absent)")),
@@ -75,9 +88,15 @@ pub fn spec_diff(old: &serde_json::Value, new: &serde_json::Value, limit: usize)
                     }
                 }
             }
-            (Array(x), Array(y)) if x.len() == y.len() && x.iter().all(|e| e.is_object()) => {
-                for (i, (u, v)) in x.iter().zip(y).enumerate() {
-                    walk(&format!("{path}[{i}]"), u, v, out);
+            (Array(x), Array(y)) if x.iter().chain(y).all(|e| e.is_object()) => {
+                for i in 0..x.len().max(y.len()) {
+                    let p = format!("{path}[{}]", i + 1);
+                    match (x.get(i), y.get(i)) {
+                        (Some(u), Some(v)) => walk(&p, u, v, out),
+                        (Some(u), None) => out.push(format!("{p}: {} -> (absent)", name(u))),
+                        (None, Some(v)) => out.push(format!("{p}: (absent) -> {}", name(v))),
+                        (None, None) => {}
+                    }
                 }
             }
             _ if a != b => out.push(format!("{path}: {a} -> {b}")),
@@ -86,7 +105,11 @@ pub fn spec_diff(old: &serde_json::Value, new: &serde_json::Value, limit: usize)
     }
     let mut out = Vec::new();
     walk("", old, new, &mut out);
-    out.truncate(limit);
+    if out.len() > limit {
+        let more = out.len() - limit;
+        out.truncate(limit);
+        out.push(format!("and {more} more {}", if more == 1 { "difference" } else { "differences" }));
+    }
     out
 }
 
@@ -204,4 +227,30 @@ pub fn existing_job_ids(dir: &Path) -> Result<HashSet<String>> {
     }
     repair(&rp)?;
     Ok(scan_runs(&rp, &RESULT_COLUMNS, |_| false)?.into_iter().map(|r| r.job.into()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spec_diff;
+
+    #[test]
+    fn spec_differences_count_solvers_from_1_and_name_every_one() {
+        let solver = |kind: &str, alpha: f64| serde_json::json!({ "kind": kind, "label": kind, "alpha": alpha });
+        let old = serde_json::json!({
+            "seed": 1,
+            "solvers": (0..6).map(|i| solver("q-learning", 0.1 * i as f64)).collect::<Vec<_>>(),
+        });
+        let mut six: Vec<serde_json::Value> = (0..6).map(|i| solver("q-learning", 0.1 * i as f64)).collect();
+        six[5] = solver("q-learning", 0.9);
+        six.push(solver("sarsa", 0.5));
+        let new = serde_json::json!({ "seed": 1, "solvers": six });
+        let diff = spec_diff(&old, &new, 8);
+        assert_eq!(diff, ["solver[6].alpha: 0.5 -> 0.9", "solver[7]: (absent) -> sarsa"]);
+        // Past the limit: how many more.
+        let many = serde_json::json!({ "seed": 2, "solvers": (0..6).map(|i| solver("sarsa", 0.1 * i as f64)).collect::<Vec<_>>() });
+        let diff = spec_diff(&old, &many, 3);
+        assert_eq!(diff.len(), 4, "{diff:?}");
+        assert_eq!(diff[3], "and 10 more differences");
+        assert!(diff[0].starts_with("seed: 1 -> 2"), "{diff:?}");
+    }
 }
