@@ -62,6 +62,10 @@ enum Command {
         /// Print only the estimated peak memory in MiB of --threads jobs at once (for job scripts).
         #[arg(long)]
         peak_memory: bool,
+        /// The results directory a run would write (default: results/<name>): the jobs it
+        /// already holds are counted as done, and the estimate covers the rest.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Solve a (seat, opponent) MDP exactly by policy and value iteration.
     #[command(
@@ -281,7 +285,9 @@ fn dispatch(command: Command) -> Result<i32> {
             }
             run::run(&options)
         }
-        Command::Plan { spec, threads, max_memory, peak_memory } => plan::plan(&spec, threads, max_memory, peak_memory),
+        Command::Plan { spec, threads, max_memory, peak_memory, out } => {
+            plan::plan(&spec, threads, max_memory, peak_memory, out.as_deref())
+        }
         Command::Solve(args) => solve::solve(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),
         Command::Merge { dir } => merge::merge(&dir),

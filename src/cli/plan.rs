@@ -280,7 +280,13 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
 }
 
 /// Runs `sweep plan`.
-pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, peak_only: bool) -> Result<i32> {
+pub fn plan(
+    spec_path: &Path,
+    threads: Option<usize>,
+    max_memory: Option<u64>,
+    peak_only: bool,
+    out: Option<&Path>,
+) -> Result<i32> {
     let sweep = spec::load(spec_path).map_err(|e| bad_input(e.to_string()))?;
     let threads = match threads {
         Some(0) => return Err(bad_input("--threads 0: give at least 1 thread")),
@@ -336,8 +342,12 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
     );
+    let dir = out.map_or_else(|| Path::new("results").join(&sweep.name), Path::to_path_buf);
+    if let Some(line) = already_done(&sweep, &dir, threads, &cal) {
+        println!("{line}");
+    }
     print_memory(&sweep, threads, max_memory);
-    for line in program_notes(&sweep, &Path::new("results").join(&sweep.name)) {
+    for line in program_notes(&sweep, &dir) {
         println!("{line}");
     }
     for note in &sweep.notes {
@@ -353,6 +363,49 @@ pub fn plan(spec_path: &Path, threads: Option<usize>, max_memory: Option<u64>, p
     }
     refuse_what_run_refuses(&sweep, max_memory)?;
     Ok(exit::OK)
+}
+
+/// The job ids with rows in `dir/results.csv` (read only; a partial last line ends the
+/// reading).
+fn job_ids_in(dir: &Path) -> std::collections::HashSet<String> {
+    let Ok(mut reader) = csv::Reader::from_path(dir.join("results.csv")) else { return Default::default() };
+    let Some(id) = reader.headers().ok().and_then(|h| h.iter().position(|c| c == "job_id")) else {
+        return Default::default();
+    };
+    reader.records().map_while(Result::ok).filter_map(|r| r.get(id).map(String::from)).collect()
+}
+
+/// The line that says how many of the spec's jobs `dir` already holds, and (for a grid)
+/// what the rest costs: a run there resumes or extends, and runs only the rest.
+pub fn already_done(sweep: &Sweep, dir: &Path, threads: usize, cal: &Calibration) -> Option<String> {
+    let done = job_ids_in(dir);
+    if done.is_empty() {
+        return None;
+    }
+    let jobs = sweep.jobs();
+    let left: Vec<&spec::Job> = jobs.iter().filter(|j| !done.contains(&j.id)).collect();
+    let held = jobs.len() - left.len();
+    let mut line = format!("{} already holds {held} of these {} jobs", dir.display(), jobs.len());
+    if sweep.search.is_some() || sweep.test.is_some() {
+        line.push_str(
+            " (a search or [test] decides the rest as it goes: the estimate above is for a run from scratch)",
+        );
+        return Some(line);
+    }
+    let seconds: Vec<f64> = left.iter().map(|j| j.params.seconds(&sweep.evaluation, cal)).collect();
+    let cpu: f64 = seconds.iter().sum();
+    let longest = seconds.iter().copied().fold(0.0, f64::max);
+    let shared =
+        if left.is_empty() { 0.0 } else { crate::cost::shared_wall_seconds(&needs(sweep).shared, threads, cal) };
+    let quiet = shared + (cpu / threads as f64).max(longest);
+    let wall = crate::cost::wall_seconds(quiet, threads.min(left.len().max(1)), cal);
+    line.push_str(&format!(
+        "; a run there runs the other {}: {:.1} s of CPU, about {} on {threads} threads",
+        left.len(),
+        cpu,
+        human(wall)
+    ));
+    Some(line)
 }
 
 /// A line per command solver: its program's own time is unknown until measured (the CPU

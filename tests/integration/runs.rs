@@ -126,6 +126,31 @@ fn plan_counts_jobs_and_writes_nothing() {
 }
 
 #[test]
+fn plan_counts_what_a_directory_already_holds() {
+    // A finished run of one grid, then the plan of the same grid with one more alpha: the
+    // estimate of what a run there would still do covers the new points only.
+    let tmp = tempfile::tempdir().unwrap();
+    let small = "name = \"p\"\nseed = 1\nreplicates = 2\n[[solver]]\nkind = \"q-learning\"\nepisodes = 500\nalpha = [0.1, 0.2]\n";
+    let spec = common::write_spec(tmp.path(), "small.toml", small);
+    let out = tmp.path().join("p");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let large = common::write_spec(tmp.path(), "large.toml", &small.replace("[0.1, 0.2]", "[0.1, 0.2, 0.3]"));
+    let before = std::fs::read(out.join("results.csv")).unwrap();
+    let o = run(&["plan", large.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!("{} already holds 4 of these 6 jobs; a run there runs the other 2", out.display())),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(out.join("results.csv")).unwrap(), before, "plan writes nothing");
+    // Elsewhere, nothing is held: no such line.
+    let o = run(&["plan", large.to_str().unwrap(), "--out", tmp.path().join("none").to_str().unwrap()]);
+    assert!(!stdout(&o).contains("already holds"), "{}", stdout(&o));
+}
+
+#[test]
 fn every_experiment_parses() {
     for entry in std::fs::read_dir(common::root().join("experiments")).unwrap() {
         let p = entry.unwrap().path();
