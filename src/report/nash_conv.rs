@@ -1,7 +1,9 @@
 //! NashConv of self-play policies: the sum of the exploitability of a self-play table in
 //! seat X and in seat O (the `regret` of its two `best-response` rows, one job), 0 exactly
 //! when the table is a Nash equilibrium of the game. One line per self-play configuration,
-//! under the end-of-run summary and under `sweep summary`.
+//! under the end-of-run summary and under `sweep summary`, with the checkpoint episode
+//! from which it stays 0 (from `curves.csv`, where the run recorded curves against
+//! `best-response`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,6 +16,14 @@ use crate::spec::Split;
 /// Per configuration (the default configuration columns but the seat), the NashConv of
 /// each of its self-play jobs that has both seats' `best-response` rows, in job order.
 pub fn per_config(results: &Path, split: Option<Split>) -> anyhow::Result<BTreeMap<Vec<String>, Vec<f64>>> {
+    Ok(per_config_jobs(results, split)?
+        .into_iter()
+        .map(|(k, js)| (k, js.into_iter().map(|(_, v)| v).collect()))
+        .collect())
+}
+
+/// [`per_config`] with each value's job id.
+fn per_config_jobs(results: &Path, split: Option<Split>) -> anyhow::Result<BTreeMap<Vec<String>, Vec<(String, f64)>>> {
     let by: Vec<usize> = config_columns().into_iter().filter(|&c| c != "seat").map(column).collect();
     let (opponent, eval, status, regret, job) =
         (column("opponent"), column("eval_opponent"), column("status"), column("regret"), column("job_id"));
@@ -32,15 +42,58 @@ pub fn per_config(results: &Path, split: Option<Split>) -> anyhow::Result<BTreeM
     })?;
     Ok(jobs
         .into_iter()
-        .map(|(k, js)| (k, js.into_values().filter(|&(_, seats)| seats == 2).map(|(sum, _)| sum).collect()))
-        .filter(|(_, v): &(_, Vec<f64>)| !v.is_empty())
+        .map(|(k, js)| {
+            (k, js.into_iter().filter(|(_, (_, seats))| *seats == 2).map(|(id, (sum, _))| (id, sum)).collect())
+        })
+        .filter(|(_, v): &(_, Vec<(String, f64)>)| !v.is_empty())
         .collect())
+}
+
+/// Per job of `jobs`, the first checkpoint episode of `curves` from which its NashConv
+/// (both seats' regret against `best-response`) is 0 at every later checkpoint, if any.
+fn first_zero(curves: &Path, jobs: &std::collections::HashSet<&str>) -> BTreeMap<String, u64> {
+    let Ok(mut reader) = csv::Reader::from_path(curves) else { return BTreeMap::new() };
+    let Ok(header) = reader.headers().cloned() else { return BTreeMap::new() };
+    let at = |name: &str| header.iter().position(|c| c == name);
+    let (Some(job), Some(episode), Some(eval), Some(regret)) =
+        (at("job_id"), at("episode"), at("eval_opponent"), at("regret"))
+    else {
+        return BTreeMap::new();
+    };
+    // Per job, per episode: the seats' summed regret and how many seats.
+    let mut sums: BTreeMap<String, BTreeMap<u64, (f64, u32)>> = BTreeMap::new();
+    for r in reader.records().map_while(Result::ok) {
+        if &r[eval] != EvalOpponent::BEST_RESPONSE || !jobs.contains(&r[job]) {
+            continue;
+        }
+        let (Ok(e), Ok(x)) = (r[episode].parse::<u64>(), r[regret].parse::<f64>()) else { continue };
+        let s = sums.entry(r[job].to_string()).or_default().entry(e).or_default();
+        *s = (s.0 + x, s.1 + 1);
+    }
+    let mut out = BTreeMap::new();
+    for (id, checkpoints) in sums {
+        // Walk back from the last checkpoint while the NashConv is 0.
+        let mut from = None;
+        for (&e, &(sum, seats)) in checkpoints.iter().rev() {
+            if seats == 2 && sum == 0.0 {
+                from = Some(e);
+            } else {
+                break;
+            }
+        }
+        if let Some(e) = from {
+            out.insert(id, e);
+        }
+    }
+    out
 }
 
 /// One line per self-play configuration with `best-response` rows: the mean NashConv over
 /// its replicates, the smallest and largest, and in how many it is 0.
 pub fn lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>> {
-    let configs = per_config(results, split)?;
+    let configs = per_config_jobs(results, split)?;
+    let ids: std::collections::HashSet<&str> = configs.values().flatten().map(|(id, _)| id.as_str()).collect();
+    let zero_from = results.parent().map_or_else(BTreeMap::new, |dir| first_zero(&dir.join("curves.csv"), &ids));
     let names: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat").collect();
     let keys: Vec<&Vec<String>> = configs.keys().collect();
     // Show the columns that tell the configurations apart (and the solver).
@@ -52,11 +105,21 @@ pub fn lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>
             .map(|k| super::setting(names[k], &key[k]))
             .collect();
         let what = if parts.is_empty() { String::new() } else { format!(" {}", parts.join(" ")) };
-        let mean = values.iter().sum::<f64>() / values.len() as f64;
-        let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-        let zero = values.iter().filter(|&&v| v == 0.0).count();
+        let mean = values.iter().map(|(_, v)| v).sum::<f64>() / values.len() as f64;
+        let (min, max) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &(_, v)| (a.min(v), b.max(v)));
+        let zero = values.iter().filter(|(_, v)| *v == 0.0).count();
+        let mut episodes: Vec<u64> = values.iter().filter_map(|(id, _)| zero_from.get(id).copied()).collect();
+        episodes.sort_unstable();
+        let from = match episodes.len() {
+            0 => String::new(),
+            k => format!(
+                "; 0 for good from episode {} (the median checkpoint over the {k} that got there; earliest {})",
+                episodes[(k - 1) / 2],
+                episodes[0]
+            ),
+        };
         out.push(format!(
-            "  nash_conv {} (self-play{what}): mean {mean:.4} (min {min:.4}, max {max:.4}) over {}; 0 in {zero}",
+            "  nash_conv {} (self-play{what}): mean {mean:.4} (min {min:.4}, max {max:.4}) over {}; 0 in {zero}{from}",
             key[0],
             crate::names::count(values.len(), "replicate"),
         ));
