@@ -22,8 +22,11 @@ pub fn per_config(results: &Path, split: Option<Split>) -> anyhow::Result<BTreeM
         .collect())
 }
 
+/// Per configuration, each job's id and NashConv.
+type JobsByConfig = BTreeMap<Vec<String>, Vec<(String, f64)>>;
+
 /// [`per_config`] with each value's job id.
-fn per_config_jobs(results: &Path, split: Option<Split>) -> anyhow::Result<BTreeMap<Vec<String>, Vec<(String, f64)>>> {
+fn per_config_jobs(results: &Path, split: Option<Split>) -> anyhow::Result<JobsByConfig> {
     let by: Vec<usize> = config_columns().into_iter().filter(|&c| c != "seat").map(column).collect();
     let (opponent, eval, status, regret, job) =
         (column("opponent"), column("eval_opponent"), column("status"), column("regret"), column("job_id"));
