@@ -218,6 +218,7 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
         ));
     }
     table.notes.extend(crate::report::nash_conv::lines(&results, filter).map_err(bad)?);
+    table.notes.extend(crate::report::nash_conv::trivial_lines(&results, filter).map_err(bad)?);
     match filter {
         None => table.notes.push("split: tuning and test rows, grouped by the split column".into()),
         Some(_) if shown == Split::Test || options.split.is_some() => {

@@ -91,6 +91,35 @@ fn first_zero(curves: &Path, jobs: &std::collections::HashSet<&str>) -> BTreeMap
     out
 }
 
+/// One line per (game, seat) whose `best-response` rows are trivially 0: the seat loses
+/// to a best response whatever it plays (its value against one is -1, the game is lost
+/// for it), so no policy is exploitable beyond that and a regret of 0 there says nothing
+/// about the policy.
+pub fn trivial_lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>> {
+    let (eval, status, optimal, seat, game) =
+        (column("eval_opponent"), column("status"), column("optimal_value"), column("seat"), column("game"));
+    let mut lost: std::collections::BTreeSet<(String, String)> = Default::default();
+    super::files::each_row(results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+        if &rec[eval] == EvalOpponent::BEST_RESPONSE
+            && &rec[status] == "ok"
+            && split.is_none_or(|s| super::splits::of_row(rec) == s)
+            && rec[optimal].parse::<f64>().is_ok_and(|v| v == -1.0)
+        {
+            let game = if rec[game].is_empty() { "3x3k3" } else { &rec[game] };
+            lost.insert((game.to_string(), rec[seat].to_string()));
+        }
+    })?;
+    Ok(lost
+        .into_iter()
+        .map(|(game, seat)| {
+            format!(
+                "{game}, seat {seat}: every policy loses to a best response (the game is lost for {seat}), so its \
+                 regret against best-response is 0 whatever it learned: those rows say nothing about the policy"
+            )
+        })
+        .collect())
+}
+
 /// One line per self-play configuration with `best-response` rows: the mean NashConv over
 /// its replicates, the smallest and largest, and in how many it is 0.
 pub fn lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>> {

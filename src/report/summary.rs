@@ -319,6 +319,9 @@ pub fn run_summary(
     )];
     lines.extend(best_lines(results)?);
     lines.extend(super::nash_conv::lines(results, Some(crate::spec::Split::Tune))?);
+    lines.extend(
+        super::nash_conv::trivial_lines(results, Some(crate::spec::Split::Tune))?.into_iter().map(|l| format!("  {l}")),
+    );
     Ok(lines)
 }
 

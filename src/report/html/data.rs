@@ -200,7 +200,8 @@ pub fn read(dir: &Path) -> Result<Data> {
     show.dedup();
     let blocks = read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
     let compared = against_best(&blocks, Verdicts::default());
-    let (marks, notes) = best_marks_in(&blocks, &by, Procedure::Mcb, Verdicts::default().alpha);
+    let (marks, mut notes) = best_marks_in(&blocks, &by, Procedure::Mcb, Verdicts::default().alpha);
+    notes.extend(crate::report::nash_conv::trivial_lines(&results, Some(split))?);
     let tuned_groups =
         tuned.map_or(BTreeMap::new(), |t| t.agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect());
     let groups = agg.groups();
