@@ -194,21 +194,23 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
         let (block, reps) = match &layout.group {
             None => (read.clone(), None),
             Some(group) => {
+                // The block's group names (the `--by` values joined by `/`), once.
+                let names: Vec<String> = read
+                    .configs
+                    .iter()
+                    .map(|c| group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/"))
+                    .collect();
                 let here: Vec<Pick> = picks
                     .iter()
                     .zip(&mut used)
                     .filter(|(p, _)| p.blocks.iter().all(|(k, v)| read.key[*k] == *v))
                     .filter_map(|(p, used)| {
-                        let named = read
-                            .configs
-                            .iter()
-                            .any(|c| group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/") == p.group);
+                        let named = names.contains(&p.group);
                         *used |= named;
                         named.then(|| p.clone())
                     })
                     .collect();
-                for c in &read.configs {
-                    let name = group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/");
+                for name in names {
                     if !groups.contains(&name) {
                         groups.push(name);
                     }
