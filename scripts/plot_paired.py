@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Paired differences: every configuration's difference to the baseline (the best
-configuration by default) with its 95% paired-t interval, one panel per (solver, seat,
+configuration by default) with the interval of its verdict, one panel per (solver, seat,
 evaluation opponent, game), coloured by the verdict of `sweep compare` (better, worse,
 indistinguishable, or cannot-reject where too few replicates could never reject; by the
-Holm-adjusted paired t test at 0.05 unless --significance and --alpha say otherwise). With --by naming block columns (--by solver), one panel per block of the
+Holm-adjusted paired t test at 0.05 unless --significance and --alpha say otherwise; the
+t verdict's interval is Holm-adjusted like its p-value, so a line clear of zero is better or
+worse; the rank and permutation tests draw none). With --by naming block columns (--by solver), one panel per block of the
 others, one row per solver: each represented by its best configuration.
 
 RESULTS is either a results directory (or its results.csv), on which the script runs
@@ -103,8 +105,8 @@ def draw_block(ax, block, metric):
     ys = np.arange(len(block))[::-1]
     for y, (_, r) in zip(ys, block.iterrows()):
         colour, marker = VERDICTS.get(r["verdict"], ("tab:blue", "o"))
-        if r["verdict"] != "baseline" and np.isfinite(r["ci95_low"]):
-            ax.plot([r["ci95_low"], r["ci95_high"]], [y, y], color=colour, linewidth=2.2,
+        if r["verdict"] != "baseline" and np.isfinite(r["ci_low"]):
+            ax.plot([r["ci_low"], r["ci_high"]], [y, y], color=colour, linewidth=2.2,
                     solid_capstyle="butt")
         ax.plot([r["difference"]], [y], marker=marker, color=colour, markersize=6,
                 linestyle="none")
@@ -140,7 +142,8 @@ def draw(blocks, metric):
     frame = pd.concat([b for _, b in blocks])
     test = frame["test"].iloc[0] if "test" in frame else "t"
     lines = [
-        "line: 95% paired-t interval of the mean difference over paired replicates (same seeds)",
+        "line: the verdict's interval of the mean difference over paired replicates (same seeds): paired t, "
+        "Holm-adjusted as its p-value (none for a rank or permutation test)",
         f"colour: verdict of the Holm-adjusted {test} test (green better, red worse, grey "
         "indistinguishable, orange cannot-reject: too few replicates to ever reject)",
         f"{lower} {metric} is better", "numbers from `sweep compare --csv`"]

@@ -19,9 +19,9 @@ import pandas as pd  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 COMPARE_COLUMNS = ["solver", "seat", "eval_opponent", "label", "configuration", "n", "mean",
-                   "difference", "ci95_low", "ci95_high", "p_holm", "verdict"]
+                   "difference", "ci_low", "ci_high", "p_holm", "verdict"]
 IMPORTANCE_COLUMNS = ["solver", "seat", "eval_opponent", "term", "share"]
-NUMBERS = ["n", "mean", "difference", "ci95_low", "ci95_high", "p_t", "p_wilcoxon",
+NUMBERS = ["n", "mean", "difference", "ci_low", "ci_high", "p_t", "p_wilcoxon",
            "p_holm", "p_improve", "share", "p_floor"]
 
 

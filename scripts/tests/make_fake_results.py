@@ -197,8 +197,8 @@ def compare_table(results):
             rows.append({"solver": "q-learning", "seat": "x", "eval_opponent": opp,
                          "label": "q-learning", "configuration": c, "n": len(configs[c]),
                          "mean": f"{m:.6f}", "difference": f"{d:.6f}",
-                         "ci95_low": f"{d - half if d else 0:.6f}",
-                         "ci95_high": f"{d + half if d else 0:.6f}",
+                         "ci_low": f"{d - half if d else 0:.6f}",
+                         "ci_high": f"{d + half if d else 0:.6f}",
                          "p_t": "", "p_wilcoxon": "", "p_holm": "" if d == 0 else f"{min(1, 0.01 / d):.6f}",
                          "p_improve": "", "verdict": verdict})
     return rows

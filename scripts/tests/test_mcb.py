@@ -184,6 +184,39 @@ class McbAgainstIndependentComputation(unittest.TestCase):
         inside = sum(v["in"] for v in direct.values())
         self.assertIn(f"{inside} of 6", line)
 
+    def test_compare_draws_the_interval_of_its_verdict(self):
+        # `sweep compare`'s ci_low..ci_high is the paired t interval at level
+        # 1 - alpha * p / p_holm: computed here with scipy's t test and quantile and
+        # statsmodels' Holm adjustment, and it excludes 0 exactly when the verdict is
+        # better or worse.
+        from statsmodels.stats.multitest import multipletests
+        out = Path(self.tmp.name) / "compare"
+        out.mkdir()
+        write_synthetic(out / "results.csv", [0.0, 0.004, 0.01, 0.02, 0.3], 6, np.random.default_rng(7))
+        done = subprocess.run([self.sweep, "compare", str(out), "--format", "json"], capture_output=True, text=True,
+                              check=True)
+        table = json.loads(done.stdout)
+        rows = pd.DataFrame(table["rows"], columns=[c["name"] for c in table["columns"]])
+        frame = self.frame_of(out / "results.csv", "random")
+        wide = frame.pivot(index="replicate", columns="config", values="regret")
+        base = rows[rows["verdict"] == "baseline"]["configuration"].iloc[0]
+        name = lambda c: f"alpha={c.split('|')[0]}"  # noqa: E731
+        base_col = next(c for c in wide.columns if name(c) == base)
+        others = [c for c in wide.columns if c != base_col]
+        p = [stats.ttest_rel(wide[c], wide[base_col]).pvalue for c in others]
+        holm = multipletests(p, method="holm")[1]
+        for c, p_t, p_holm in zip(others, p, holm):
+            row = rows[rows["configuration"] == name(c)].iloc[0]
+            d = wide[c] - wide[base_col]
+            se = d.std(ddof=1) / np.sqrt(len(d))
+            half = stats.t.ppf(1 - ALPHA * p_t / p_holm / 2, len(d) - 1) * se
+            self.assertAlmostEqual(row["p_holm"], p_holm, delta=1e-9, msg=c)
+            self.assertAlmostEqual(row["ci_low"], d.mean() - half, delta=1e-9, msg=c)
+            self.assertAlmostEqual(row["ci_high"], d.mean() + half, delta=1e-9, msg=c)
+            clear = row["ci_low"] > 0 or row["ci_high"] < 0
+            self.assertEqual(clear, row["verdict"] in ("better", "worse"), msg=(c, row["verdict"]))
+        self.assertIn("worse", set(rows["verdict"]))
+
     def test_flagship_example(self):
         out = Path(self.tmp.name) / "qlearning"
         subprocess.run([self.sweep, "run", str(ROOT / "experiments" / "qlearning.toml"), "--quiet", "--out",

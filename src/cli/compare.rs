@@ -182,7 +182,7 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
     let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
     let mut columns: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
     columns.extend([Column::text("label"), Column::text("configuration"), Column::integers("n")]);
-    columns.extend(["mean", "difference", "ci95_low", "ci95_high"].map(Column::numbers));
+    columns.extend(["mean", "difference", "ci_low", "ci_high"].map(Column::numbers));
     columns.extend(["p_t", "p_wilcoxon", "p_holm", "p_improve"].map(Column::numbers));
     columns.extend([Column::text("verdict"), Column::text("test"), Column::numbers("p_floor")]);
     columns.extend([Column::integers("unsolved"), Column::integers("configurations")]);
@@ -290,7 +290,7 @@ fn table_row(
     test: Significance,
 ) -> Vec<Cell> {
     let config = &block.configs[c.config];
-    let representatives_vary = block.varying();
+    let representatives_vary = block.factors(&layout.config);
     let shown: Vec<usize> = match (rep, &layout.group) {
         // A group of one configuration (a [test]'s choice) is named by what differs
         // between the representatives.
@@ -300,18 +300,35 @@ fn table_row(
             .copied()
             .filter(|&k| !block_columns().contains(&layout.config[k]) && !config.key[k].is_empty())
             .collect(),
-        _ => block.varying(),
+        _ => block.factors(&layout.config),
     };
+    // A decay derived from a set `_min_at` restates it: not part of the name.
+    let shown: Vec<usize> =
+        shown.into_iter().filter(|&k| !crate::report::derived(&layout.config, &config.key, k)).collect();
     let name: Vec<String> = shown.iter().map(|&k| crate::report::setting(layout.config[k], &config.key[k])).collect();
     let mut r: Vec<Cell> =
         block_columns().iter().map(|col| Cell::key(&layout.value(block, c.config, col), false)).collect();
     r.extend([Cell::text(config.label.clone()), Cell::Text(name.join(" ")), Cell::int(c.runs), Cell::Float(c.mean)]);
     let d = &c.difference;
-    r.extend([d.mean, d.low, d.high, d.p_value, c.wilcoxon.p_value].map(Cell::Float));
+    r.extend([d.mean, c.low, c.high, d.p_value, c.wilcoxon.p_value].map(Cell::Float));
     r.extend([Cell::Float(c.p_holm), Cell::Float(c.p_improve), Cell::text(c.verdict)]);
     r.extend([Cell::text(test.name()), Cell::Float(c.p_floor), Cell::int(config.unsolved())]);
     r.push(Cell::int(rep.map_or(1, |r| r.configurations)));
     r
+}
+
+/// What `ci_low`..`ci_high` are: the verdict's own interval, or none.
+pub fn interval_note(test: Significance, alpha: f64) -> String {
+    match test {
+        Significance::T => format!(
+            "ci_low..ci_high: the verdict's interval, paired t at level 1 - {alpha} x p_t / p_holm (Holm-adjusted as \
+             the p-value is: it excludes 0 exactly when the verdict is better or worse)"
+        ),
+        other => format!(
+            "ci_low..ci_high: empty, as the {other} test that made the verdicts has no interval here (--significance \
+             t gives one)"
+        ),
+    }
 }
 
 /// The lines under the table: what the columns mean, and what was left out or chosen.
@@ -325,11 +342,12 @@ fn column_notes(
 ) -> Vec<String> {
     let mut notes = Vec::new();
     notes.push(format!(
-        "{}: difference = configuration - baseline over paired replicates (ci95: paired t); p_t: paired t; \
+        "{}: difference = configuration - baseline over paired replicates; {}; p_t: paired t; \
          p_wilcoxon: signed-rank test (exact up to 25 pairs); p_holm: {} p Holm-adjusted over each block's \
          comparisons; p_improve: P(a run beats a baseline run); verdicts by {} at {}; p_floor: the smallest p_holm \
          these pairs could reach{}",
         args.metric.name(),
+        interval_note(args.significance, args.alpha),
         args.significance,
         args.significance,
         args.alpha,

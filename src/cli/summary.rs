@@ -28,15 +28,16 @@ use super::compare::alpha_arg;
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
 use crate::report::RESULT_COLUMNS;
-use crate::report::compare::{Procedure, best_marks};
+use crate::report::compare::{Procedure, best_marks, solver_block_columns, solvers_compared};
 use crate::report::files::each_row;
+use crate::report::paired_runs::{Metric, read_blocks_in};
 use crate::report::splits;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns, strata};
 use crate::report::table::{Cell, Column, Format, Table};
 use crate::seed::fnv1a;
 use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
-use crate::stats::significance::DEFAULT_ALPHA;
+use crate::stats::significance::{DEFAULT_ALPHA, Significance};
 
 /// Flags of `sweep summary`.
 #[derive(clap::Args, Debug)]
@@ -151,23 +152,42 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
         ["mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss"].map(Column::numbers),
     );
     columns.push(Column::decimals("train_ms", 1));
+    // MCTS does not train: its cost is a search per move.
+    let moves = groups.iter().any(|g| !g.ms_per_move.is_nan());
+    if moves {
+        columns.push(Column::numbers("ms_per_move"));
+    }
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
-    let (marks, notes) = if options.by.is_empty() {
-        let (marks, notes) = best_marks(&results, &by, options.significance, options.alpha, split).map_err(bad)?;
-        (Some(marks), notes)
-    } else {
-        (None, Vec::new())
+    // On test rows, vs_best answers "which solver?" as `compare --by solver` does; else
+    // "which configurations of each solver could be the best?".
+    let across = test_verdict(options, test);
+    let (marks, notes) = match across {
+        _ if !options.by.is_empty() => (None, Vec::new()),
+        Some(t) => {
+            let (outer, config) = solver_block_columns();
+            let blocks = read_blocks_in(&results, Metric::Regret, &outer, &config, Split::Test).map_err(bad)?;
+            let (marks, sentences) = solvers_compared(&blocks, &by, t, options.alpha);
+            (Some(marks), sentences)
+        }
+        None => {
+            let (marks, notes) = best_marks(&results, &by, options.significance, options.alpha, split).map_err(bad)?;
+            (Some(marks), notes)
+        }
     };
     let strata = if options.stat.is_some() { strata(&results, &by, filter).map_err(bad)? } else { BTreeMap::new() };
     if let Some(stat) = options.stat {
         columns.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()].map(Column::numbers));
     }
-    let mcb = marks.is_some() && options.significance == Procedure::Mcb;
+    let mcb = marks.is_some() && options.significance == Procedure::Mcb && across.is_none();
     if marks.is_some() {
         columns.push(Column::text("vs_best"));
     }
     if mcb {
         columns.extend(["mcb_low", "mcb_high"].map(Column::numbers));
+    }
+    let diff = marks.is_some() && across == Some(Significance::T);
+    if diff {
+        columns.extend(["diff_low", "diff_high"].map(Column::numbers));
     }
     if test {
         columns.extend([Column::integers("tune_n"), Column::numbers("tune_mean_regret"), Column::numbers("gap")]);
@@ -176,6 +196,9 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     let mut table = Table::new("Regret per configuration, over replicates", columns);
     for g in &groups {
         let mut r = base_row(g, &show, &numeric);
+        if moves {
+            r.push(Cell::Float(g.ms_per_move));
+        }
         if let Some(stat) = options.stat {
             let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
             let all: Vec<f64> = strata.concat();
@@ -186,7 +209,7 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
         if let Some(marks) = &marks {
             let mark = marks.get(&g.key);
             r.push(Cell::text(mark.map_or("", |m| m.verdict)));
-            if mcb {
+            if mcb || diff {
                 r.extend([mark.map_or(f64::NAN, |m| m.low), mark.map_or(f64::NAN, |m| m.high)].map(Cell::Float));
             }
         }
@@ -202,7 +225,10 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     let sampled: usize = groups.iter().map(|g| g.sampled).sum();
     let marked = marks.is_some().then_some((options.significance, options.alpha));
-    table.notes.push(footer(groups.len(), agg.rows(), failed, sampled, marked));
+    table.notes.push(footer(groups.len(), agg.rows(), failed, sampled, if across.is_some() { None } else { marked }));
+    if let (Some(t), true) = (across, marks.is_some()) {
+        table.notes.push(across_note(t, options.alpha));
+    }
     table.notes.extend(notes);
     let pooled = groups.iter().filter(|g| g.pooled).count();
     if pooled > 0 {
@@ -234,6 +260,34 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
         );
     }
     Ok(table)
+}
+
+/// The test `vs_best` compares the solvers by on test rows (the default grouping): the
+/// paired test asked for, or the t test where `--significance` is MCB (the way `compare
+/// --by solver` judges); `None` elsewhere.
+fn test_verdict(options: &SummaryOptions, test: bool) -> Option<Significance> {
+    match (test && options.by.is_empty(), options.significance) {
+        (false, _) => None,
+        (true, Procedure::Pairwise(t)) => Some(t),
+        (true, Procedure::Mcb) => Some(Significance::T),
+    }
+}
+
+/// What `vs_best` means on test rows.
+fn across_note(test: Significance, alpha: f64) -> String {
+    let interval = if test == Significance::T {
+        format!(
+            "; diff_low..diff_high: the verdict's interval of its mean regret minus the best's (paired t at level 1 - \
+             {alpha} x p_t / p_holm: it excludes 0 exactly when the verdict is worse or better)"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "vs_best: each solver's chosen configuration against the best of them on the same fresh seeds, as `sweep \
+         compare --by solver` does ({test} test, Holm-adjusted over each seat/opponent/board, level {alpha}): best, \
+         equal (identical on every replicate), indistinguishable, worse, cannot-reject{interval}"
+    )
 }
 
 /// The grouping columns: `--by`, checked, or every configuration column.

@@ -156,6 +156,11 @@ pub struct Comparison {
     pub mean: f64,
     /// Paired differences (configuration minus baseline) and their t interval.
     pub difference: PairedT,
+    /// The verdict's own interval of the mean difference (see [`verdict_interval`]): NaN
+    /// where the test gives none (the rank and permutation tests) and for the baseline.
+    pub low: f64,
+    /// Its upper end.
+    pub high: f64,
     /// The signed-rank test of the differences.
     pub wilcoxon: Wilcoxon,
     /// The chosen test's p-value (NaN for the baseline).
@@ -194,6 +199,8 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: V
                 runs: values.len(),
                 mean: c.mean(),
                 difference: paired_t(&d),
+                low: f64::NAN,
+                high: f64::NAN,
                 wilcoxon: wilcoxon(&d),
                 p_test: if i == baseline { f64::NAN } else { verdicts.test.p_value(&d) },
                 p_holm: f64::NAN,
@@ -210,6 +217,7 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: V
         let c = &mut out[i];
         c.p_holm = p;
         c.p_floor = floor(verdicts.test, c.difference.n, others.len());
+        (c.low, c.high) = verdict_interval(verdicts, &c.difference, c.p_test, p, others.len());
         let lower = c.difference.mean < 0.0;
         c.verdict = if c.difference.n == 0 {
             "no-pairs"
@@ -226,6 +234,26 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: V
         };
     }
     out
+}
+
+/// The interval that goes with a verdict: the paired t interval at level
+/// `1 - alpha * p_t / p_holm`, widened by the factor by which Holm's adjustment raised the
+/// p-value (`comparisons - k` at the k-th smallest p, or more where an earlier one
+/// dominates). It excludes 0 exactly when `p_holm < alpha`, so an interval clear of zero
+/// always carries `better` or `worse`; with one comparison it is the plain `1 - alpha`
+/// interval. The rank and permutation tests give none (NaN): their verdicts are not read
+/// off a t interval, and none is drawn beside them.
+pub fn verdict_interval(verdicts: Verdicts, d: &PairedT, p_t: f64, p_holm: f64, comparisons: usize) -> (f64, f64) {
+    if verdicts.test != Significance::T || d.n < 2 {
+        return (f64::NAN, f64::NAN);
+    }
+    let level = if p_holm > 0.0 && p_t > 0.0 {
+        1.0 - verdicts.alpha * p_t / p_holm
+    } else {
+        // Every difference the same, or a p-value below the smallest float: Bonferroni's.
+        1.0 - verdicts.alpha / comparisons.max(1) as f64
+    };
+    d.interval(level)
 }
 
 /// A group's representative: its best configuration.
@@ -374,24 +402,8 @@ pub fn best_set(block: &Block, metric: Metric, alpha: f64) -> Option<BestSet> {
 /// The marks of [`best_marks`] from blocks already read (by the block columns and the
 /// default configuration columns).
 pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, alpha: f64) -> Marks {
-    let (columns, block_cols) = (default_config_columns(), block_columns());
-    // Where each grouping column's value is: in the block's key, or the configuration's.
-    let at: Vec<(Option<usize>, Option<usize>)> = by
-        .iter()
-        .map(|name| match block_cols.iter().position(|b| b == name) {
-            Some(k) => (Some(k), None),
-            None => (None, columns.iter().position(|x| x == name)),
-        })
-        .collect();
-    let key = |block: &Block, config: usize| -> Vec<String> {
-        at.iter()
-            .map(|&(in_block, in_config)| match (in_block, in_config) {
-                (Some(k), _) => block.key[k].clone(),
-                (None, Some(k)) => block.configs[config].key[k].clone(),
-                (None, None) => String::new(),
-            })
-            .collect()
-    };
+    let key = GroupKey::new(by, &block_columns(), &default_config_columns());
+    let key = |block: &Block, config: usize| key.of(block, config);
     let mut marks = BTreeMap::new();
     let mut notes = Vec::new();
     let unmarked = |verdict| Mark { verdict, low: f64::NAN, high: f64::NAN };
@@ -453,13 +465,125 @@ pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, alpha:
     (marks, notes)
 }
 
+/// Where each grouping column's value is, for a configuration of a block: in the block's
+/// key or in the configuration's.
+struct GroupKey(Vec<(Option<usize>, Option<usize>)>);
+
+impl GroupKey {
+    fn new(by: &[&str], block_cols: &[&str], config_cols: &[&str]) -> GroupKey {
+        GroupKey(
+            by.iter()
+                .map(|name| match block_cols.iter().position(|b| b == name) {
+                    Some(k) => (Some(k), None),
+                    None => (None, config_cols.iter().position(|x| x == name)),
+                })
+                .collect(),
+        )
+    }
+
+    /// The summary's group key of configuration `config` of `block`.
+    fn of(&self, block: &Block, config: usize) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|&(in_block, in_config)| match (in_block, in_config) {
+                (Some(k), _) => block.key[k].clone(),
+                (None, Some(k)) => block.configs[config].key[k].clone(),
+                (None, None) => String::new(),
+            })
+            .collect()
+    }
+}
+
+/// The columns of the blocks [`solvers_compared`] reads: a block per (seat, evaluation
+/// opponent, game), and its configurations keyed by the solver and then the default
+/// configuration columns.
+pub fn solver_block_columns() -> (Vec<&'static str>, Vec<&'static str>) {
+    let outer: Vec<&str> = block_columns().into_iter().filter(|c| *c != "solver").collect();
+    let mut config = vec!["solver"];
+    config.extend(default_config_columns());
+    (outer, config)
+}
+
+/// The answer on test rows to "which solver?", as `compare --by solver` gives it: in each
+/// (seat, evaluation opponent, game) block of `blocks` (read by [`solver_block_columns`]),
+/// every solver represented by its best configuration, and each compared with the best of
+/// them by `test`, Holm-adjusted over the block. Returns the `vs_best` marks (keyed by the
+/// summary's group key for `by`; the verdict's interval of the difference with the best as
+/// `low`..`high`; configurations that do not represent their solver are left unmarked) and
+/// one sentence per block that has two solvers or more.
+pub fn solvers_compared(blocks: &[Block], by: &[&str], test: Significance, alpha: f64) -> Marks {
+    let (outer, config) = solver_block_columns();
+    let key = GroupKey::new(by, &outer, &config);
+    let verdicts = Verdicts { test, alpha };
+    let mut marks = BTreeMap::new();
+    let mut sentences = Vec::new();
+    for block in blocks {
+        let Ok(reps) = represent(block, &[0], Metric::Regret, &[]) else { continue };
+        let sub =
+            Block { key: block.key.clone(), configs: reps.iter().map(|r| block.configs[r.config].clone()).collect() };
+        let Some(base) = best(&sub, Metric::Regret) else { continue };
+        let cs = compare_block(&sub, base, Metric::Regret, verdicts);
+        for c in &cs {
+            let verdict = if c.verdict == "baseline" { "best" } else { c.verdict };
+            marks.insert(key.of(&sub, c.config), Mark { verdict, low: c.low, high: c.high });
+        }
+        if sub.configs.len() > 1 {
+            sentences.push(solver_sentence(&sub, base, &cs, verdicts));
+        }
+    }
+    (marks, sentences)
+}
+
+/// "On 3x4k4, x vs random: expected-sarsa is best; q-learning cannot be told from it
+/// (p_holm 0.85); sarsa and monte-carlo are worse (p_holm 0.0048, <1e-6) (paired t, Holm
+/// over 4 comparisons, 0.05)."
+fn solver_sentence(block: &Block, base: usize, cs: &[Comparison], verdicts: Verdicts) -> String {
+    let name = |c: &Comparison| block.configs[c.config].label.clone();
+    let list = |names: &[String]| match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    let mut parts = vec![format!("{} is best", block.configs[base].label)];
+    let groups: [(&str, &str, &str); 6] = [
+        ("equal", "is equal to it (identical on every replicate)", "are equal to it (identical on every replicate)"),
+        ("indistinguishable", "cannot be told from it", "cannot be told from it"),
+        ("cannot-reject", "cannot be judged with these replicates", "cannot be judged with these replicates"),
+        ("worse", "is worse", "are worse"),
+        ("better", "is better", "are better"),
+        ("no-pairs", "shares no replicate with it", "share no replicate with it"),
+    ];
+    for (verdict, one, several) in groups {
+        let these: Vec<&Comparison> = cs.iter().filter(|c| c.config != base && c.verdict == verdict).collect();
+        if these.is_empty() {
+            continue;
+        }
+        let names: Vec<String> = these.iter().map(|c| name(c)).collect();
+        let mut part = format!("{} {}", list(&names), if these.len() == 1 { one } else { several });
+        if matches!(verdict, "indistinguishable" | "worse" | "better") {
+            let ps: Vec<String> = these.iter().map(|c| short_p(c.p_holm)).collect();
+            part.push_str(&format!(" (p_holm {})", ps.join(", ")));
+        }
+        parts.push(part);
+    }
+    let (seat, opponent, game) = (&block.key[0], &block.key[1], block.key.get(2).map_or("", String::as_str));
+    format!(
+        "On {game}, {seat} vs {opponent}: {} (paired {} test, Holm over {} comparison{}, level {}).",
+        parts.join("; "),
+        verdicts.test,
+        cs.len() - 1,
+        if cs.len() == 2 { "" } else { "s" },
+        verdicts.alpha
+    )
+}
+
 /// The line under a block's MCB marks: the set's size, its margin and where it comes from,
 /// and how many replicates would likely shrink it.
 pub fn best_set_note(block: &Block, set: &BestSet, alpha: f64) -> String {
     let m = &set.mcb;
     let inside = m.rows.iter().filter(|r| r.could_be_best).count();
     let name = |row: usize| {
-        let varying = block.varying();
+        let varying = block.factors(&default_config_columns());
         let config = &block.configs[set.configs[row]];
         let words: Vec<String> =
             varying.iter().map(|&k| crate::report::setting(default_config_columns()[k], &config.key[k])).collect();
@@ -607,6 +731,54 @@ mod tests {
         assert_eq!(by_t[26].verdict, "worse");
         assert_eq!(by_t[26].p_floor, 0.0);
         assert!(by_t.iter().all(|c| c.difference.p_value >= 1e-3 || c.verdict != "indistinguishable"));
+    }
+
+    proptest::proptest! {
+        /// The t verdict's interval excludes 0 exactly when the verdict is better or worse,
+        /// whatever the block (ties and equal runs included); with one comparison it is the
+        /// plain 95% paired t interval.
+        #[test]
+        fn a_t_verdict_agrees_with_its_interval(
+            runs in proptest::collection::vec(proptest::collection::vec(0u8..6, 6), 2..7),
+            replicates in 2usize..7,
+        ) {
+            let configs: Vec<Config> = runs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Config::with_runs(&i.to_string(), &r[..replicates].iter().map(|&x| f64::from(x) / 8.0).collect::<Vec<_>>()))
+                .collect();
+            let block = Block { key: vec![], configs };
+            let base = best(&block, Metric::Regret).unwrap();
+            let cs = compare_block(&block, base, Metric::Regret, Verdicts::default());
+            for c in cs.iter().filter(|c| c.config != base) {
+                let clear = c.low > 0.0 || c.high < 0.0;
+                let decided = c.verdict == "better" || c.verdict == "worse";
+                proptest::prop_assert_eq!(clear, decided, "{:?}", c);
+                proptest::prop_assert!(c.low <= c.difference.mean && c.difference.mean <= c.high, "{:?}", c);
+                if c.verdict == "equal" {
+                    proptest::prop_assert!(c.low == 0.0 && c.high == 0.0);
+                }
+                if cs.len() == 2 {
+                    proptest::prop_assert!((c.low - c.difference.low).abs() <= 1e-9 && (c.high - c.difference.high).abs() <= 1e-9, "{:?}", c);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rank_and_permutation_verdicts_draw_no_t_interval() {
+        let block = block();
+        for test in [Significance::Wilcoxon, Significance::Permutation] {
+            let cs = compare_block(&block, 0, Metric::Regret, Verdicts { test, alpha: 0.05 });
+            assert!(cs.iter().all(|c| c.low.is_nan() && c.high.is_nan()), "{test:?}");
+        }
+        // The t verdict's interval of the far configuration, one of 26 comparisons with the
+        // smallest p: Holm's factor is 26, the level 1 - 0.05/26.
+        let cs = compare_block(&block, 0, Metric::Regret, Verdicts::default());
+        let far = &cs[26];
+        let want = far.difference.interval(1.0 - 0.05 / 26.0);
+        assert!((far.low - want.0).abs() < 1e-12 && (far.high - want.1).abs() < 1e-12, "{far:?} vs {want:?}");
+        assert!(far.low > 0.0 && far.verdict == "worse");
     }
 
     #[test]

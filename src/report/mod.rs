@@ -148,6 +148,16 @@ pub fn setting(column: &str, value: &str) -> String {
     if column == "params" { value.to_string() } else { format!("{column}={value}") }
 }
 
+/// Whether column `k` of a configuration (`columns` names its `key`'s cells) is a value the
+/// tool derived rather than one the user set: a schedule's `X_decay` where its `X_min_at` is
+/// set (the decay that ran, kept in results.csv; the spec said `X_min_at`).
+pub fn derived(columns: &[&str], key: &[String], k: usize) -> bool {
+    columns[k].strip_suffix("_decay").is_some_and(|schedule| {
+        let at = format!("{schedule}_min_at");
+        columns.iter().position(|c| *c == at).is_some_and(|i| !key[i].is_empty())
+    })
+}
+
 /// A row of either file: one string per column.
 pub type Record = Vec<String>;
 

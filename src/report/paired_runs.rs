@@ -153,16 +153,11 @@ impl Block {
 
     /// The varying columns (`columns` names them by index) that are axes the user set: a
     /// schedule's `X_decay` is left out where every configuration sets its `X_min_at`,
-    /// from which (and the episodes) the decay was derived.
+    /// from which (and the episodes) the decay was derived (see [`super::derived`]).
     pub fn factors(&self, columns: &[&str]) -> Vec<usize> {
-        let set_everywhere = |name: &str| {
-            columns.iter().position(|c| *c == name).is_some_and(|k| self.configs.iter().all(|c| !c.key[k].is_empty()))
-        };
         self.varying()
             .into_iter()
-            .filter(|&k| {
-                columns[k].strip_suffix("_decay").is_none_or(|schedule| !set_everywhere(&format!("{schedule}_min_at")))
-            })
+            .filter(|&k| !self.configs.iter().all(|c| super::derived(columns, &c.key, k)))
             .collect()
     }
 }

@@ -125,6 +125,30 @@ pub fn result_row(
     r
 }
 
+/// The `metrics` cell of an MCTS row: the positions its job searched (every row of the
+/// job holds the same number; searches are shared between its rows).
+pub fn search_metrics(searches: usize) -> String {
+    format!("{{\"searches\":{searches}}}")
+}
+
+/// The positions an MCTS row's job searched, read from its `metrics` cell (`None` for a
+/// row of another solver, or one written before the number was kept).
+pub fn searches(metrics: &str) -> Option<u64> {
+    if !metrics.starts_with("{\"searches\":") {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(metrics).ok()?;
+    value.get("searches")?.as_u64()
+}
+
+/// Milliseconds per position searched: an MCTS row's evaluation time over its job's
+/// searches (`None` for other rows, or none searched).
+pub fn ms_per_move(metrics: &str, eval_ms: &str) -> Option<f64> {
+    let searches = searches(metrics).filter(|&n| n > 0)?;
+    let ms: f64 = eval_ms.parse().ok()?;
+    Some(ms / searches as f64)
+}
+
 /// A failed row: parameters, status `failed` and the message; no metrics.
 pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent, error: &str) -> Record {
     let mut r = head(job, seat, opponent);

@@ -85,7 +85,7 @@ pub fn gaps(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Gap>> {
     let test = read_blocks_in(path, metric, &super::paired_runs::block_columns(), config, Split::Test)?;
     let find = |block: &Block, key: &[String]| {
         let tuned = tune.iter().find(|b| b.key == block.key)?;
-        let name: Vec<String> = tuned.varying().iter().map(|&k| super::setting(config[k], &key[k])).collect();
+        let name: Vec<String> = tuned.factors(config).iter().map(|&k| super::setting(config[k], &key[k])).collect();
         Some((tuned.configs.iter().find(|c| c.key == key)?.clone(), name.join(" ")))
     };
     let mut out = Vec::new();

@@ -75,6 +75,9 @@ pub struct Group {
     pub p: [f64; 3],
     /// Mean training time in ms.
     pub train_ms: f64,
+    /// MCTS: the mean over rows of the evaluation time per position searched, in ms (NaN
+    /// for other solvers: their moves are table lookups, their cost is `train_ms`).
+    pub ms_per_move: f64,
     /// Whether some replicate has several rows here (then `n`, the mean, the standard
     /// deviation and the interval are over replicate means).
     pub pooled: bool,
@@ -93,6 +96,8 @@ struct Acc {
     welford_m2: f64,
     p: [f64; 3],
     train_ms: f64,
+    /// MCTS rows: the sum of their ms per move, and how many.
+    move_ms: (f64, usize),
     /// Regret per replicate: sum and rows.
     replicates: BTreeMap<u32, (f64, usize)>,
     /// Some row had no replicate number (rows built by hand): every row counts alone.
@@ -160,6 +165,11 @@ impl Aggregator {
             *p += num(c);
         }
         acc.train_ms += num("train_ms");
+        if kind == "mcts"
+            && let Some(ms) = super::rows::ms_per_move(field(column("metrics")), field(column("eval_ms")))
+        {
+            acc.move_ms = (acc.move_ms.0 + ms, acc.move_ms.1 + 1);
+        }
         match field(column("replicate")).parse() {
             Ok(replicate) => {
                 let r = acc.replicates.entry(replicate).or_default();
@@ -181,9 +191,15 @@ impl Aggregator {
     }
 
     /// The grouping columns (positions in `by`) whose value varies between the rows of
-    /// some solver kind (so a table shows what matters).
+    /// some solver kind (so a table shows what matters), but for a value the tool derived
+    /// in every group (a schedule's `X_decay` where `X_min_at` is set, see
+    /// [`super::derived`]): it restates what the user set.
     pub fn varying_within_kinds(&self) -> Vec<usize> {
-        (0..self.by.len()).filter(|&k| self.kinds.values().any(|(_, varies)| varies[k])).collect()
+        let by: Vec<&str> = self.by.iter().map(String::as_str).collect();
+        (0..self.by.len())
+            .filter(|&k| self.kinds.values().any(|(_, varies)| varies[k]))
+            .filter(|&k| !self.groups.keys().all(|key| super::derived(&by, key, k)))
+            .collect()
     }
 
     /// The groups, sorted by solver, game, seat and evaluation opponent (those of them
@@ -220,6 +236,7 @@ impl Aggregator {
                     ci95: if n < 2 { f64::NAN } else { t95(n - 1) * sd / (n as f64).sqrt() },
                     p: a.p.map(mean),
                     train_ms: mean(a.train_ms),
+                    ms_per_move: if a.move_ms.1 == 0 { f64::NAN } else { a.move_ms.0 / a.move_ms.1 as f64 },
                     pooled,
                 }
             })

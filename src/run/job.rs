@@ -176,11 +176,23 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
         // A thread being torn down keeps nothing.
         let _ = SPARE_EVALUATOR.try_with(|spare| spare.set(Some(evaluator)));
     }
+    // A search's own number: the positions it searched in all its rows (its evaluation
+    // time over them is its time per move).
+    let metrics = match &agent {
+        Player::Search(agent) => Some(crate::report::rows::search_metrics(agent.searched())),
+        Player::Table(_) => None,
+    };
     let rows = scored
         .iter()
         .zip(&tracks)
         .map(|(s, (start, points))| match s {
-            Ok(s) => result_row(key, s, curve_metrics(*start, points), q_error, train_ms, eval_ms),
+            Ok(s) => {
+                let mut row = result_row(key, s, curve_metrics(*start, points), q_error, train_ms, eval_ms);
+                if let Some(m) = &metrics {
+                    row[crate::report::Field::Metrics.column()] = m.clone();
+                }
+                row
+            }
             Err((seat, opp, message)) => failed_row(key, *seat, *opp, message),
         })
         .collect();

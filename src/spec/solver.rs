@@ -50,6 +50,81 @@ pub(crate) struct Sampling<'t> {
 /// The keys a solver takes besides its parameters (listed after them in messages).
 pub(crate) const OWN_KEYS: [&str; 3] = ["replicates", "samples", "sampler"];
 
+/// Expands every `[[solver]]` whose `kind` is a list of names into one table per kind, in
+/// the list's order, each with the shared keys (as if the blocks were written out; their
+/// job ids are those of the written-out blocks). Returns the tables and, for each, the
+/// 1-based number of the table it came from (messages name that one). A list that is empty,
+/// holds something else than names, repeats a kind, or comes with a `label` (each kind is
+/// labelled by its name) is a problem, and its table is left as written.
+pub(crate) fn expand_kind_lists(report: &mut Report, root: &mut [Entry]) -> Vec<usize> {
+    let Some(Leaf::Array(tables)) = root.iter_mut().find(|e| e.key == "solver").map(|e| &mut e.node.value) else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(tables.len());
+    let mut numbers = Vec::with_capacity(tables.len());
+    for (i, table) in std::mem::take(tables).into_iter().enumerate() {
+        let key = format!("solver[{}].kind", i + 1);
+        let names = match &table.value {
+            Leaf::Table(entries) => entries.iter().find(|e| e.key == "kind").and_then(|kind| match &kind.node.value {
+                Leaf::Array(items) => Some((kind, items)),
+                _ => None,
+            }),
+            _ => None,
+        };
+        let Some((kind, items)) = names else {
+            out.push(table);
+            numbers.push(i + 1);
+            continue;
+        };
+        let mut kinds: Vec<&str> = Vec::new();
+        let mut problem = None;
+        for item in items {
+            match &item.value {
+                Leaf::Str(name) if kinds.contains(&name.as_str()) => {
+                    problem.get_or_insert(format!("lists \"{name}\" twice: each kind once"));
+                }
+                Leaf::Str(name) => kinds.push(name),
+                other => {
+                    problem.get_or_insert(format!(
+                        "holds {}: a list of kinds holds names, e.g. kind = [\"q-learning\", \"sarsa\"]",
+                        other.type_name()
+                    ));
+                }
+            }
+        }
+        let Leaf::Table(entries) = &table.value else { unreachable!("checked above") };
+        if kinds.is_empty() && problem.is_none() {
+            problem = Some(format!("is an empty list: name one kind or several, from {}", kind_names()));
+        }
+        if let Some(label) = entries.iter().find(|e| e.key == "label").filter(|_| problem.is_none()) {
+            let message = "is not allowed with a list of kinds: each kind is labelled by its name; write a block per \
+                           kind to label them"
+                .to_string();
+            report.entry(&format!("solver[{}].label", i + 1), label, message);
+        }
+        if let Some(message) = problem {
+            report.entry(&key, kind, message);
+            out.push(table);
+            numbers.push(i + 1);
+            continue;
+        }
+        let expanded: Vec<Node> = kinds
+            .iter()
+            .map(|name| {
+                // A label was refused above: left out, so that it is not also a duplicate.
+                let mut entries: Vec<Entry> = entries.iter().filter(|e| e.key != "label").cloned().collect();
+                let kind = entries.iter_mut().find(|e| e.key == "kind").expect("found above");
+                kind.node.value = Leaf::Str((*name).to_string());
+                Node { value: Leaf::Table(entries), span: table.span.clone() }
+            })
+            .collect();
+        numbers.extend(std::iter::repeat_n(i + 1, expanded.len()));
+        out.extend(expanded);
+    }
+    *tables = out;
+    numbers
+}
+
 /// Reads solver number `number` from `node`, recording its problems.
 pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Draft<'t> {
     let key = format!("solver[{number}]");
@@ -222,8 +297,12 @@ fn read_kind(report: &mut Report, key: &str, table: &Node, entry: Option<&Entry>
         return None;
     };
     let Leaf::Str(name) = &entry.node.value else {
+        if let Leaf::Array(_) = entry.node.value {
+            // A list of kinds that could not be expanded: said already.
+            return None;
+        }
         let message = format!(
-            "has the wrong type ({}): kind takes one name, one of {}",
+            "has the wrong type ({}): kind takes a name or a list of names, from {}",
             entry.node.value.type_name(),
             kind_names()
         );

@@ -696,3 +696,32 @@ fn resolved_spec() {
     assert_eq!(ok(&reformatted).hash(), sweep.hash());
     assert_eq!(sweep.hash().len(), 16);
 }
+
+#[test]
+fn a_list_of_kinds_is_one_solver_per_kind_with_the_written_out_job_ids() {
+    let shared = "seat = \"o\"\nopponent = \"random\"\nepisodes = 300\nalpha = [0.1, 0.5]\n";
+    let kinds = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
+    let listed = ok(&format!("seed = 4\n[[solver]]\nkind = {kinds:?}\n{shared}"));
+    let written: String = kinds.iter().map(|k| format!("[[solver]]\nkind = \"{k}\"\n{shared}")).collect();
+    let written = ok(&format!("seed = 4\n{written}"));
+    let labels: Vec<&str> = listed.solvers.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, kinds);
+    let ids = |s: &Sweep| s.jobs().into_iter().map(|j| j.id).collect::<Vec<_>>();
+    assert_eq!(ids(&listed), ids(&written));
+    assert_eq!(ids(&listed).len(), 5 * 2);
+}
+
+#[test]
+fn a_list_of_kinds_that_cannot_be_expanded_is_refused_naming_the_block() {
+    let e = parse("[[solver]]\nkind = [\"q-learning\", \"mcts\"]\nalpha = 0.1\n", "t.toml").unwrap_err().to_string();
+    assert!(e.contains("t.toml:3: solver[1].alpha = 0.1 is not a parameter of mcts"), "{e}");
+    let e = parse("[[solver]]\nkind = [\"sarsa\", \"sarsa\"]\n", "t.toml").unwrap_err().to_string();
+    assert!(e.contains("solver[1].kind = [\"sarsa\", \"sarsa\"] lists \"sarsa\" twice"), "{e}");
+    let e = parse("[[solver]]\nkind = \"mcts\"\n[[solver]]\nkind = []\n", "t.toml").unwrap_err().to_string();
+    assert!(e.contains("t.toml:4: solver[2].kind = [] is an empty list"), "{e}");
+    assert_eq!(e.matches("solver[2].kind").count(), 1, "said once: {e}");
+    let e =
+        parse("[[solver]]\nkind = [\"sarsa\", \"q-learning\"]\nlabel = \"mine\"\n", "t.toml").unwrap_err().to_string();
+    assert!(e.contains("solver[1].label = \"mine\" is not allowed with a list of kinds"), "{e}");
+    assert!(!e.contains("also the label"), "{e}");
+}

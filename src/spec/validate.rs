@@ -65,7 +65,8 @@ struct Top<'t> {
 /// Reads and checks a whole spec.
 pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
     let mut report = Report::new(file, text);
-    let root = tree::parse(text).map_err(|e| syntax_error(&report, file, e))?;
+    let mut root = tree::parse(text).map_err(|e| syntax_error(&report, file, e))?;
+    let numbers = solver::expand_kind_lists(&mut report, &mut root);
     let mut top = Top {
         name: None,
         seed: 0,
@@ -85,7 +86,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         test: None,
     };
     for entry in &root {
-        read_top_entry(&mut report, &mut top, entry);
+        read_top_entry(&mut report, &mut top, entry, &numbers);
     }
     let name = top.name.clone().or_else(|| default_name(&mut report, file));
     if top.solvers.is_empty() && !top.has_solver_key {
@@ -160,7 +161,7 @@ fn syntax_error(report: &Report, file: &str, error: tree::SyntaxError) -> SpecEr
     spec_error
 }
 
-fn read_top_entry<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) {
+fn read_top_entry<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry, numbers: &[usize]) {
     match entry.key.as_str() {
         "name" => top.name = read_name(report, entry),
         "seed" => {
@@ -176,7 +177,7 @@ fn read_top_entry<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) 
         "test" => top.test = Some(entry),
         "solver" => {
             top.has_solver_key = true;
-            read_solvers(report, top, entry);
+            read_solvers(report, top, entry, numbers);
         }
         other => unknown_key(report, other, entry, other, &TOP_KEYS),
     }
@@ -378,14 +379,16 @@ fn check_evaluation_policies(report: &mut Report, top: &Top<'_>) {
     }
 }
 
-fn read_solvers<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry) {
+/// `numbers`: each table's number as the user wrote it (tables expanded from a list of
+/// kinds share their block's).
+fn read_solvers<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry, numbers: &[usize]) {
     match &entry.node.value {
         Leaf::Array(tables) if tables.is_empty() => {
             report.entry("solver", entry, "is an empty list: add at least one [[solver]] table with a kind".into());
         }
         Leaf::Array(tables) => {
             for (i, table) in tables.iter().enumerate() {
-                let draft = solver::read(report, i + 1, table);
+                let draft = solver::read(report, numbers.get(i).copied().unwrap_or(i + 1), table);
                 top.solvers.push(draft);
             }
         }

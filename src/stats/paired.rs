@@ -36,6 +36,25 @@ pub struct PairedT {
     pub high: f64,
     /// Two-sided p-value of "mean difference = 0" (NaN for n < 2).
     pub p_value: f64,
+    /// The standard error of the mean difference (NaN for n < 2; 0 when every
+    /// difference is the same).
+    pub se: f64,
+}
+
+impl PairedT {
+    /// The two-sided interval of the mean difference at `level` (in (0, 1)): the 95%
+    /// interval is `interval(0.95)`. NaN for n < 2; a single point when every difference
+    /// is the same.
+    pub fn interval(&self, level: f64) -> (f64, f64) {
+        if self.n < 2 || level.is_nan() {
+            return (f64::NAN, f64::NAN);
+        }
+        if self.se == 0.0 {
+            return (self.mean, self.mean);
+        }
+        let half = student_t_quantile(0.5 + level / 2.0, (self.n - 1) as f64) * self.se;
+        (self.mean - half, self.mean + half)
+    }
 }
 
 /// The paired t interval and test of the differences `d`.
@@ -43,18 +62,18 @@ pub fn paired_t(d: &[f64]) -> PairedT {
     let n = d.len();
     let mean = if n == 0 { f64::NAN } else { d.iter().sum::<f64>() / n as f64 };
     if n < 2 {
-        return PairedT { n, mean, low: f64::NAN, high: f64::NAN, p_value: f64::NAN };
+        return PairedT { n, mean, low: f64::NAN, high: f64::NAN, p_value: f64::NAN, se: f64::NAN };
     }
     let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
     if sd == 0.0 {
-        return PairedT { n, mean, low: mean, high: mean, p_value: if mean == 0.0 { 1.0 } else { 0.0 } };
+        return PairedT { n, mean, low: mean, high: mean, p_value: if mean == 0.0 { 1.0 } else { 0.0 }, se: 0.0 };
     }
     let df = (n - 1) as f64;
     let se = sd / (n as f64).sqrt();
     let half = student_t_quantile(0.975, df) * se;
     let t = mean / se;
     let p_value = (2.0 * student_t_cdf(-t.abs(), df)).min(1.0);
-    PairedT { n, mean, low: mean - half, high: mean + half, p_value }
+    PairedT { n, mean, low: mean - half, high: mean + half, p_value, se }
 }
 
 /// The Wilcoxon signed-rank test of differences `d`.

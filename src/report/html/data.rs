@@ -9,13 +9,16 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{Embedded, embed};
-use crate::report::compare::{AgainstBest, Mark, Procedure, Verdicts, against_best, best_marks_in};
+use crate::report::compare::{
+    AgainstBest, Mark, Procedure, Verdicts, against_best, best_marks_in, solver_block_columns, solvers_compared,
+};
 use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata_where};
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, splits};
 use crate::spec::Split;
+use crate::stats::significance::Significance;
 
 /// Learning curves drawn per panel: this many configurations, best first.
 pub const CURVES_PER_PANEL: usize = 5;
@@ -72,6 +75,11 @@ pub struct Data {
     pub marks: BTreeMap<Vec<String>, Mark>,
     /// The lines on blocks whose design cannot reject.
     pub notes: Vec<String>,
+    /// With test rows: per (seat, evaluation opponent, game) block of two solvers or more,
+    /// one sentence that answers "which solver?" (see [`solvers_compared`]).
+    pub answer: Vec<String>,
+    /// A colour index per solver and configuration (see [`Data::colour_of_group`]).
+    pub colours: HashMap<Vec<String>, usize>,
     /// With test rows: each configuration's tuning aggregate.
     pub tuned: BTreeMap<Vec<String>, Group>,
     /// Regrets per configuration (the bootstrap's strata).
@@ -200,21 +208,28 @@ pub fn read(dir: &Path) -> Result<Data> {
     show.dedup();
     let blocks = read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
     let compared = against_best(&blocks, Verdicts::default());
-    let (marks, mut notes) = best_marks_in(&blocks, &by, Procedure::Mcb, Verdicts::default().alpha);
+    let (outer, solver_config) = solver_block_columns();
+    let solver_blocks = read_blocks_in(&results, Metric::Regret, &outer, &solver_config, split)?;
+    // On test rows the leaderboard answers "which solver?" as `compare --by solver` does.
+    let (marks, mut notes, answer) = if split == Split::Test {
+        let (marks, answer) = solvers_compared(&solver_blocks, &by, Significance::T, Verdicts::default().alpha);
+        (marks, Vec::new(), answer)
+    } else {
+        let (marks, notes) = best_marks_in(&blocks, &by, Procedure::Mcb, Verdicts::default().alpha);
+        (marks, notes, Vec::new())
+    };
     notes.extend(crate::report::nash_conv::trivial_lines(&results, Some(split))?);
     let tuned_groups =
         tuned.map_or(BTreeMap::new(), |t| t.agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect());
     let groups = agg.groups();
-    let curves = read_curves(dir, &by, &top_learners(&groups, &learners, &by), split)?;
+    let drawn = top_learners(&groups, &learners, &by);
+    let colours = colours(&groups, &drawn, &by);
+    let curves = read_curves(dir, &by, &drawn, split)?;
     let tune_blocks = if split == Split::Test {
         read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), Split::Tune)?
     } else {
         blocks.clone()
     };
-    let mut solver_config = vec!["solver"];
-    solver_config.extend(default_config_columns());
-    let outer: Vec<&str> = block_columns().into_iter().filter(|c| *c != "solver").collect();
-    let solver_blocks = read_blocks_in(&results, Metric::Regret, &outer, &solver_config, split)?;
     // The bootstrap's strata of the configurations the leaderboard shows.
     let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
     for g in &groups {
@@ -242,6 +257,8 @@ pub fn read(dir: &Path) -> Result<Data> {
         groups,
         marks,
         notes,
+        answer,
+        colours,
         tuned: tuned_groups,
         learners,
         curves,
@@ -292,6 +309,49 @@ fn rung(rung: &mut Rung, rec: &csv::StringRecord, key_at: &[usize], at: &RungCol
 }
 
 /// The panel of a configuration: its seat, evaluation opponent and game.
+/// What a colour stands for on a page: a solver and its configuration (every default
+/// configuration column but the board), the same in every panel and chart.
+fn identity(solver: &str, value: impl Fn(&str) -> String) -> Vec<String> {
+    let mut id = vec![solver.to_string()];
+    id.extend(default_config_columns().into_iter().filter(|c| *c != "game").map(value));
+    id
+}
+
+impl Data {
+    /// The colour of a summary group (by its key): one per solver and configuration on
+    /// the whole page.
+    pub fn colour_of_group(&self, key: &[String]) -> (&'static str, bool) {
+        let id = identity(at(&self.by, "solver").map_or("", |k| &key[k]), |c| {
+            at(&self.by, c).map(|k| key[k].clone()).unwrap_or_default()
+        });
+        super::svg::series(self.colours.get(&id).copied().unwrap_or(0))
+    }
+
+    /// The colour of a block's configuration (its key by the default configuration
+    /// columns), the same as [`Data::colour_of_group`] gives its group.
+    pub fn colour_of_config(&self, solver: &str, key: &[String]) -> (&'static str, bool) {
+        let columns = default_config_columns();
+        let id = identity(solver, |c| columns.iter().position(|x| *x == c).map(|k| key[k].clone()).unwrap_or_default());
+        super::svg::series(self.colours.get(&id).copied().unwrap_or(0))
+    }
+}
+
+/// One colour index per solver and configuration, in the order a reader meets them: the
+/// drawn learning curves first, then the leaderboard's groups best first.
+fn colours(groups: &[Group], drawn: &BTreeSet<Vec<String>>, by: &[&str]) -> HashMap<Vec<String>, usize> {
+    let mut out = HashMap::new();
+    let of = |key: &[String]| {
+        identity(at(by, "solver").map_or("", |k| &key[k]), |c| at(by, c).map(|k| key[k].clone()).unwrap_or_default())
+    };
+    let mut ordered: Vec<&Group> = groups.iter().filter(|g| drawn.contains(&g.key)).collect();
+    ordered.extend(groups.iter().filter(|g| !drawn.contains(&g.key)));
+    for g in ordered {
+        let next = out.len();
+        out.entry(of(&g.key)).or_insert(next);
+    }
+    out
+}
+
 pub fn panel(by: &[&str], key: &[String]) -> Vec<String> {
     ["seat", "eval_opponent", "game"].iter().filter_map(|c| at(by, c)).map(|k| key[k].clone()).collect()
 }

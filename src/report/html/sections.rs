@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::data::{Data, at, panel};
-use super::svg::{Axis, Plot, bars, heatmap, series};
+use super::svg::{Axis, Plot, bars, heatmap};
 use super::{Cell, Facts, Part, Row, Section, Table};
 use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
 use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
@@ -19,6 +19,15 @@ use crate::stats::robust::{RESAMPLES, Stat, bootstrap_interval};
 const CHARTS: usize = 6;
 /// Configurations drawn in a forest of paired differences.
 const FOREST: usize = 15;
+
+/// A colour of [`super::svg::series`]: the colour and whether its line is dashed.
+type Colour = (&'static str, bool);
+
+/// A line of a performance profile: its label, its runs' regrets sorted, its colour.
+type ProfileLine = (String, Vec<f64>, Colour);
+
+/// A row of a forest chart: label, difference, the verdict's interval, colour.
+type ForestRow = (String, f64, f64, f64, &'static str);
 
 /// The facts at the top: spec, hash, seeds, tool, boards, what is exact.
 pub fn facts(d: &Data) -> Facts {
@@ -82,7 +91,8 @@ pub fn facts(d: &Data) -> Facts {
 
 /// The sections of the page, in reading order.
 pub fn sections(d: &Data) -> Vec<Section> {
-    let mut out = vec![leaderboard(d)];
+    let mut out: Vec<Section> = answer(d).into_iter().collect();
+    out.push(leaderboard(d));
     out.extend(curves(d));
     out.extend(importance(d));
     out.extend(profiles(d));
@@ -132,8 +142,8 @@ fn leaderboard(d: &Data) -> Section {
             "ci95_low",
             "ci95_high",
             "vs_best",
-            "mcb_low",
-            "mcb_high",
+            if test { "diff_low" } else { "mcb_low" },
+            if test { "diff_high" } else { "mcb_high" },
             "iqm_regret",
             "boot_low",
             "boot_high",
@@ -144,7 +154,13 @@ fn leaderboard(d: &Data) -> Section {
     if test {
         header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
     }
-    header.extend(["p_win", "p_draw", "p_loss", "train_ms", "sampled"].map(String::from));
+    header.extend(["p_win", "p_draw", "p_loss", "train_ms"].map(String::from));
+    // MCTS does not train: its cost is a search per move.
+    let moves = d.groups.iter().any(|g| !g.ms_per_move.is_nan());
+    if moves {
+        header.push("ms_per_move".into());
+    }
+    header.push("sampled".into());
     let mut panels: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
     for g in &d.groups {
         panels.entry(panel(&d.by, &g.key)).or_default().push(g);
@@ -154,7 +170,7 @@ fn leaderboard(d: &Data) -> Section {
         groups.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
         let shown = super::data::shown(d.groups.len(), groups.len());
         let mut rows: Vec<(Row, Vec<Cell>)> =
-            groups[..shown].iter().map(|g| (Row::Config(g.key.join("|")), row(d, g, test))).collect();
+            groups[..shown].iter().map(|g| (Row::Config(g.key.join("|")), row(d, g, test, moves))).collect();
         if shown < groups.len() {
             let rest = &groups[shown..];
             let mut cells = vec![Cell::text(format!(
@@ -175,23 +191,47 @@ fn leaderboard(d: &Data) -> Section {
     if test {
         parts.push(Part::Note("gap = mean_regret (test seeds) - tune_mean_regret (the seeds that chose it): the optimism of choosing on the same seeds plus the seeds' own spread.".into()));
     }
+    let vs_best = if test {
+        "vs_best answers \"which solver?\" as `sweep compare --by solver` does: each solver's chosen configuration \
+         against the best of them on the same fresh seeds, by the paired t test, Holm-adjusted over the table's \
+         comparisons at 0.05: best, equal (identical on every replicate), indistinguishable, worse; diff_low..diff_high \
+         is that verdict's interval of its mean regret minus the best's (the paired t interval at level 1 - 0.05 x p_t \
+         / p_holm, widened as Holm's adjustment raised the p-value: it excludes 0 exactly when the verdict is worse)."
+    } else {
+        "vs_best answers \"which configurations could be the best of their solver's block?\" with Hsu's multiple \
+         comparisons with the best (MCB, 95%): best = lowest mean, could-be-best = in the set that holds the true best \
+         with 95% confidence, not-best = excluded from it, equal = identical to the best on every replicate; \
+         mcb_low..mcb_high is the simultaneous interval of its true mean minus the best of the others' (it contains 0 \
+         exactly when the configuration could be the best). MCB is the default because it treats the best as unknown \
+         instead of testing everything against the best of the same runs, and uses every configuration's runs for one \
+         pooled variance (assumed common: the paired design's residuals). The lines under each table say how many \
+         replicates would likely shrink the set."
+    };
     Section {
         id: "leaderboard",
         title: "Leaderboard".into(),
-        how: "Lower regret is better (0 = optimal). One table per seat, opponent and board, best first; ci95 is the \
-              Student-t 95% interval of the mean over replicates, boot_low..boot_high the bootstrap 95% interval of the \
-              IQM. vs_best answers \"which configurations could be the best of their solver's block?\" with Hsu's \
-              multiple comparisons with the best (MCB, 95%): best = lowest mean, could-be-best = in the set that holds \
-              the true best with 95% confidence, not-best = excluded from it, equal = identical to the best on every \
-              replicate; mcb_low..mcb_high is the simultaneous interval of its true mean minus the best of the others' \
-              (it contains 0 exactly when the configuration could be the best). MCB is the default because it treats \
-              the best as unknown instead of testing everything against the best of the same runs, and uses every \
-              configuration's runs for one pooled variance (assumed common: the paired design's residuals). The lines \
-              under each table say how many replicates would likely shrink the set. Click a column to sort. The same \
-              numbers as `sweep summary`."
-            .into(),
+        how: format!(
+            "Lower regret is better (0 = optimal). One table per seat, opponent and board, best first; ci95 is the \
+             Student-t 95% interval of the mean over replicates, boot_low..boot_high the bootstrap 95% interval of the \
+             IQM. {vs_best} train_ms is a learner's training time per job; MCTS does not train, and ms_per_move is its \
+             cost: a job's evaluation time over the positions it searched. Click a column to sort. The same numbers as \
+             `sweep summary`."
+        ),
         parts,
     }
+}
+
+/// With test rows: one sentence per block on which solver is best and how each other one
+/// compares, before everything else.
+fn answer(d: &Data) -> Option<Section> {
+    (!d.answer.is_empty()).then(|| Section {
+        id: "answer",
+        title: "Which solver?".into(),
+        how: "Each solver's configuration chosen on the tuning seeds, compared on fresh seeds with the best of them \
+              (paired by replicate), as `sweep compare --by solver` does; the leaderboard below has the numbers."
+            .into(),
+        parts: d.answer.iter().map(|a| Part::Note(a.clone())).collect(),
+    })
 }
 
 /// The grouping columns a leaderboard table shows: `summary`'s, but for those its panel's
@@ -200,7 +240,7 @@ fn table_columns(d: &Data) -> Vec<usize> {
     d.show.iter().copied().filter(|&k| !["seat", "eval_opponent", "game"].contains(&d.by[k])).collect()
 }
 
-fn row(d: &Data, g: &Group, test: bool) -> Vec<Cell> {
+fn row(d: &Data, g: &Group, test: bool, moves: bool) -> Vec<Cell> {
     let mut r: Vec<Cell> = table_columns(d).iter().map(|&k| Cell::text(g.key[k].clone())).collect();
     let low = if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) };
     r.extend([
@@ -233,6 +273,13 @@ fn row(d: &Data, g: &Group, test: bool) -> Vec<Cell> {
     } else {
         Cell { text: format!("{:.1}", g.train_ms), value: Some(format!("{}", g.train_ms)) }
     });
+    if moves {
+        r.push(if g.ms_per_move.is_nan() {
+            Cell::default()
+        } else {
+            Cell { text: format!("{:.6}", g.ms_per_move), value: Some(format!("{}", g.ms_per_move)) }
+        });
+    }
     r.push(Cell::count(g.sampled));
     r
 }
@@ -257,9 +304,10 @@ fn curves(d: &Data) -> Option<Section> {
             Axis::new("training episodes", 0.0, xmax),
             Axis::new("exact regret (value units, 0 = optimal)", 0.0, ymax.max(1e-3) * 1.05),
         );
-        for (i, (g, c)) in configs.iter().enumerate() {
+        for (g, c) in &configs {
+            let colour = d.colour_of_group(&g.key);
             for run in c.iter() {
-                plot.line(run, series(i), 1.0, 0.25);
+                plot.line(run, colour, 1.0, 0.25);
             }
             let longest = c.iter().map(Vec::len).max().unwrap_or(0);
             let mean: Vec<(f64, f64)> = (0..longest)
@@ -268,8 +316,8 @@ fn curves(d: &Data) -> Option<Section> {
                     (!at.is_empty()).then(|| (at[0].0, at.iter().map(|p| p.1).sum::<f64>() / at.len() as f64))
                 })
                 .collect();
-            plot.line(&mean, series(i), 2.5, 1.0);
-            plot.legend(&format!("{} ({:.4})", name(d, &g.key), g.mean_regret), series(i));
+            plot.line(&mean, colour, 2.5, 1.0);
+            plot.legend(&format!("{} ({:.4})", name(d, &g.key), g.mean_regret), colour);
         }
         parts.push(Part::Chart(plot.finish()));
     }
@@ -424,14 +472,14 @@ fn heat(block: &Block, columns: &[&str], x: usize, y: usize, title: &str) -> Str
 /// Performance profiles: per panel, the fraction of each solver's best configuration's
 /// runs with regret at most tau, on one tau axis for the whole page.
 fn profiles(d: &Data) -> Option<Section> {
-    let mut panels: BTreeMap<Vec<String>, Vec<(String, Vec<f64>)>> = BTreeMap::new();
+    let mut panels: BTreeMap<Vec<String>, Vec<ProfileLine>> = BTreeMap::new();
     for block in &d.blocks {
         let Some(b) = best(block, Metric::Regret) else { continue };
         let c = &block.configs[b];
         let mut runs = c.values();
         runs.sort_by(f64::total_cmp);
         let p: Vec<String> = block.key[1..].to_vec();
-        let varying = block.varying();
+        let varying = block.factors(&default_config_columns());
         let what: Vec<String> =
             varying.iter().map(|&k| crate::report::setting(default_config_columns()[k], &c.key[k])).collect();
         let label = if c.label == block.key[0] { String::new() } else { format!("{} ", c.label) };
@@ -443,10 +491,11 @@ fn profiles(d: &Data) -> Option<Section> {
             )
             .replace(" ()", ""),
             runs,
+            d.colour_of_config(&block.key[0], &c.key),
         ));
     }
     let tau_max =
-        panels.values().flatten().flat_map(|(_, r)| r.last().copied()).fold(0.0f64, f64::max).max(1e-3) * 1.05;
+        panels.values().flatten().flat_map(|(_, r, _)| r.last().copied()).fold(0.0f64, f64::max).max(1e-3) * 1.05;
     let mut parts = Vec::new();
     for (p, lines) in ordered(d, panels).into_iter().take(CHARTS) {
         let mut plot = Plot::new(
@@ -454,15 +503,15 @@ fn profiles(d: &Data) -> Option<Section> {
             Axis::new("regret threshold tau (value units)", 0.0, tau_max),
             Axis::new("fraction of runs with regret <= tau", 0.0, 1.0),
         );
-        for (i, (label, runs)) in lines.iter().take(8).enumerate() {
+        for (label, runs, colour) in lines.iter().take(8) {
             let n = runs.len() as f64;
             let mut pts = vec![(0.0, runs.iter().filter(|&&r| r <= 0.0).count() as f64 / n)];
             for (j, &r) in runs.iter().enumerate() {
                 pts.push((r, (j + 1) as f64 / n));
             }
             pts.push((tau_max, 1.0));
-            plot.steps(&pts, series(i));
-            plot.legend(label, series(i));
+            plot.steps(&pts, *colour);
+            plot.legend(label, *colour);
         }
         parts.push(Part::Chart(plot.finish()));
     }
@@ -481,72 +530,96 @@ fn paired(d: &Data) -> Option<Section> {
     let verdicts = Verdicts::default();
     let columns = default_config_columns();
     let mut parts = Vec::new();
-    let mut forest =
-        |block: &Block, base: usize, cs: &[Comparison], title: String, name: &dyn Fn(&Config) -> String| {
-            let mut cs = cs.to_vec();
-            cs.retain(|c| c.config != base);
-            cs.sort_by(|a, b| a.difference.mean.total_cmp(&b.difference.mean));
-            let more = cs.len().saturating_sub(FOREST);
-            let rows: Vec<(String, f64, f64, f64)> = cs
-                .iter()
-                .take(FOREST)
-                .map(|c| {
-                    (
-                        format!("{} [{}]", name(&block.configs[c.config]), c.verdict),
-                        c.difference.mean,
-                        c.difference.low,
-                        c.difference.high,
-                    )
-                })
-                .collect();
-            if rows.is_empty() {
-                return;
-            }
-            let lo = rows.iter().map(|r| r.2.min(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::min);
-            let hi = rows.iter().map(|r| r.3.max(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::max);
-            let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
-            let mut plot = Plot::new(
-                &format!("{title}{more}"),
-                Axis::new(
-                    "regret difference with the best (paired by replicate, 95% t interval)",
-                    lo - 0.02 * (hi - lo),
-                    hi + 0.02 * (hi - lo),
-                ),
-                Axis::new("", 0.0, 1.0),
-            )
-            .wide();
-            plot.forest(&rows, series(0).0);
-            plot.rule_x(0.0);
-            parts.push(Part::Chart(plot.finish()));
-        };
-    for (block, compared) in d.blocks.iter().zip(&d.compared).filter(|(b, _)| b.configs.len() > 1).take(CHARTS) {
-        let Some((base, cs)) = compared else { continue };
-        let varying = block.varying();
-        let name = |c: &Config| {
-            varying.iter().map(|&k| crate::report::setting(columns[k], &c.key[k])).collect::<Vec<_>>().join(" ")
-        };
-        forest(block, *base, cs, format!("vs the best of {}", block.key.join(" / ")), &name);
-    }
-    for block in d.solver_blocks.iter().take(CHARTS) {
-        let Ok(reps) = represent(block, &[0], Metric::Regret, &[]) else { continue };
-        if reps.len() < 2 {
-            continue;
+    // One chart of rows (label, difference, the verdict's interval, colour).
+    let mut chart = |title: String, rows: Vec<ForestRow>, more: usize| {
+        if rows.is_empty() {
+            return;
         }
-        let sub =
-            Block { key: block.key.clone(), configs: reps.iter().map(|r| block.configs[r.config].clone()).collect() };
-        let Some(base) = best(&sub, Metric::Regret) else { continue };
-        let name =
-            |c: &Config| if c.label == c.key[0] { c.key[0].clone() } else { format!("{} ({})", c.key[0], c.label) };
-        let cs = compare_block(&sub, base, Metric::Regret, verdicts);
-        forest(&sub, base, &cs, format!("Solvers' best vs the best solver: {}", panel_title(&block.key)), &name);
+        let lo = rows.iter().map(|r| r.2.min(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::min);
+        let hi = rows.iter().map(|r| r.3.max(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::max);
+        let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
+        let mut plot = Plot::new(
+            &format!("{title}{more}"),
+            Axis::new(
+                "regret difference with the best (paired by replicate; paired t, Holm-adjusted 95% interval)",
+                lo - 0.02 * (hi - lo),
+                hi + 0.02 * (hi - lo),
+            ),
+            Axis::new("", 0.0, 1.0),
+        )
+        .wide();
+        plot.forest(&rows);
+        plot.rule_x(0.0);
+        parts.push(Part::Chart(plot.finish()));
+    };
+    // The rows of a block's comparisons with its best, best first.
+    let rows_of = |block: &Block, base: usize, cs: &[Comparison], name: &dyn Fn(&Config) -> (String, Colour)| {
+        let mut cs: Vec<&Comparison> = cs.iter().filter(|c| c.config != base).collect();
+        cs.sort_by(|a, b| a.difference.mean.total_cmp(&b.difference.mean));
+        cs.iter()
+            .map(|c| {
+                let (label, colour) = name(&block.configs[c.config]);
+                (format!("{label} [{}]", c.verdict), c.difference.mean, c.low, c.high, colour.0)
+            })
+            .collect::<Vec<ForestRow>>()
+    };
+    // One chart per (seat, opponent, board) block: each solver's best against the best
+    // solver, then each solver's other configurations against its best.
+    for panel in d.solver_blocks.iter().take(CHARTS) {
+        let mut rows = Vec::new();
+        let mut more = 0;
+        if let Ok(reps) = represent(panel, &[0], Metric::Regret, &[])
+            && reps.len() > 1
+        {
+            let sub = Block {
+                key: panel.key.clone(),
+                configs: reps.iter().map(|r| panel.configs[r.config].clone()).collect(),
+            };
+            if let Some(base) = best(&sub, Metric::Regret) {
+                let best_name = sub.configs[base].label.clone();
+                let name = |c: &Config| {
+                    let solver =
+                        if c.label == c.key[0] { c.key[0].clone() } else { format!("{} ({})", c.key[0], c.label) };
+                    (format!("{solver} vs {best_name}"), d.colour_of_config(&c.key[0], &c.key[1..]))
+                };
+                let cs = compare_block(&sub, base, Metric::Regret, verdicts);
+                rows.extend(rows_of(&sub, base, &cs, &name));
+            }
+        }
+        let within: Vec<_> = d
+            .blocks
+            .iter()
+            .zip(&d.compared)
+            .filter(|(b, _)| b.configs.len() > 1 && b.key[1..] == panel.key[..])
+            .collect();
+        let solvers = within.len();
+        for (block, compared) in within {
+            let Some((base, cs)) = compared else { continue };
+            let varying = block.factors(&columns);
+            let name = |c: &Config| {
+                let words: Vec<String> =
+                    varying.iter().map(|&k| crate::report::setting(columns[k], &c.key[k])).collect();
+                let label =
+                    if solvers > 1 { format!("{}: {}", block.key[0], words.join(" ")) } else { words.join(" ") };
+                (label, d.colour_of_config(&block.key[0], &c.key))
+            };
+            let mut these = rows_of(block, *base, cs, &name);
+            more += these.len().saturating_sub(FOREST);
+            these.truncate(FOREST);
+            rows.extend(these);
+        }
+        chart(format!("Paired differences: {}", panel_title(&panel.key)), rows, more);
     }
     (!parts.is_empty()).then(|| Section {
         id: "paired",
         title: "Paired differences".into(),
-        how: "Each dot is a configuration's mean regret minus the best's over the same replicates (common random \
-              numbers), with its 95% paired-t interval; right of the dotted line is worse. In brackets: the verdict of \
-              `sweep compare` (paired t, Holm, 0.05: an interval clear of zero can still read indistinguishable when \
-              Holm's adjustment over the block's comparisons asks for more). Solvers are each represented by their best configuration, chosen on \
+        how: "One chart per seat, opponent and board: first each solver's best configuration against the best \
+              solver (\"sarsa vs q-learning\"), then each solver's other configurations against its own best \
+              (named by their settings). Each dot is a mean regret minus \
+              the best's over the same replicates (common random numbers); right of the dotted line is worse. In brackets: the verdict of `sweep compare` (paired t, \
+              Holm, 0.05), and its bar is that verdict's interval: the paired t interval at level 1 - 0.05 x p_t / \
+              p_holm, widened as Holm's adjustment raised the p-value, so a bar clear of zero always reads better or \
+              worse and one across zero indistinguishable; equal means identical on every replicate. Solvers are each represented by their best configuration, chosen on \
               these runs (optimistic for solvers with many configurations)."
             .into(),
         parts,

@@ -176,11 +176,12 @@ impl Plot {
         );
     }
 
-    /// Rows of a forest plot, top to bottom: a label and a point with its interval.
-    pub fn forest(&mut self, rows: &[(String, f64, f64, f64)], colour: &'static str) {
+    /// Rows of a forest plot, top to bottom: a label and a point with its interval, in
+    /// the row's colour.
+    pub fn forest(&mut self, rows: &[(String, f64, f64, f64, &'static str)]) {
         self.categories = rows.iter().map(|r| r.0.clone()).collect();
         self.y = Axis { label: String::new(), lo: 0.0, hi: rows.len().max(1) as f64 };
-        for (i, (_, mean, low, high)) in rows.iter().enumerate() {
+        for (i, (_, mean, low, high, colour)) in rows.iter().enumerate() {
             let y = self.py(rows.len() as f64 - i as f64 - 0.5);
             if low.is_finite() && high.is_finite() {
                 let _ = write!(
