@@ -230,3 +230,79 @@ fn a_large_sweep_page_stays_small() {
     assert!(rows.len() < 100, "the leaderboard shows the best, then one line for the others");
     assert!(section(&html, "leaderboard").contains("others: "));
 }
+
+/// A five-learner study written with `kind` as a list, tuned with `epsilon_min_at` and
+/// tested on fresh seeds: the page answers "which learner?" with the verdicts of `compare
+/// --by solver`, every drawn interval agrees with its verdict, and labels show what the spec
+/// set (epsilon_min_at), never the derived decay.
+#[test]
+fn a_test_page_answers_which_learner_as_compare_by_solver_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = write_spec(
+        tmp.path(),
+        "five.toml",
+        r#"
+name = "five"
+seed = 11
+replicates = 3
+
+[test]
+replicates = 8
+
+[[solver]]
+kind = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"]
+seat = "o"
+opponent = "random"
+episodes = 3000
+alpha = [0.1, 0.5]
+epsilon = 1.0
+epsilon_min = 0.02
+epsilon_min_at = 0.5
+"#,
+    );
+    let out = tmp.path().join("five");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["compare", out.to_str().unwrap(), "--by", "solver", "--csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let mut verdicts: BTreeMap<String, (String, f64, f64)> = BTreeMap::new();
+    for l in lines.filter(|l| l.starts_with(|c: char| c.is_ascii_lowercase()) && l.contains(",o,random,")) {
+        let r: Vec<&str> = l.split(',').collect();
+        let num = |name: &str| r[col(name)].parse::<f64>().unwrap_or(f64::NAN);
+        let verdict = if r[col("verdict")] == "baseline" { "best" } else { r[col("verdict")] };
+        verdicts.insert(r[col("solver")].to_string(), (verdict.to_string(), num("ci_low"), num("ci_high")));
+    }
+    assert_eq!(verdicts.len(), 5, "{text}");
+    for (solver, (verdict, low, high)) in &verdicts {
+        // An interval clear of zero always carries better or worse.
+        let clear = *low > 0.0 || *high < 0.0;
+        assert_eq!(clear, verdict == "worse" || verdict == "better", "{solver}: {verdict} [{low}, {high}]");
+    }
+    // The page: its answer and its leaderboard say what compare says.
+    let html = report(&out);
+    let answer = section(&html, "answer");
+    let best = verdicts.iter().find(|(_, v)| v.0 == "best").unwrap().0;
+    assert!(answer.contains(&format!("On 3x3k3, o vs random: {best} is best")), "{answer}");
+    let rows = table_rows(section(&html, "leaderboard"));
+    assert_eq!(rows.len(), 5, "one chosen configuration per learner");
+    for row in rows.values() {
+        let (verdict, low, high) = &verdicts[&row["solver"]];
+        assert_eq!(&row["vs_best"], verdict, "{row:?}");
+        for (cell, want) in [("diff_low", low), ("diff_high", high)] {
+            match row[cell].parse::<f64>() {
+                Ok(x) => assert!((x - want).abs() <= 1e-12, "{row:?}"),
+                Err(_) => assert!(want.is_nan(), "{row:?}"),
+            }
+        }
+    }
+    // Labels speak the spec: epsilon_min_at, never the decay derived from it.
+    assert!(!html.contains("epsilon_decay="), "a derived decay in a label");
+    let o = run(&["summary", out.to_str().unwrap()]);
+    let summary = stdout(&o);
+    assert!(!summary.lines().next().unwrap().contains("epsilon_decay"), "{summary}");
+    assert!(summary.contains(&format!("On 3x3k3, o vs random: {best} is best")), "{summary}");
+}
