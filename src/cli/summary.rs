@@ -286,7 +286,7 @@ fn across_note(test: Significance, alpha: f64) -> String {
     format!(
         "vs_best: each solver's chosen configuration against the best of them on the same fresh seeds, as `sweep \
          compare --by solver` does ({test} test, Holm-adjusted over each seat/opponent/board, level {alpha}): best, \
-         equal (identical on every replicate), indistinguishable, worse, cannot-reject{interval}"
+         equal (identical to the best on every replicate; where every solver is, all read equal), indistinguishable, worse, cannot-reject{interval}"
     )
 }
 

@@ -523,8 +523,14 @@ pub fn solvers_compared(blocks: &[Block], by: &[&str], test: Significance, alpha
             Block { key: block.key.clone(), configs: reps.iter().map(|r| block.configs[r.config].clone()).collect() };
         let Some(base) = best(&sub, Metric::Regret) else { continue };
         let cs = compare_block(&sub, base, Metric::Regret, verdicts);
+        // Every solver identical on every replicate: none is best.
+        let tied = cs.len() > 1 && cs.iter().all(|c| c.config == base || c.verdict == "equal");
         for c in &cs {
-            let verdict = if c.verdict == "baseline" { "best" } else { c.verdict };
+            let verdict = match c.verdict {
+                "baseline" if tied => "equal",
+                "baseline" => "best",
+                other => other,
+            };
             marks.insert(key.of(&sub, c.config), Mark { verdict, low: c.low, high: c.high });
         }
         if sub.configs.len() > 1 {
@@ -544,6 +550,14 @@ fn solver_sentence(block: &Block, base: usize, cs: &[Comparison], verdicts: Verd
         [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     };
+    let (seat, opponent, game) = (&block.key[0], &block.key[1], block.key.get(2).map_or("", String::as_str));
+    if cs.iter().all(|c| c.config == base || c.verdict == "equal") {
+        let names: Vec<String> = block.configs.iter().map(|c| c.label.clone()).collect();
+        return format!(
+            "On {game}, {seat} vs {opponent}: {} are equal (identical on every replicate): none is best.",
+            list(&names)
+        );
+    }
     let mut parts = vec![format!("{} is best", block.configs[base].label)];
     let groups: [(&str, &str, &str); 6] = [
         ("equal", "is equal to it (identical on every replicate)", "are equal to it (identical on every replicate)"),
@@ -566,7 +580,6 @@ fn solver_sentence(block: &Block, base: usize, cs: &[Comparison], verdicts: Verd
         }
         parts.push(part);
     }
-    let (seat, opponent, game) = (&block.key[0], &block.key[1], block.key.get(2).map_or("", String::as_str));
     format!(
         "On {game}, {seat} vs {opponent}: {} (paired {} test, Holm over {} comparison{}, level {}).",
         parts.join("; "),

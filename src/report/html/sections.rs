@@ -194,7 +194,7 @@ fn leaderboard(d: &Data) -> Section {
     let vs_best = if test {
         "vs_best answers \"which solver?\" as `sweep compare --by solver` does: each solver's chosen configuration \
          against the best of them on the same fresh seeds, by the paired t test, Holm-adjusted over the table's \
-         comparisons at 0.05: best, equal (identical on every replicate), indistinguishable, worse; diff_low..diff_high \
+         comparisons at 0.05: best, equal (identical to the best on every replicate; where every solver is, all read equal), indistinguishable, worse; diff_low..diff_high \
          is that verdict's interval of its mean regret minus the best's (the paired t interval at level 1 - 0.05 x p_t \
          / p_holm, widened as Holm's adjustment raised the p-value: it excludes 0 exactly when the verdict is worse)."
     } else {
