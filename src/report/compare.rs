@@ -1,7 +1,13 @@
 //! Every configuration of a block against a baseline, paired by replicate: the mean
-//! difference with its 95% paired-t interval, the Wilcoxon signed-rank p-value, the
-//! chosen test's p-value Holm-adjusted across the block, rliable's probability of
-//! improvement, and a verdict.
+//! difference, the Wilcoxon signed-rank p-value, the chosen test's p-value Holm-adjusted
+//! across the block, rliable's probability of improvement, a verdict, and the verdict's
+//! own interval ([`verdict_interval`]: the paired t interval widened as Holm's adjustment
+//! widened the p-value, so that it excludes 0 exactly when the verdict is better or
+//! worse; none for the rank and permutation tests).
+//!
+//! On test rows, [`solvers_compared`] answers "which solver?": each solver's chosen
+//! configuration against the best of them, per (seat, evaluation opponent, game), with one
+//! sentence per block (`summary`'s and the report's `vs_best` there).
 //!
 //! A verdict first asks whether the runs differ at all: identical on every replicate is
 //! `equal`. Then whether the design can reject: when the chosen test's smallest attainable

@@ -1,6 +1,7 @@
 //! Aggregating rows over replicates: mean regret with a Student-t 95% confidence interval,
-//! mean outcome probabilities and training time, per configuration, and how many of its
-//! rows were evaluated by sampled games rather than exactly.
+//! mean outcome probabilities and training time (and an MCTS configuration's time per
+//! searched position), per configuration, and how many of its rows were evaluated by
+//! sampled games rather than exactly.
 //!
 //! A configuration is a grid point in one seat against one evaluation opponent: every
 //! column but `job_id`, `replicate`, `seed` and the metrics. `--by` groups by other columns.

@@ -1,4 +1,5 @@
-//! One `[[solver]]` table: its `kind`, optional `label`, optional `replicates` (overriding
+//! One `[[solver]]` table: its `kind` (a list of kinds is first expanded into one table per
+//! kind by [`expand_kind_lists`]), optional `label`, optional `replicates` (overriding
 //! the top-level value for this solver), the axes of its parameters, and `samples = N`
 //! with an optional `sampler` when some axes are sampled; with the checks that involve two
 //! parameters of one solver (self-play without a seat, `alpha_min <= alpha`,
