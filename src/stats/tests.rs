@@ -136,7 +136,7 @@ fn the_smallest_attainable_p_is_reached_and_never_beaten() {
 }
 
 /// The replicates each test needs before it can reject at all at 0.05, for 1, 5, 10, 26
-/// and 100 comparisons in a block (the table in the README): the smallest n with
+/// and 100 comparisons in a block (the table in the guide, docs/guide/src/statistics.md): the smallest n with
 /// m · 2 / 2^n < 0.05 for the exact tests, 2 for the t test.
 #[test]
 fn replicates_needed_to_ever_reject() {
