@@ -360,23 +360,6 @@ fn cpu_seconds() -> Option<f64> {
     None
 }
 
-/// States the optimal policy reaches in tic-tac-toe, by seat and opponent (in `Seat::ALL`
-/// and `Opponent::ALL` order): the number of searches an MCTS evaluation needs, roughly.
-pub fn tic_tac_toe_reach() -> [[usize; 3]; 2] {
-    static REACH: std::sync::OnceLock<[[usize; 3]; 2]> = std::sync::OnceLock::new();
-    *REACH.get_or_init(|| {
-        let mut evaluator = Evaluator::new();
-        let mut reach = [[0; 3]; 2];
-        for (i, &seat) in Seat::ALL.iter().enumerate() {
-            for (j, &opp) in Opponent::ALL.iter().enumerate() {
-                let t = ground_truth(crate::game::Game::TIC_TAC_TOE, seat, opp);
-                reach[i][j] = evaluator.evaluate(&t.mdp, |s, _| t.mdp.cell(t.solution.actions[s] as usize)).states;
-            }
-        }
-        reach
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,8 +34,9 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use crate::game::Game;
-use crate::mdp::Seat;
+use crate::mdp::{Evaluator, Opponent, Seat};
 use crate::memory::Shared;
+use crate::solvers::ground_truth;
 
 /// Values up to this size stay in the caches of a current core (its L2 and a share of
 /// L3); beyond, a step waits for memory.
@@ -271,6 +272,30 @@ pub fn shared_wall_seconds(tables: &BTreeSet<Shared>, threads: usize, cal: &Cali
     let longest = |v: &[&Shared]| v.iter().map(|t| shared_seconds([*t], cal)).fold(0.0, f64::max);
     let spread = |v: &[&Shared]| (shared_seconds(v.iter().copied(), cal) / threads.max(1) as f64).max(longest(v));
     spread(&positions) + spread(&rest)
+}
+
+/// States the optimal policy reaches in tic-tac-toe as `seat` against the fixed opponent
+/// `opponent` (a saved policy counts as `minimax`, deterministic like it): the number of
+/// searches an MCTS evaluation needs there, roughly, and the proxy for other boards.
+pub fn tic_tac_toe_reach(seat: Seat, opponent: Opponent) -> usize {
+    static REACH: std::sync::OnceLock<Vec<(Seat, Opponent, usize)>> = std::sync::OnceLock::new();
+    let opponent = match opponent {
+        Opponent::Policy(_) => Opponent::Minimax,
+        fixed => fixed,
+    };
+    let reach = REACH.get_or_init(|| {
+        let mut evaluator = Evaluator::new();
+        let mut reach = Vec::new();
+        for &seat in Seat::ALL {
+            for &opp in Opponent::ALL {
+                let t = ground_truth(Game::TIC_TAC_TOE, seat, opp);
+                let states = evaluator.evaluate(&t.mdp, |s, _| t.mdp.cell(t.solution.actions[s] as usize)).states;
+                reach.push((seat, opp, states));
+            }
+        }
+        reach
+    });
+    reach.iter().find(|r| r.0 == seat && r.1 == opponent).map_or(0, |r| r.2)
 }
 
 #[cfg(test)]

@@ -259,7 +259,7 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
 
 /// One line per tested configuration: its mean over the tuning and the test seeds.
 fn gap_lines(results: &Path, metric: Metric, columns: &[&str]) -> Result<Vec<String>> {
-    let gaps = splits::gaps(results, metric, columns).map_err(|e| bad_input(format!("{e:#}")))?;
+    let gaps = crate::report::paired_runs::gaps(results, metric, columns).map_err(|e| bad_input(format!("{e:#}")))?;
     let num = |x: f64| Cell::Float(x).shown(Values::Numbers(6));
     let mut lines = vec![format!("gap = test mean - tuning mean of each tested configuration ({}):", metric.name())];
     for g in gaps {

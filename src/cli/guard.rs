@@ -14,15 +14,12 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::plan::{estimate, human};
+use super::plan::{HOUR, estimate, human};
 use super::schedule;
 use crate::bench::Calibration;
 use crate::error::bad_input;
 use crate::run::{HUGE, RunOptions, shard_from_env};
 use crate::spec::{self, Sweep};
-
-/// An hour, in seconds: the estimate above which `run` asks.
-pub const HOUR: f64 = 3600.0;
 
 /// Below this nominal estimate the machine is not measured.
 const NEAR_AN_HOUR: f64 = HOUR / 4.0;

@@ -15,7 +15,6 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::guard::HOUR;
 use super::schedule;
 use crate::bench::Calibration;
 use crate::error::{bad_input, exit};
@@ -23,6 +22,9 @@ use crate::memory::{self, Shared};
 use crate::names::count;
 use crate::run::budget::Needs;
 use crate::spec::{self, Sweep};
+
+/// An hour, in seconds: the estimate above which `run` asks.
+pub const HOUR: f64 = 3600.0;
 
 /// One solver's share of an estimate.
 #[derive(Clone, Debug, PartialEq)]

@@ -58,7 +58,7 @@ pub fn read_policy(path: &std::path::Path, game: Game) -> Result<(Policy, Vec<Se
             return Err(bad(format!("this is a policy for the game {g}; play it with --game {g}")));
         }
         let board = Board::parse_in(game, rec.get(0).unwrap_or("")).map_err(|e| bad(format!("{e} (game {game})")))?;
-        let cell = game.parse_move(board, rec.get(1).unwrap_or("")).map_err(|e| bad(format!("the action: {e}")))?;
+        let cell = board.parse_move(rec.get(1).unwrap_or("")).map_err(|e| bad(format!("the action: {e}")))?;
         let id = pos.id(board).ok_or_else(|| bad(format!("{board} cannot arise in a game")))?;
         let to_move = if board.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
         if rec.get(2).is_some_and(|s| s.parse::<Seat>().ok() != Some(to_move)) {
@@ -210,7 +210,7 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
         if echo {
             writeln!(out, "{}", line.trim_end())?;
         }
-        match game.parse_move(board, &line) {
+        match board.parse_move(&line) {
             Ok(c) => board = board.play(c),
             Err(why) => writeln!(out, "{why}")?,
         }

@@ -243,6 +243,12 @@ impl Board {
         self.game.moves(self.x | self.o)
     }
 
+    /// The cell that the move written `text` marks on this board, or why it is not a legal
+    /// move here (a clause for people): a cell on m,n,k-games, a column on gravity boards.
+    pub fn parse_move(self, text: &str) -> Result<u8, String> {
+        self.game.family().parse_move(self, text)
+    }
+
     /// The legal moves as a mask (none when the game is over).
     #[inline]
     pub fn legal_moves(self) -> u32 {

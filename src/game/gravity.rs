@@ -99,12 +99,12 @@ mod tests {
         let g = game("4x3g3");
         let empty = Board::empty(g);
         assert_eq!(empty.moves(), 0b111 << 9, "the bottom row");
-        assert_eq!(g.parse_move(empty, "1"), Ok(10));
+        assert_eq!(empty.parse_move("1"), Ok(10));
         let b = empty.play(10).play(7).play(4).play(1);
         assert_eq!(b.to_string(), ".O..X..O..X.");
         assert_eq!(b.moves(), 1 << 9 | 1 << 11, "column 1 is full");
-        assert!(g.parse_move(b, "1").unwrap_err().contains("column 1 is full"));
-        assert!(g.parse_move(b, "3").unwrap_err().contains("0 to 2"));
+        assert!(b.parse_move("1").unwrap_err().contains("column 1 is full"));
+        assert!(b.parse_move("3").unwrap_err().contains("0 to 2"));
         assert_eq!((g.move_text(9), g.move_text(1)), ("0".to_string(), "1".to_string()));
         assert_eq!(g.to_string(), "4x3g3");
         assert_eq!(g.transforms(), &[0, 4]);
@@ -112,7 +112,7 @@ mod tests {
         let mut b = empty;
         let (mut legal, mut left) = (b.moves(), b.moves().count_ones());
         for column in ["1", "1", "0", "1", "2", "1", "2"] {
-            let cell = g.parse_move(b, column).unwrap();
+            let cell = b.parse_move(column).unwrap();
             b = b.play(cell);
             (legal, left) = g.after(legal, left, b.x() | b.o(), cell);
             assert_eq!((legal, left), (b.moves(), b.moves().count_ones()), "{b}");
@@ -124,7 +124,7 @@ mod tests {
         let g = game("4x4g4");
         let mut b = Board::empty(g);
         for text in ["0", "1", "0", "1", "0", "1", "0"] {
-            b = b.play(g.parse_move(b, text).unwrap());
+            b = b.play(b.parse_move(text).unwrap());
         }
         assert_eq!(b.status(), crate::game::Status::Won(crate::game::Player::X));
         assert_eq!(b.legal_moves(), 0);

@@ -72,11 +72,11 @@ mod tests {
         let b = Board::parse_in(g, "X...O.......").unwrap();
         assert_eq!(b.moves(), g.full() & !0b1_0001);
         for c in b.legal_cells() {
-            assert_eq!(g.parse_move(b, &g.move_text(c)), Ok(c));
+            assert_eq!(b.parse_move(&g.move_text(c)), Ok(c));
         }
-        assert!(g.parse_move(b, "0").unwrap_err().contains("is taken"));
+        assert!(b.parse_move("0").unwrap_err().contains("is taken"));
         let (legal, left) = g.after(b.moves(), b.moves().count_ones(), 0b1_0011, 1);
         assert_eq!((legal, left), (g.moves(0b1_0011), g.moves(0b1_0011).count_ones()));
-        assert!(g.parse_move(b, "12").unwrap_err().contains("0 to 11"));
+        assert!(b.parse_move("12").unwrap_err().contains("0 to 11"));
     }
 }

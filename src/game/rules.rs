@@ -18,7 +18,6 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 use super::Family;
-use super::board::Board;
 
 /// The most cells a board of any family may have (a cell set is a `u32`; each family has
 /// its own limit, [`Family::max_cells`]).
@@ -118,7 +117,7 @@ impl Game {
     }
 
     /// The legal moves of an unfinished position whose cells `occupied` are taken, as a
-    /// cell mask: the family's rule ([`Board::moves`] is the usual way to ask).
+    /// cell mask: the family's rule ([`super::Board::moves`] is the usual way to ask).
     #[inline(always)]
     pub fn moves(self, occupied: u32) -> u32 {
         self.family.moves(self, occupied)
@@ -136,13 +135,6 @@ impl Game {
     /// column on gravity boards.
     pub fn move_text(self, cell: u8) -> String {
         self.family.move_text(self, cell)
-    }
-
-    /// The cell that the move written `text` marks in `board` (whose game this is), or
-    /// why it is not a legal move there (a clause for people).
-    pub fn parse_move(self, board: Board, text: &str) -> Result<u8, String> {
-        assert!(board.game() == self, "a {} board read as {self}", board.game());
-        self.family.parse_move(board, text)
     }
 
     /// How cells and moves are numbered, in a sentence for people.

@@ -23,11 +23,11 @@ use std::time::Duration;
 use super::param::{EPISODES, GAME, SEAT};
 use super::{Agent, Declared, Param, Solver, Ty, Val, Values, Work};
 use crate::cost::Load;
+use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
 use crate::memory::Need;
 use crate::solvers::TrainOpponent;
 use crate::solvers::q_learning::Checkpoint;
-use crate::spec::EvaluationSpec;
 
 /// The opponent a program trains against: a fixed opponent or `self`.
 pub static COMMAND_OPPONENT: Param = Param {

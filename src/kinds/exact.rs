@@ -6,12 +6,12 @@
 use super::param::{GAME, OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::{self, Need, Shared};
 use crate::solvers::params::ExactParams;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::{GroundTruth, ground_truth, policy_iteration, value_iteration};
-use crate::spec::EvaluationSpec;
 
 /// An exact kind: its grid-point type `$kind` and `$name`, and how it solves one MDP
 /// (`$solve`, from the ground truth of its (seat, opponent) to a policy).

@@ -14,6 +14,7 @@ use super::param::{
 };
 use super::{Agent, Param, Val, Values};
 use crate::cost::{Load, Training};
+use crate::evaluation::EvaluationSpec;
 use crate::mdp::Seat;
 use crate::memory::Need;
 use crate::solvers::action_values::{behaviour_action_values, optimal, q_error, q_error_optimal};
@@ -21,7 +22,6 @@ use crate::solvers::layout::LayoutKey;
 use crate::solvers::params::decay_to_floor;
 use crate::solvers::tabular::Trained;
 use crate::solvers::{QParams, TrainOpponent, ground_truth};
-use crate::spec::EvaluationSpec;
 
 /// Every tabular learner's parameters, in column order, then `$extra` (a kind's own).
 macro_rules! learner_params {
@@ -248,14 +248,14 @@ macro_rules! one_table_learner {
                 $crate::kinds::Work { episodes: self.0.episodes, iterations: 0 }
             }
 
-            fn load(&self, seats: &[$crate::mdp::Seat], evaluation: &$crate::spec::EvaluationSpec) -> $crate::cost::Load {
+            fn load(&self, seats: &[$crate::mdp::Seat], evaluation: &$crate::evaluation::EvaluationSpec) -> $crate::cost::Load {
                 $crate::kinds::learner::load(&self.0, $learner, $target, seats, evaluation)
             }
 
             fn memory(
                 &self,
                 seats: &[$crate::mdp::Seat],
-                evaluation: &$crate::spec::EvaluationSpec,
+                evaluation: &$crate::evaluation::EvaluationSpec,
             ) -> $crate::memory::Need {
                 $crate::kinds::learner::memory(&self.0, $tables, 0, $target, seats, evaluation)
             }

@@ -4,13 +4,13 @@
 use super::param::{FINAL_MOVE, GAME, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::evaluation::EvaluationSpec;
 use crate::game::{Board, Game};
 use crate::mdp::{EvalOpponent, Evaluator, Moves, Opponent, Policy, Seat};
 use crate::memory::{self, Need};
 use crate::solvers::mcts::Searcher;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::{MctsParams, ground_truth};
-use crate::spec::EvaluationSpec;
 
 impl Declared for MctsParams {
     const NAME: &'static str = "mcts";
@@ -71,18 +71,10 @@ impl Solver for MctsParams {
     /// (`reach_exponent`), and an iteration like the number of cells (simulations play
     /// out the board).
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
-        let reach = crate::bench::tic_tac_toe_reach();
-        let index = |seat: Seat| Seat::ALL.iter().position(|&s| s == seat).expect("a seat");
-        // A best response reaches at most what the random opponent reaches; a saved policy
-        // is deterministic, like `minimax`: its reach stands in.
-        let opp = |o: EvalOpponent| match o.fixed().unwrap_or(Opponent::Random) {
-            Opponent::Policy(_) => 1,
-            o => Opponent::ALL.iter().position(|&x| x == o).expect("a fixed opponent"),
-        };
-        let positions: usize = seats
-            .iter()
-            .map(|&s| evaluation.opponents.iter().map(|&o| reach[index(s)][opp(o)]).max().unwrap_or(0))
-            .sum();
+        // A best response reaches at most what the random opponent reaches.
+        let reach = |s: Seat, o: EvalOpponent| crate::cost::tic_tac_toe_reach(s, o.fixed().unwrap_or(Opponent::Random));
+        let positions: usize =
+            seats.iter().map(|&s| evaluation.opponents.iter().map(|&o| reach(s, o)).max().unwrap_or(0)).sum();
         let mut load = Load::new(self.game, seats);
         if self.game == Game::TIC_TAC_TOE {
             load.search_iterations = positions as f64 * f64::from(self.iterations) * PAST_THE_OPENING;
@@ -104,7 +96,7 @@ impl Solver for MctsParams {
         let searches = if reach <= cap {
             reach
         } else {
-            let games = if evaluation.games > 0 { evaluation.games } else { crate::spec::SAMPLED_GAMES };
+            let games = if evaluation.games > 0 { evaluation.games } else { crate::evaluation::SAMPLED_GAMES };
             let rows = (seats.len() * evaluation.opponents.len()) as f64;
             cap + rows * games as f64 * self.game.cells() as f64 / 2.0
         };

@@ -33,12 +33,12 @@ pub use param::{Param, Ty, Val, Values};
 pub use sarsa::Sarsa;
 
 use crate::cost::{Calibration, Load};
+use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::tabular::Table;
 use crate::solvers::{MctsParams, MonteCarloParams, QParams};
-use crate::spec::EvaluationSpec;
 
 /// What a trained (or solved) job plays with.
 #[derive(Clone, Debug)]

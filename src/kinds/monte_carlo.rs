@@ -7,11 +7,11 @@ use super::learner::{self, Target};
 use super::param::STEP;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
 use crate::memory::Need;
 use crate::solvers::tabular::Checkpoint;
 use crate::solvers::{MonteCarloParams, StepRule, monte_carlo};
-use crate::spec::EvaluationSpec;
 
 impl Declared for MonteCarloParams {
     const NAME: &'static str = "monte-carlo";

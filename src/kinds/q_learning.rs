@@ -6,11 +6,11 @@
 use super::learner::{self, Target};
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::{self, Checkpoint};
 use crate::solvers::{QParams, TrainOpponent, self_play};
-use crate::spec::EvaluationSpec;
 
 impl Declared for QParams {
     const NAME: &'static str = "q-learning";

@@ -95,9 +95,9 @@ impl AgentMdp {
         };
         // A learner's steps read these at random: huge pages on a big board (advised
         // before they are written).
-        crate::memory::huge_pages(&m.rows);
-        crate::memory::huge_pages(&m.codes);
-        crate::memory::huge_pages(&m.action_start);
+        crate::hints::huge_pages(&m.rows);
+        crate::hints::huge_pages(&m.codes);
+        crate::hints::huge_pages(&m.action_start);
         // The shared ending codes: `codes[k]` is the code of reward `k - 1`.
         m.codes.extend([end_code(-1.0), end_code(0.0), end_code(1.0)]);
         m.action_start.push(0);
@@ -204,7 +204,7 @@ impl AgentMdp {
     }
 
     /// Asks for the rows of `slots` (a state's actions) to be fetched ahead of the
-    /// simulator's [`AgentMdp::sampled`] (see [`crate::memory::prefetch`]): a learner
+    /// simulator's [`AgentMdp::sampled`] (see [`crate::hints::prefetch`]): a learner
     /// issues it when it learns its next state, so that the rows arrive with the state's
     /// values rather than after them.
     #[inline(always)]
@@ -212,9 +212,9 @@ impl AgentMdp {
         // At most 16 rows of 8 bytes: their first, middle and last rows lie on every
         // cache line they span.
         let (first, last) = (slots.start, slots.end.wrapping_sub(1));
-        crate::memory::prefetch(&self.rows, first);
-        crate::memory::prefetch(&self.rows, first.wrapping_add(last) / 2);
-        crate::memory::prefetch(&self.rows, last);
+        crate::hints::prefetch(&self.rows, first);
+        crate::hints::prefetch(&self.rows, first.wrapping_add(last) / 2);
+        crate::hints::prefetch(&self.rows, last);
     }
 
     /// The number of outcomes of action `slot`.

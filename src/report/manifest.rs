@@ -118,16 +118,7 @@ impl SharedTables {
     }
 }
 
-/// A saved policy file an opponent reads: its path as the spec gives it (relative to the
-/// spec's folder) and the FNV-1a hash of its bytes (16 hex digits), which `reproduce`
-/// checks before re-running a job.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PolicyFile {
-    /// The path, relative to the spec's folder.
-    pub path: String,
-    /// FNV-1a of the bytes, 16 hex digits.
-    pub fnv1a: String,
-}
+pub use crate::spec::PolicyFile;
 
 impl Manifest {
     /// Reads `dir/manifest.json`.

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::summary::{NEEDED_COLUMNS, config_columns};
+use super::{NEEDED_COLUMNS, config_columns};
 use super::{RESULT_COLUMNS, column};
 use crate::mdp::EvalOpponent;
 use crate::spec::Split;

@@ -10,17 +10,19 @@
 //! Failed rows and rows without the metric are left out ([`counted`] decides which rows
 //! count). A run that never reached regret 0 has no `solved_at`: it is counted apart
 //! ([`Config::unsolved`]), never given a value. One number per (configuration, replicate)
-//! is kept, never the rows.
+//! is kept, never the rows. [`gaps`] pairs each tested configuration's test runs with its
+//! tuning runs.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use anyhow::{Result, bail};
 
+use crate::spec::Split;
 use crate::stats::anova::Grid;
 
+use super::NEEDED_COLUMNS;
 use super::files::each_row;
-use super::summary::NEEDED_COLUMNS;
 use super::{Field, RESULT_COLUMNS, column, param_columns};
 
 crate::names::named_enum!(
@@ -162,13 +164,6 @@ impl Block {
     }
 }
 
-/// Every block of the results at `path`, in file order, with `config` as the configuration
-/// columns, from the rows of the split shown by default ([`super::splits::shown`]: the
-/// test rows when the file has them). Refuses unknown columns.
-pub fn read_blocks(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Block>> {
-    read_blocks_in(path, metric, &block_columns(), config, super::splits::shown(path)?)
-}
-
 /// Every block of the results at `path` by the columns `block`, in file order, with
 /// `config` as the configuration columns, from the rows of `split` only. Refuses unknown
 /// columns.
@@ -272,4 +267,55 @@ pub fn grid_over(
         );
     }
     Ok((factors, Grid { levels: levels.iter().map(Vec::len).collect(), values }))
+}
+
+/// One tested configuration: its mean metric over its tuning and its test replicates.
+#[derive(Clone, Debug)]
+pub struct Gap {
+    /// The block's key (see [`block_columns`]).
+    pub block: Vec<String>,
+    /// The solver's label.
+    pub label: String,
+    /// The configuration's key (values of the configuration columns).
+    pub config: Vec<String>,
+    /// The configuration as `column=value` for the columns that vary in its tuning block.
+    pub name: String,
+    /// Tuning replicates and their mean.
+    pub tune: (usize, f64),
+    /// Test replicates and their mean.
+    pub test: (usize, f64),
+}
+
+impl Gap {
+    /// Test mean minus tuning mean.
+    pub fn gap(&self) -> f64 {
+        self.test.1 - self.tune.1
+    }
+}
+
+/// Every configuration with test rows, matched with its tuning rows (same block and
+/// configuration key), in file order.
+pub fn gaps(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Gap>> {
+    let tune = read_blocks_in(path, metric, &block_columns(), config, Split::Tune)?;
+    let test = read_blocks_in(path, metric, &block_columns(), config, Split::Test)?;
+    let find = |block: &Block, key: &[String]| {
+        let tuned = tune.iter().find(|b| b.key == block.key)?;
+        let name: Vec<String> = tuned.factors(config).iter().map(|&k| super::setting(config[k], &key[k])).collect();
+        Some((tuned.configs.iter().find(|c| c.key == key)?.clone(), name.join(" ")))
+    };
+    let mut out = Vec::new();
+    for block in &test {
+        for c in &block.configs {
+            let Some((tuned, name)) = find(block, &c.key) else { continue };
+            out.push(Gap {
+                block: block.key.clone(),
+                label: c.label.clone(),
+                config: c.key.clone(),
+                name,
+                tune: (tuned.values().len(), tuned.mean()),
+                test: (c.values().len(), c.mean()),
+            });
+        }
+    }
+    Ok(out)
 }

@@ -21,18 +21,7 @@ use super::{RESULT_COLUMNS, Record, column};
 use crate::spec::Split;
 use crate::spec::Sweep;
 
-/// The columns that define a configuration by default: the solver, every parameter
-/// column, and the evaluation opponent.
-pub fn config_columns() -> Vec<&'static str> {
-    let mut v = vec!["solver"];
-    v.extend(super::param_columns());
-    v.push("eval_opponent");
-    v
-}
-
-/// The columns every reader of aggregates needs; the others a file of an older version
-/// lacks read as empty (a missing `train_ms`, say, gives an empty mean).
-pub const NEEDED_COLUMNS: [&str; 4] = ["job_id", "solver", "status", "regret"];
+pub use crate::schema::{NEEDED_COLUMNS, config_columns};
 
 /// Two-sided 95% quantiles of Student's t for 1..=30 degrees of freedom.
 const T95: [f64; 30] = [

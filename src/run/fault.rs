@@ -6,7 +6,9 @@
 
 use anyhow::Result;
 
-pub use super::job::FAULT_VAR;
+/// Environment variable that makes chosen jobs fail on purpose, to test failure handling:
+/// `panic:PREFIX` or `error:PREFIX` fails every job whose id starts with `PREFIX`.
+pub const FAULT_VAR: &str = "SWEEP_FAULT";
 
 /// A fault to inject.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -23,11 +23,7 @@ use crate::spec::{EvaluationSpec, Job, SAMPLED_GAMES};
 use crate::stats::curve::curve_metrics;
 use std::path::Path;
 
-use super::fault::Fault;
-
-/// Environment variable that makes chosen jobs fail on purpose, to test failure handling:
-/// `panic:PREFIX` or `error:PREFIX` fails every job whose id starts with `PREFIX`.
-pub const FAULT_VAR: &str = "SWEEP_FAULT";
+use super::fault::{FAULT_VAR, Fault};
 
 /// Environment variable that makes every job print, to standard error, how its
 /// `train_ms` splits: the setup before its first checkpoint (the untrained table's,

@@ -111,7 +111,7 @@ impl Layout {
         let states = (0..mdp.len()).map(|s| (mdp.position(s), mdp.actions(s).map(|slot| mdp.cell(slot))));
         // Read at random by every step of a learner: huge pages on a big board.
         let mut start = Vec::with_capacity(mdp.len() + 1);
-        crate::memory::huge_pages(&start);
+        crate::hints::huge_pages(&start);
         start.push(0);
         let mut layout = Layout {
             game: mdp.game(),
@@ -140,7 +140,7 @@ impl Layout {
         let (game, positions) = (self.game, self.game.positions());
         let cells = game.cells();
         self.index = vec![0; self.cell.len()];
-        crate::memory::huge_pages(&self.index);
+        crate::hints::huge_pages(&self.index);
         for s in 0..self.states() {
             let id = self.position[s] as usize;
             let (_, transform) = symmetry::canonical(positions.board(id));

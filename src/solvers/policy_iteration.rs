@@ -20,7 +20,6 @@
 //! change; the number of rounds is small (4 for X against random) because every policy
 //! is a finite improvement chain.
 
-use super::value_iteration;
 use crate::mdp::{AgentMdp, Policy};
 
 /// Values closer than this are ties.
@@ -100,7 +99,7 @@ pub fn backward(mdp: &AgentMdp) -> Solution {
     let mut values = vec![0.0; mdp.len()];
     let mut actions = vec![0u32; mdp.len()];
     for s in (0..mdp.len()).rev() {
-        let (slot, value) = value_iteration::greedy(mdp, &values, s);
+        let (slot, value) = greedy(mdp, &values, s);
         actions[s] = slot as u32;
         values[s] = value;
     }
@@ -142,13 +141,26 @@ pub fn solve_traced(mdp: &AgentMdp) -> Solution {
 fn improve(mdp: &AgentMdp, values: &[f64], actions: &mut [u32]) -> u32 {
     let mut changed = 0;
     for (s, action) in actions.iter_mut().enumerate() {
-        let best = value_iteration::greedy(mdp, values, s).0 as u32;
+        let best = greedy(mdp, values, s).0 as u32;
         if best != *action {
             *action = best;
             changed += 1;
         }
     }
     changed
+}
+
+/// The best action slot of state `s` under `values` (lowest cell among near-ties) and
+/// its value.
+#[inline]
+pub fn greedy(mdp: &AgentMdp, values: &[f64], s: usize) -> (usize, f64) {
+    let mut best = (usize::MAX, f64::NEG_INFINITY);
+    mdp.each_q(s, values, |slot, q| {
+        if q > best.1 + TIE {
+            best = (slot, q);
+        }
+    });
+    best
 }
 
 /// The value of the start distribution.

@@ -157,11 +157,11 @@ impl Table {
     /// Advises huge pages for the values when `episodes` games will touch most of their
     /// pages anyway (a few states per cell of a game): a long job then misses the TLB far
     /// less, while a short one does not zero 2 MiB for each page it reaches (see
-    /// [`crate::memory::huge_pages`]).
+    /// [`crate::hints::huge_pages`]).
     pub fn expect_episodes(&self, episodes: u64) {
         let pages = (self.q.len() * 8 / 4096) as u64;
         if pages > 0 && episodes.saturating_mul(self.game().cells() as u64) >= 4 * pages {
-            crate::memory::huge_pages(&self.q);
+            crate::hints::huge_pages(&self.q);
         }
     }
 

@@ -7,21 +7,8 @@
 //! has agent moves, so it stops after at most 6 sweeps (the last one changes nothing).
 //! Undiscounted; no parameters.
 
-use super::policy_iteration::{Solution, TIE, start_value};
+use super::policy_iteration::{Solution, TIE, greedy, start_value};
 use crate::mdp::AgentMdp;
-
-/// The best action slot of state `s` under `values` (lowest cell among near-ties) and
-/// its value.
-#[inline]
-pub fn greedy(mdp: &AgentMdp, values: &[f64], s: usize) -> (usize, f64) {
-    let mut best = (usize::MAX, f64::NEG_INFINITY);
-    mdp.each_q(s, values, |slot, q| {
-        if q > best.1 + TIE {
-            best = (slot, q);
-        }
-    });
-    best
-}
 
 /// Solves `mdp` by value iteration. The solution's `rounds` is empty; `sweeps` is returned.
 pub fn solve(mdp: &AgentMdp) -> (Solution, u32) {

@@ -316,7 +316,7 @@ fn check_name(name: &str) -> Result<(), String> {
             "is not a usable parameter name: {name:?} must be letters, digits and _ (it is passed as SWEEP_PARAM_<NAME>)"
         ));
     }
-    if crate::report::RESULT_COLUMNS.contains(&name) || PLACEHOLDERS.contains(&name) {
+    if crate::schema::RESULT_COLUMNS.contains(&name) || PLACEHOLDERS.contains(&name) {
         return Err(format!(
             "is not a usable parameter name: {name} is already a column of results.csv or a job's own value; \
              name the program's parameter otherwise (e.g. lr, my_{name})"

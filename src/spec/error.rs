@@ -14,7 +14,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::MAX_JOBS;
-use super::tree::{Entry, Lines, Node};
+use super::tree::{Entry, Leaf, Lines, Node};
 
 /// One thing wrong with a spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,6 +211,38 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// `"a", "b", "c"`: names quoted and comma separated.
 pub(crate) fn quoted_list<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     names.into_iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+}
+
+/// The string of table entry `e` (reported as `key`) if it is one of `allowed`; else reports
+/// what the key takes.
+pub(crate) fn one_of(report: &mut Report, key: &str, e: &Entry, allowed: &[&str]) -> Option<String> {
+    match &e.node.value {
+        Leaf::Str(s) if allowed.contains(&s.as_str()) => Some(s.clone()),
+        _ => {
+            let message = format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
+            report.entry(key, e, message);
+            None
+        }
+    }
+}
+
+/// A whole number in `lo..=hi`; `rule` says so in words.
+pub(crate) fn whole(report: &mut Report, key: &str, entry: &Entry, lo: u64, hi: u64, rule: &str) -> Option<u64> {
+    match entry.node.value {
+        Leaf::Int(i) if i >= 0 && (lo..=hi).contains(&(i as u64)) => Some(i as u64),
+        Leaf::Int(_) => {
+            report.entry(key, entry, format!("is out of range: {rule}"));
+            None
+        }
+        ref other => {
+            let mut message = format!("has the wrong type ({}): {rule}", other.type_name());
+            if matches!(other, Leaf::Array(_) | Leaf::Table(_)) {
+                message.push_str("; only solver parameters can be grid axes");
+            }
+            report.entry(key, entry, message);
+            None
+        }
+    }
 }
 
 #[cfg(test)]

@@ -85,6 +85,7 @@ mod solver;
 pub mod test_split;
 mod tree;
 mod validate;
+mod values;
 
 use std::path::Path;
 
@@ -96,8 +97,10 @@ pub use search::{Method, Metric, SearchSpec};
 pub use test_split::{Per, TestSpec};
 
 use crate::kinds::{Kind, Params};
-use crate::mdp::EvalOpponent;
 use crate::solvers::spacing::Spacing;
+
+pub use crate::evaluation::{EXACT_SEARCHES, EvaluationSpec, SAMPLED_GAMES};
+pub use policy_file::PolicyFile;
 
 /// The most jobs one sweep may have: larger grids are refused when the spec is read, before
 /// anything is listed (a sweep this size holds its points and jobs in about 0.5 GB).
@@ -135,30 +138,6 @@ pub struct Sweep {
     /// The solvers' axes, from which [`Sweep::jobs`] builds job keys.
     grids: Vec<grid::Grid>,
 }
-
-/// The `[evaluation]` section.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvaluationSpec {
-    /// Exact evaluation against each of these, distinct (default `["random"]`).
-    pub opponents: Vec<EvalOpponent>,
-    /// Extra sampled games per opponent (default 0).
-    pub games: u64,
-    /// Learning-curve points of learners, >= 1 (default 10).
-    pub checkpoints: u32,
-    /// How the checkpoints are spaced (`checkpoint_spacing`, default `even`).
-    pub spacing: Spacing,
-    /// The most positions a searching agent (MCTS) may search for one exact evaluation;
-    /// beyond them the row is evaluated by sampled games (`exact_searches`, default
-    /// [`EXACT_SEARCHES`]).
-    pub exact_searches: u64,
-}
-
-/// The default of `[evaluation] exact_searches`: above every tic-tac-toe MDP's 2,423 agent
-/// states, so tic-tac-toe is always evaluated exactly.
-pub const EXACT_SEARCHES: u64 = 50_000;
-
-/// The games a sampled evaluation plays when `[evaluation] games` is 0.
-pub const SAMPLED_GAMES: u64 = 1_000;
 
 /// One `[[solver]]` table with its grid expanded.
 #[derive(Clone, Debug, PartialEq)]
@@ -268,20 +247,17 @@ impl Sweep {
 
     /// The saved policy files its opponents read (training and evaluation), each once, in
     /// the order first met.
-    pub fn policies(&self) -> Vec<crate::report::manifest::PolicyFile> {
+    pub fn policies(&self) -> Vec<PolicyFile> {
         let training = self.solvers.iter().flat_map(|s| s.points.iter()).flat_map(|p| p.values());
         let names = training.filter_map(|v| match v {
             crate::kinds::Val::Name(s) if s.starts_with("policy:") => crate::mdp::Opponent::from_name(s),
             _ => None,
         });
-        let mut files: Vec<crate::report::manifest::PolicyFile> = Vec::new();
+        let mut files: Vec<PolicyFile> = Vec::new();
         for opponent in self.evaluation.opponents.iter().filter_map(|o| o.fixed()).chain(names) {
             if let crate::mdp::Opponent::Policy(p) = opponent {
                 if !files.iter().any(|f| f.path == p.path) {
-                    files.push(crate::report::manifest::PolicyFile {
-                        path: p.path.clone(),
-                        fnv1a: format!("{:016x}", p.hash),
-                    });
+                    files.push(PolicyFile { path: p.path.clone(), fnv1a: format!("{:016x}", p.hash) });
                 }
             }
         }
@@ -304,7 +280,7 @@ impl Sweep {
 
     /// The header of its `results.csv`: today's fixed columns, then [`Sweep::extra_columns`].
     pub fn result_header(&self) -> Vec<&'static str> {
-        let mut header = crate::report::RESULT_COLUMNS.clone();
+        let mut header = crate::schema::RESULT_COLUMNS.clone();
         header.extend(self.extra_columns());
         header
     }

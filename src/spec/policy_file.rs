@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use serde::{Deserialize, Serialize};
+
 use super::error::Report;
 use super::tree::{Entry, Leaf, Node};
 use crate::game::{Board, Game};
@@ -144,7 +146,7 @@ impl Rows {
             _ => self.game = Some(g),
         }
         let b = Board::parse_in(g, board).map_err(|e| format!("line {line}: {e} (game {g})"))?;
-        let cell = g.parse_move(b, action).map_err(|e| format!("line {line}: the action: {e} (in {b})"))?;
+        let cell = b.parse_move(action).map_err(|e| format!("line {line}: the action: {e} (in {b})"))?;
         let positions = *self.positions.get_or_insert_with(|| g.positions());
         let ahead = (self.next..positions.len().min(self.next + 64)).find(|&p| positions.board(p) == b);
         let id = match ahead {
@@ -189,4 +191,15 @@ pub(crate) fn check(policy: Opponent, seats: &[Seat], games: &[Game]) -> Result<
         }
     }
     Ok(())
+}
+
+/// A saved policy file an opponent reads: its path as the spec gives it (relative to the
+/// spec's folder) and the FNV-1a hash of its bytes (16 hex digits), which `reproduce`
+/// checks before re-running a job.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyFile {
+    /// The path, relative to the spec's folder.
+    pub path: String,
+    /// FNV-1a of the bytes, 16 hex digits.
+    pub fnv1a: String,
 }

@@ -198,7 +198,7 @@ pub(crate) fn read(report: &mut Report, key: &str, entry: &Entry, param: &Param)
             Val::Count(n) => n as f64,
             _ => unreachable!("numeric forms have numeric ends"),
         };
-        if let Err(why) = super::axis::check_generated(x, param) {
+        if let Err(why) = super::values::check_generated(x, param) {
             report.entry(key, entry, format!("gives {} = {}, which {why}", param.name, fmt_short(x)));
             return None;
         }
@@ -250,9 +250,9 @@ fn choice(report: &mut Report, key: &str, entry: &Entry, param: &Param) -> Optio
         }
     };
     let read: Vec<Option<Val>> =
-        values.iter().map(|item| super::axis::scalar(report, key, item, param, None)).collect();
+        values.iter().map(|item| super::values::scalar(report, key, item, param, None)).collect();
     let read = read.into_iter().collect::<Option<Vec<Val>>>()?;
-    if let Some(repeated) = super::axis::first_repeat(&read) {
+    if let Some(repeated) = super::values::first_repeat(&read) {
         let message = format!("gives {} more than once: the values of a choice must be distinct", repeated.show());
         report.entry(key, entry, message);
         return None;

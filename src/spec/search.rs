@@ -15,9 +15,9 @@
 //! search sets it, rung by rung (a solver's grid is its other axes).
 
 use super::error::Report;
+use super::error::{one_of, whole};
 use super::solver::Draft;
 use super::tree::{Entry, Leaf};
-use super::validate::{one_of, whole};
 use crate::kinds::{Kind, Ty};
 use crate::mdp::{EvalOpponent, Seat};
 

@@ -9,13 +9,13 @@ use std::ops::Range;
 
 use super::MAX_JOBS;
 use super::axis::{self, Axis};
+use super::error::whole;
 use super::error::{Report, closest, quoted_list};
 use super::grid::{Grid, Sampled};
 use super::policy_file;
 use super::sample::Sampler;
 use super::sobol::MAX_DIMENSIONS;
 use super::tree::{Entry, Leaf, Node};
-use super::validate::whole;
 use crate::game::Game;
 use crate::kinds::param::fmt_short;
 use crate::kinds::{Kind, Param, SELF_PLAY, Val, any_param, parameter_names, takers};
@@ -126,8 +126,11 @@ pub(crate) fn expand_kind_lists(report: &mut Report, root: &mut [Entry]) -> Vec<
     numbers
 }
 
-/// Reads solver number `number` from `node`, recording its problems.
-pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Draft<'t> {
+/// Begins reading solver number `number` from `node`: its `kind`, recording its problems.
+/// Returns the draft and the table's entries (none when `node` is not a table), which the
+/// kind's reader goes on with: [`read`] for the built-in kinds, `command::read` for a
+/// program.
+pub(crate) fn begin<'t>(report: &mut Report, number: usize, node: &'t Node) -> (Draft<'t>, Option<&'t [Entry]>) {
     let key = format!("solver[{number}]");
     let mut draft = Draft {
         number,
@@ -145,14 +148,16 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
             node.value.type_name()
         );
         report.value(&key, node, message);
-        return draft;
+        return (draft, None);
     };
     let kind_entry = entries.iter().find(|e| e.key == "kind");
     draft.kind = read_kind(report, &key, node, kind_entry);
-    if draft.kind == Some(Kind::Command) {
-        super::command::read(report, &mut draft, node, entries);
-        return draft;
-    }
+    (draft, Some(entries))
+}
+
+/// Reads the rest of a built-in kind's table (see [`begin`]).
+pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Node, entries: &'t [Entry]) {
+    let key = format!("solver[{}]", draft.number);
     let mut given: Vec<Given> = Vec::new();
     let mut sampling = Sampling::default();
     for entry in entries {
@@ -183,7 +188,6 @@ pub(crate) fn read<'t>(report: &mut Report, number: usize, node: &'t Node) -> Dr
     if let Some(kind) = draft.kind {
         draft.grid = grid(report, &key, kind, &given).and_then(|grid| sampled(report, (&key, node), grid, &sampling));
     }
-    draft
 }
 
 /// One of the solver's own keys besides `kind` and `label`: `replicates`, `samples` or

@@ -14,10 +14,10 @@
 //! spec without `[test]` keeps every id it had.
 
 use super::error::Report;
+use super::error::{one_of, whole};
 use super::search::{Metric, SearchSpec, budget_parameter};
 use super::solver::Draft;
 use super::tree::{Entry, Leaf};
-use super::validate::{one_of, whole};
 use crate::mdp::{EvalOpponent, Seat};
 
 /// Whose best configurations a `[test]` re-runs.

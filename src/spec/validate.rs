@@ -8,7 +8,8 @@ use std::path::Path;
 
 use super::EvaluationSpec;
 use super::across;
-use super::error::{Report, SpecError, closest, quoted_list};
+use super::command;
+use super::error::{Report, SpecError, closest, quoted_list, whole};
 use super::grid::Grid;
 use super::policy_file;
 use super::search::{self, SearchSpec};
@@ -16,6 +17,7 @@ use super::solver::{self, Draft};
 use super::test_split::{self, TestSpec};
 use super::tree::{self, Entry, Leaf, Node};
 use crate::game::Game;
+use crate::kinds::Kind;
 use crate::kinds::Val;
 use crate::mdp::{EvalOpponent, Opponent, Seat};
 use crate::solvers::spacing::Spacing;
@@ -192,38 +194,6 @@ fn unknown_key(report: &mut Report, key: &str, entry: &Entry, name: &str, known:
     report.entry(key, entry, message);
 }
 
-/// The string of table entry `e` (reported as `key`) if it is one of `allowed`; else reports
-/// what the key takes.
-pub(crate) fn one_of(report: &mut Report, key: &str, e: &Entry, allowed: &[&str]) -> Option<String> {
-    match &e.node.value {
-        Leaf::Str(s) if allowed.contains(&s.as_str()) => Some(s.clone()),
-        _ => {
-            let message = format!("is not allowed: {} takes one of {}", e.key, quoted_list(allowed.iter().copied()));
-            report.entry(key, e, message);
-            None
-        }
-    }
-}
-
-/// A whole number in `lo..=hi`; `rule` says so in words.
-pub(crate) fn whole(report: &mut Report, key: &str, entry: &Entry, lo: u64, hi: u64, rule: &str) -> Option<u64> {
-    match entry.node.value {
-        Leaf::Int(i) if i >= 0 && (lo..=hi).contains(&(i as u64)) => Some(i as u64),
-        Leaf::Int(_) => {
-            report.entry(key, entry, format!("is out of range: {rule}"));
-            None
-        }
-        ref other => {
-            let mut message = format!("has the wrong type ({}): {rule}", other.type_name());
-            if matches!(other, Leaf::Array(_) | Leaf::Table(_)) {
-                message.push_str("; only solver parameters can be grid axes");
-            }
-            report.entry(key, entry, message);
-            None
-        }
-    }
-}
-
 fn read_name(report: &mut Report, entry: &Entry) -> Option<String> {
     match &entry.node.value {
         Leaf::Str(name) if usable_name(name) => Some(name.clone()),
@@ -388,7 +358,14 @@ fn read_solvers<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry, nu
         }
         Leaf::Array(tables) => {
             for (i, table) in tables.iter().enumerate() {
-                let draft = solver::read(report, numbers.get(i).copied().unwrap_or(i + 1), table);
+                let (mut draft, entries) = solver::begin(report, numbers.get(i).copied().unwrap_or(i + 1), table);
+                match entries {
+                    Some(entries) if draft.kind == Some(Kind::Command) => {
+                        command::read(report, &mut draft, table, entries)
+                    }
+                    Some(entries) => solver::read(report, &mut draft, table, entries),
+                    None => {}
+                }
                 top.solvers.push(draft);
             }
         }

@@ -18,6 +18,7 @@ mod faults;
 mod gravity;
 mod halving;
 mod halving_props;
+mod layers;
 mod play;
 mod policy_opponents;
 mod report;

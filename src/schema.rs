@@ -1,0 +1,222 @@
+//! The columns of the result files: `results.csv`'s header, derived from the parameter
+//! declarations of every kind ([`crate::kinds::param`]) and the non-parameter fields
+//! declared here, each with the file version that introduced it (later versions' columns
+//! come at the end); `curves.csv`'s columns; and reading a column by name. It sits below
+//! [`crate::spec`] (which checks a command solver's parameter names against it) and
+//! [`crate::report`] (which writes and reads the files), so that neither imports the other
+//! for it.
+
+use std::sync::LazyLock;
+
+use crate::kinds::{Kind, parameter_names};
+
+/// Declares the [`Field`]s: the columns of `results.csv` that are not parameters.
+macro_rules! fields {
+    ($($variant:ident = ($name:literal, $since:literal, $number:literal)),+ $(,)?) => {
+        /// A column of `results.csv` that is not a parameter. Naming a column by its
+        /// variant, not by a string, makes a misspelt column a compile error.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[allow(missing_docs)]
+        pub enum Field {
+            $($variant),+
+        }
+
+        /// The fields in order, with the results-file version that introduced each.
+        /// `job_id`..`seed` open the row; then come the version-1 parameters, then the
+        /// version-1 fields from `eval_opponent` on; columns of later versions (parameters
+        /// first, then fields) are appended at the end, in version order, so an older
+        /// file's header is always a prefix of a newer one's.
+        pub const FIELDS: &[(&str, u32)] = &[$(($name, $since)),+];
+
+        impl Field {
+            /// Every field, in order.
+            pub const ALL: &[Field] = &[$(Field::$variant),+];
+
+            /// Whether the column holds numbers (else names or text).
+            pub const fn numeric(self) -> bool {
+                match self {
+                    $(Field::$variant => $number),+
+                }
+            }
+
+            /// The column's name.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Field::$variant => $name),+
+                }
+            }
+        }
+    };
+}
+
+fields! {
+    JobId = ("job_id", 1, false),
+    Solver = ("solver", 1, false),
+    Replicate = ("replicate", 1, true),
+    Seed = ("seed", 1, true),
+    EvalOpponent = ("eval_opponent", 1, false),
+    Value = ("value", 1, true),
+    OptimalValue = ("optimal_value", 1, true),
+    Regret = ("regret", 1, true),
+    PWin = ("p_win", 1, true),
+    PDraw = ("p_draw", 1, true),
+    PLoss = ("p_loss", 1, true),
+    Games = ("games", 1, true),
+    Wins = ("wins", 1, true),
+    Draws = ("draws", 1, true),
+    Losses = ("losses", 1, true),
+    States = ("states", 1, true),
+    Status = ("status", 1, false),
+    Error = ("error", 1, false),
+    TrainMs = ("train_ms", 1, true),
+    EvalMs = ("eval_ms", 1, true),
+    Label = ("label", 2, false),
+    RegretAuc = ("regret_auc", 2, true),
+    SolvedAt = ("solved_at", 2, true),
+    QError = ("q_error", 2, true),
+    Rung = ("rung", 2, true),
+    Evaluation = ("evaluation", 3, false),
+    ValueSe = ("value_se", 3, true),
+    Split = ("split", 4, false),
+    Metrics = ("metrics", 5, false),
+    PolicyHash = ("policy_hash", 5, false),
+}
+
+impl Field {
+    /// Its position in today's `results.csv`.
+    pub fn column(self) -> usize {
+        column(self.name())
+    }
+}
+
+/// How many fields open the row, before the version-1 parameters.
+const HEAD: usize = 4;
+
+/// The columns of `results.csv`, in order, derived from [`FIELDS`] and the parameter
+/// declarations of every kind (see [`crate::kinds::param`]).
+pub static RESULT_COLUMNS: LazyLock<Vec<&'static str>> = LazyLock::new(result_columns);
+
+/// The results-file version a parameter's column belongs to (the earliest declaration).
+fn param_since(name: &str) -> u32 {
+    Kind::ALL.iter().filter_map(|k| k.param(name)).map(|p| p.since).min().expect("a declared parameter")
+}
+
+fn result_columns() -> Vec<&'static str> {
+    let params = parameter_names();
+    let newest = FIELDS.iter().map(|f| f.1).chain(params.iter().map(|p| param_since(p))).max().unwrap_or(1);
+    let mut columns: Vec<&'static str> = FIELDS[..HEAD].iter().map(|f| f.0).collect();
+    for version in 1..=newest {
+        columns.extend(params.iter().filter(|p| param_since(p) == version));
+        columns.extend(FIELDS[HEAD..].iter().filter(|f| f.1 == version).map(|f| f.0));
+    }
+    columns
+}
+
+/// The parameter columns of `results.csv`, in file order.
+pub fn param_columns() -> Vec<&'static str> {
+    let params = parameter_names();
+    RESULT_COLUMNS.iter().copied().filter(|c| params.contains(c)).collect()
+}
+
+/// The columns of `curves.csv`, in order.
+pub const CURVE_COLUMNS: [&str; 11] =
+    ["job_id", "episode", "seat", "eval_opponent", "value", "regret", "p_win", "p_draw", "p_loss", "epsilon", "alpha"];
+
+/// The columns that hold timings: the only ones that may differ between two runs.
+pub const TIMING_COLUMNS: [&str; 2] = ["train_ms", "eval_ms"];
+
+/// Position of a results column of today's layout (a bug if there is none: names come from
+/// [`FIELDS`] and the parameter declarations).
+pub fn column(name: &str) -> usize {
+    RESULT_COLUMNS.iter().position(|&c| c == name).unwrap_or_else(|| panic!("no column {name}"))
+}
+
+/// A setting as configurations are named: `column=value`, but a command solver's
+/// `params` cell (already `name=value ..`) as it is.
+pub fn setting(column: &str, value: &str) -> String {
+    if column == "params" { value.to_string() } else { format!("{column}={value}") }
+}
+
+/// Whether column `k` of a configuration (`columns` names its `key`'s cells) is a value the
+/// tool derived rather than one the user set: a schedule's `X_decay` where its `X_min_at` is
+/// set (the decay that ran, kept in results.csv; the spec said `X_min_at`).
+pub fn derived(columns: &[&str], key: &[String], k: usize) -> bool {
+    columns[k].strip_suffix("_decay").is_some_and(|schedule| {
+        let at = format!("{schedule}_min_at");
+        columns.iter().position(|c| *c == at).is_some_and(|i| !key[i].is_empty())
+    })
+}
+
+/// A row of either file: one string per column.
+pub type Record = Vec<String>;
+
+/// The columns that define a configuration by default: the solver, every parameter
+/// column, and the evaluation opponent.
+pub fn config_columns() -> Vec<&'static str> {
+    let mut v = vec!["solver"];
+    v.extend(param_columns());
+    v.push("eval_opponent");
+    v
+}
+
+/// The columns every reader of aggregates needs; the others a file of an older version
+/// lacks read as empty (a missing `train_ms`, say, gives an empty mean).
+pub const NEEDED_COLUMNS: [&str; 4] = ["job_id", "solver", "status", "regret"];
+
+#[cfg(test)]
+mod tests {
+    /// The results header of version 1, as the contract states it: the derived layout
+    /// must start with it, column for column.
+    const VERSION_1: [&str; 36] = [
+        "job_id",
+        "solver",
+        "replicate",
+        "seed",
+        "seat",
+        "opponent",
+        "episodes",
+        "alpha",
+        "alpha_decay",
+        "alpha_min",
+        "gamma",
+        "epsilon",
+        "epsilon_decay",
+        "epsilon_min",
+        "q_init",
+        "symmetry",
+        "iterations",
+        "uct_c",
+        "opponent_model",
+        "final_move",
+        "eval_opponent",
+        "value",
+        "optimal_value",
+        "regret",
+        "p_win",
+        "p_draw",
+        "p_loss",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "states",
+        "status",
+        "error",
+        "train_ms",
+        "eval_ms",
+    ];
+
+    #[test]
+    fn the_derived_header_starts_with_version_1() {
+        assert_eq!(super::RESULT_COLUMNS[..VERSION_1.len()], VERSION_1);
+    }
+
+    #[test]
+    fn every_column_is_named_once() {
+        let mut names = super::RESULT_COLUMNS.clone();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before);
+    }
+}
