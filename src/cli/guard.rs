@@ -18,7 +18,7 @@ use super::plan::{HOUR, estimate, human};
 use super::schedule;
 use crate::bench::Calibration;
 use crate::error::bad_input;
-use crate::run::{HUGE, RunOptions, shard_from_env};
+use crate::run::{HUGE, Notices, RunOptions, shard_from_env};
 use crate::spec::{self, Sweep};
 
 /// Below this nominal estimate the machine is not measured.
@@ -61,7 +61,7 @@ pub fn before_run(opts: &RunOptions) -> Result<bool> {
     }
     let shards = match opts.shard {
         Some(s) => s.count,
-        None => shard_from_env(|k| std::env::var(k).ok()).ok().flatten().map_or(1, |s| s.count),
+        None => shard_from_env(|k| std::env::var(k).ok(), &Notices::Silent).ok().flatten().map_or(1, |s| s.count),
     };
     let wall = |cal: &Calibration| estimate(&sweep, threads, cal).wall_seconds / f64::from(shards);
     if wall(&crate::bench::nominal()) < NEAR_AN_HOUR {

@@ -14,11 +14,11 @@ use crate::spec::{Job, Sweep};
 
 /// The shard from `SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT` and
 /// `SLURM_ARRAY_TASK_MIN`, when they are set.
-pub fn shard_from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>> {
+pub fn shard_from_env(var: impl Fn(&str) -> Option<String>, notices: &Notices) -> Result<Option<Shard>> {
     let (Some(id), Some(count)) = (var("SLURM_ARRAY_TASK_ID"), var("SLURM_ARRAY_TASK_COUNT")) else {
         if var("SLURM_ARRAY_TASK_ID").is_some() {
-            eprintln!(
-                "note: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; running every job (give --shard K/N to split)"
+            notices.say(
+                "note: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; running every job (give --shard K/N to split)",
             );
         }
         return Ok(None);
@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn shards_from_the_slurm_variables() {
-        let s = |pairs: &[(&str, &str)]| shard_from_env(env(pairs));
+        let s = |pairs: &[(&str, &str)]| shard_from_env(env(pairs), &Notices::Silent);
         assert_eq!(s(&[]).unwrap(), None);
         assert_eq!(s(&[("SLURM_ARRAY_TASK_ID", "3")]).unwrap(), None);
         let two = [("SLURM_ARRAY_TASK_ID", "2"), ("SLURM_ARRAY_TASK_COUNT", "4")];

@@ -43,6 +43,8 @@ pub struct JobOutput {
     /// The run stopped while the job's program ran: nothing to write, the job runs again
     /// on resume.
     pub abandoned: bool,
+    /// Where its training time went, when [`PIECES_VAR`] asks (a line the writer shows).
+    pub pieces: Option<String>,
 }
 
 /// Where a job runs: the results folder (a program's states files and the logs of
@@ -102,7 +104,7 @@ pub fn execute(
             rows.push(failed_row(&key, seat, opp, &message));
         }
     }
-    JobOutput { rows, curves: Vec::new(), failure: Some(message), abandoned: false }
+    JobOutput { rows, curves: Vec::new(), failure: Some(message), ..JobOutput::default() }
 }
 
 fn injected_fault(id: &str, fault: Option<&Fault>) -> Result<(), String> {
@@ -165,9 +167,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
         }
     }
     let eval_ms = started.elapsed().as_secs_f64() * 1e3;
-    if std::env::var_os(PIECES_VAR).is_some() {
-        eprintln!("{}", pieces.line(&job.id, train_ms, eval_ms));
-    }
+    let pieces = std::env::var_os(PIECES_VAR).map(|_| pieces.line(&job.id, train_ms, eval_ms));
     if evaluator.heap_bytes() <= KEPT_EVALUATOR_BYTES {
         // A thread being torn down keeps nothing.
         let _ = SPARE_EVALUATOR.try_with(|spare| spare.set(Some(evaluator)));
@@ -192,7 +192,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
             Err((seat, opp, message)) => failed_row(key, *seat, *opp, message),
         })
         .collect();
-    Ok(JobOutput { rows, curves, failure: None, abandoned: false })
+    Ok(JobOutput { rows, curves, pieces, ..JobOutput::default() })
 }
 
 /// A command job: runs its program (see `run/command.rs`), then scores the policies it
@@ -286,7 +286,7 @@ fn run_program(
             row
         })
         .collect();
-    Ok(JobOutput { rows, curves, failure: None, abandoned: false })
+    Ok(JobOutput { rows, curves, ..JobOutput::default() })
 }
 
 /// Why a program's policy fails: it lacks a position it reaches.

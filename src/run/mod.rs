@@ -181,7 +181,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     check_unique_ids(&all_jobs)?;
     let shard = match opts.shard {
         Some(s) => Some(s),
-        None => shard_from_env(|k| std::env::var(k).ok())?,
+        None => shard_from_env(|k| std::env::var(k).ok(), &opts.notices)?,
     };
     if (sweep.search.is_some() || sweep.test.is_some()) && !opts.only.is_empty() {
         let table = if sweep.search.is_some() { "[search]" } else { "[test]" };
@@ -378,6 +378,9 @@ fn resume<'a>(plan: &Plan<'a>) -> Result<(state::Resumed, Vec<&'a Job>)> {
     let expected: HashMap<&str, usize> = plan.all_jobs.iter().map(|j| (j.id.as_str(), rows_per_job(j))).collect();
     let selected: HashSet<&str> = plan.jobs.iter().map(|j| j.id.as_str()).collect();
     let resumed = state::resume(&plan.dir, &plan.sweep.result_header(), &expected, &selected)?;
+    for note in &resumed.notes {
+        plan.opts.notices.say(note);
+    }
     let pending: Vec<&Job> = plan.jobs.iter().copied().filter(|j| !resumed.done.contains_key(&j.id)).collect();
     let kept = plan.jobs.len() - pending.len();
     if !plan.opts.quiet && plan.tell_resume && (kept > 0 || resumed.repaired > 0) {

@@ -173,6 +173,9 @@ pub fn write_rows(work: &Work, finished: &mpsc::Receiver<Finished>, appender: &m
             break;
         }
         written.ran += 1;
+        if let Some(line) = &out.pieces {
+            bar.println(line);
+        }
         if let Some(message) = &out.failure {
             let job = &work.jobs[index];
             written.failed += 1;

@@ -246,6 +246,9 @@ fn clean(plan: &Plan<'_>) -> Result<()> {
     let expected: HashMap<&str, usize> =
         plan.all_jobs.iter().map(|j| (j.id.as_str(), j.params.eval_seats().len() * evaluations)).collect();
     let resumed = state::resume(&plan.dir, &plan.sweep.result_header(), &expected, &HashSet::new())?;
+    for note in &resumed.notes {
+        plan.opts.notices.say(note);
+    }
     if resumed.repaired > 0 && !plan.opts.quiet {
         plan.opts.notices.say(&format!(
             "cut a partial last line of {} bytes in {}",

@@ -135,6 +135,8 @@ pub struct Resumed {
     pub repaired: u64,
     /// Rows dropped because their job will run again.
     pub dropped_rows: usize,
+    /// What it did that the run should say (an older file upgraded and kept aside).
+    pub notes: Vec<String>,
 }
 
 /// Reads the rows already in `dir`, keeps those of complete jobs (a job is complete when
@@ -149,7 +151,7 @@ pub fn resume(dir: &Path, header: &[&str], expected: &HashMap<&str, usize>, reru
             // No results yet: keep the curves as they are, upgraded if they are older.
             let (columns, curves) = scan_file(&cp, &CURVE_COLUMNS, |_| false)?;
             if !columns.is_current() {
-                keep_older(&cp, &columns)?;
+                out.notes.push(keep_older(&cp, &columns)?);
                 rewrite_runs(&cp, &CURVE_COLUMNS, &curves)?;
             }
         }
@@ -175,7 +177,7 @@ pub fn resume(dir: &Path, header: &[&str], expected: &HashMap<&str, usize>, reru
     if cp.exists() {
         let (columns, curves) = scan_file(&cp, &CURVE_COLUMNS, |_| false)?;
         if !columns.is_current() {
-            keep_older(&cp, &columns)?;
+            out.notes.push(keep_older(&cp, &columns)?);
         }
         let kept_curves = curves.iter().filter(|r| out.done.get(&*r.job).is_some_and(|failed| !failed));
         rewrite_runs(&cp, &CURVE_COLUMNS, kept_curves)?;
@@ -183,7 +185,7 @@ pub fn resume(dir: &Path, header: &[&str], expected: &HashMap<&str, usize>, reru
         write_atomic(&cp, &CURVE_COLUMNS, Vec::new())?;
     }
     if !results_columns.is_current() {
-        keep_older(&rp, &results_columns)?;
+        out.notes.push(keep_older(&rp, &results_columns)?);
     }
     rewrite_runs(&rp, header, kept)?;
     Ok(out)
@@ -191,9 +193,9 @@ pub fn resume(dir: &Path, header: &[&str], expected: &HashMap<&str, usize>, reru
 
 /// Before a file written by an older version is upgraded (rewritten with today's columns):
 /// keeps the old file beside it as `<name>.<width>-columns` (`-1`, `-2`, ... if taken; a
-/// hard link where the file system allows, a copy otherwise) and says so in one line.
-/// Returns the name it is kept under.
-pub fn keep_older(path: &Path, columns: &Columns) -> Result<PathBuf> {
+/// hard link where the file system allows, a copy otherwise). Returns the line that says
+/// so.
+pub fn keep_older(path: &Path, columns: &Columns) -> Result<String> {
     let base = format!("{}.{}-columns", path.display(), columns.width());
     let mut aside = PathBuf::from(&base);
     let mut n = 1;
@@ -205,13 +207,12 @@ pub fn keep_older(path: &Path, columns: &Columns) -> Result<PathBuf> {
         fs::copy(path, &aside)
             .with_context(|| format!("cannot keep a copy of {} as {}", path.display(), aside.display()))?;
     }
-    eprintln!(
+    Ok(format!(
         "upgraded {} from an older version of sweep to today's columns (added {}, empty in its rows); the old file is kept as {}",
         path.display(),
         columns.missing().join(", "),
         aside.display()
-    );
-    Ok(aside)
+    ))
 }
 
 /// The manifest of `dir`, if there is one.
