@@ -4,8 +4,9 @@
 //! learning-curve checkpoint (greedy policy extraction + exact evaluation).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use sweep::bench::LEARNERS;
 use sweep::mdp::{Evaluator, Opponent, Seat};
+use sweep::solvers::learners::LEARNERS;
+use sweep::solvers::tabular::{Checkpoint, Table};
 use sweep::solvers::{QParams, TrainOpponent, ground_truth, q_learning, self_play};
 
 fn qlearning(c: &mut Criterion) {
@@ -29,9 +30,9 @@ fn qlearning(c: &mut Criterion) {
     let mut group = c.benchmark_group("learners");
     group.throughput(Throughput::Elements(episodes));
     group.sample_size(20);
-    for (name, learner) in LEARNERS {
-        group.bench_function(format!("{name}, x vs random, seed settings, 200k episodes"), |b| {
-            b.iter(|| learner(&params, 1))
+    for learner in LEARNERS {
+        group.bench_function(format!("{}, x vs random, seed settings, 200k episodes", learner.name), |b| {
+            b.iter(|| (learner.train)(&params, 1, &[], &mut |_: Checkpoint, _: &Table| {}))
         });
     }
     group.finish();

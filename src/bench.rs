@@ -14,11 +14,10 @@ pub use crate::cost::Calibration;
 
 use crate::game::{Board, Game};
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
+use crate::solvers::learners::{LEARNERS, Learner};
 use crate::solvers::mcts::Searcher;
-use crate::solvers::{
-    MctsParams, MonteCarloParams, QParams, StepRule, double_q_learning, expected_sarsa, ground_truth, monte_carlo,
-    policy_iteration, q_learning, sarsa,
-};
+use crate::solvers::tabular::{Checkpoint, Table};
+use crate::solvers::{MctsParams, QParams, ground_truth, policy_iteration, q_learning};
 
 /// Median, min and max of repeated measurements.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
@@ -89,35 +88,25 @@ pub fn seed_q_params(episodes: u64) -> QParams {
     QParams { episodes, ..QParams::default() }
 }
 
-/// Trains one tabular learner with these parameters and seed.
-pub type Learner = fn(&QParams, u64);
-
-/// The tabular learners by name, as `sweep bench` times them (Monte Carlo with `alpha`).
-pub const LEARNERS: [(&str, Learner); 5] = [
-    ("q-learning", |p, seed| drop(q_learning::train(p, seed, &[], |_, _| {}))),
-    ("sarsa", |p, seed| drop(sarsa::train(p, seed, &[], |_, _| {}))),
-    ("expected-sarsa", |p, seed| drop(expected_sarsa::train(p, seed, &[], |_, _| {}))),
-    ("double-q-learning", |p, seed| drop(double_q_learning::train(p, seed, &[], |_, _| {}))),
-    ("monte-carlo", |p, seed| {
-        let params = MonteCarloParams { learner: *p, step: StepRule::Alpha };
-        drop(monte_carlo::train(&params, seed, &[], |_, _| {}))
-    }),
-];
+/// One training run of `learner` with these parameters and seed, against a fixed opponent.
+fn train_once(learner: &Learner, params: &QParams, seed: u64) {
+    drop((learner.train)(params, seed, &[], &mut |_: Checkpoint, _: &Table| {}));
+}
 
 /// Q-learning training episodes per second over about `budget` of work.
 pub fn qlearning_rate(budget: Duration) -> f64 {
-    learner_rate(LEARNERS[0].1, budget)
+    learner_rate(&LEARNERS[0], budget)
 }
 
 /// A tabular learner's training episodes per second (seed settings, X against random)
 /// over about `budget` of work.
-pub fn learner_rate(learner: Learner, budget: Duration) -> f64 {
+pub fn learner_rate(learner: &Learner, budget: Duration) -> f64 {
     let mut episodes = 20_000u64;
     let started = Instant::now();
     let mut done = 0u64;
     let mut seed = 0;
     while started.elapsed() < budget || done == 0 {
-        learner(&seed_q_params(episodes), seed);
+        train_once(learner, &seed_q_params(episodes), seed);
         done += episodes;
         seed += 1;
         episodes = (episodes * 2).min(2_000_000);
@@ -131,13 +120,13 @@ pub fn learner_rate(learner: Learner, budget: Duration) -> f64 {
 /// about `budget` and at least 7 pairs; the figure is of the pairs' ratios. The speed of
 /// a shared host drifts by a third in spells of seconds, and a pair of 2,000,000-episode
 /// runs (about 0.3 s here) mostly falls within one spell.
-pub fn share_of_qlearning(learner: Learner, episodes: u64, budget: Duration) -> Figure {
-    let seconds = |train: Learner, seed: u64| {
+pub fn share_of_qlearning(learner: &Learner, episodes: u64, budget: Duration) -> Figure {
+    let seconds = |train: &Learner, seed: u64| {
         let started = Instant::now();
-        train(&seed_q_params(episodes), seed);
+        train_once(train, &seed_q_params(episodes), seed);
         started.elapsed().as_secs_f64()
     };
-    let q_learning = LEARNERS[0].1;
+    let q_learning = &LEARNERS[0];
     let started = Instant::now();
     let mut ratios = Vec::new();
     for seed in 0.. {

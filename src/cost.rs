@@ -29,7 +29,7 @@
 //! cores share caches and memory (3-4 times on this project's 2-vCPU test host); the
 //! estimate is per core, measured on one thread.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -45,8 +45,8 @@ pub const CACHED_BYTES: u64 = 32 << 20;
 /// A tabular learner's training, as the cost model counts it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Training {
-    /// The learner's place in [`crate::bench::LEARNERS`] (its share of Q-learning's speed).
-    pub learner: usize,
+    /// The learner's name (its share of Q-learning's speed: [`Calibration::share`]).
+    pub learner: &'static str,
     /// Games played: episodes, twice as many in self-play.
     pub games: f64,
     /// The bytes of the job's own values.
@@ -102,9 +102,11 @@ pub fn states_over_tic_tac_toe(game: Game, seats: &[Seat]) -> f64 {
 pub struct Calibration {
     /// Q-learning episodes per second on tic-tac-toe.
     pub q_per_s: f64,
-    /// Each tabular learner's speed over Q-learning's, in the order of
-    /// [`crate::bench::LEARNERS`].
-    pub shares: Vec<f64>,
+    /// Each tabular learner's speed over Q-learning's, by name (measured by `sweep bench`;
+    /// a learner it lacks counts at its reference share, [`crate::solvers::learners`]).
+    /// An older saved file lists them in the learners' order of its day.
+    #[serde(deserialize_with = "shares_by_name")]
+    pub shares: BTreeMap<String, f64>,
     /// How many times slower a step is on a table far beyond the caches than on
     /// tic-tac-toe's, per cell of the board (see [`slowdown`]).
     pub big_table: f64,
@@ -139,16 +141,28 @@ fn one() -> f64 {
     1.0
 }
 
+/// The learners in the order of a saved calibration that lists their shares (before they
+/// were keyed by name).
+const LISTED: [&str; 5] = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
+
+/// `shares` as a map by name, or as a list in the order of [`LISTED`].
+fn shares_by_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Shares {
+        ByName(BTreeMap<String, f64>),
+        Listed(Vec<f64>),
+    }
+    Ok(match Shares::deserialize(d)? {
+        Shares::ByName(map) => map,
+        Shares::Listed(list) => LISTED.iter().zip(list).map(|(n, s)| (n.to_string(), s)).collect(),
+    })
+}
+
 /// The figures of this machine with nothing running beside: what the constants of a
 /// quick calibration are scaled from (by its measured Q-learning speed over this one).
-pub const REFERENCE: Reference = Reference {
-    q_per_s: 8e6,
-    big_table: 60.0,
-    per_job_s: 5e-5,
-    shared_s_per_byte: 7e-9,
-    page_s: 2e-6,
-    shares: [1.0, 0.93, 0.72, 0.62, 0.75],
-};
+pub const REFERENCE: Reference =
+    Reference { q_per_s: 8e6, big_table: 60.0, per_job_s: 5e-5, shared_s_per_byte: 7e-9, page_s: 2e-6 };
 
 /// See [`REFERENCE`].
 #[derive(Clone, Copy, Debug)]
@@ -163,8 +177,6 @@ pub struct Reference {
     pub shared_s_per_byte: f64,
     /// See [`Calibration::page_s`].
     pub page_s: f64,
-    /// See [`Calibration::shares`].
-    pub shares: [f64; 5],
 }
 
 impl Calibration {
@@ -174,7 +186,7 @@ impl Calibration {
         let slower = REFERENCE.q_per_s / q_per_s;
         Calibration {
             q_per_s,
-            shares: REFERENCE.shares.to_vec(),
+            shares: BTreeMap::new(),
             big_table: REFERENCE.big_table,
             mcts_per_s,
             eval_s,
@@ -208,9 +220,11 @@ impl Calibration {
         Some(cal)
     }
 
-    /// A learner's speed over Q-learning's.
-    fn share(&self, learner: usize) -> f64 {
-        self.shares.get(learner).copied().filter(|s| *s > 0.0).unwrap_or(1.0)
+    /// A learner's speed over Q-learning's: this machine's if measured, else the
+    /// reference's.
+    pub fn share(&self, learner: &str) -> f64 {
+        let reference = crate::solvers::learners::find(learner).map_or(1.0, |l| l.share);
+        self.shares.get(learner).copied().filter(|s| *s > 0.0).unwrap_or(reference)
     }
 }
 
@@ -312,14 +326,15 @@ mod tests {
         let base = Load::new(game, &[Seat::X]);
         let idle = seconds(&base, &cal());
         assert!((idle - cal().per_job_s).abs() < 1e-15, "a job that does nothing costs its setup");
-        let train = |games| Load { training: Some(Training { learner: 0, games, values: 1 << 16 }), ..base };
+        let train = |games| Load { training: Some(Training { learner: "q-learning", games, values: 1 << 16 }), ..base };
         let (a, b) = (seconds(&train(1e5), &cal()), seconds(&train(2e5), &cal()));
         assert!(((b - idle) / (a - idle) - 2.0).abs() < 1e-9, "training is linear in the games");
         // A slower learner (a share below 1) costs more per episode.
-        let slow = Load { training: Some(Training { learner: 3, games: 1e5, values: 1 << 16 }), ..base };
+        let slow =
+            Load { training: Some(Training { learner: "double-q-learning", games: 1e5, values: 1 << 16 }), ..base };
         assert!(seconds(&slow, &cal()) > a);
         // A table beyond the caches costs more per step, up to `big_table` times.
-        let big = Load { training: Some(Training { learner: 0, games: 1e5, values: 1 << 30 }), ..base };
+        let big = Load { training: Some(Training { learner: "q-learning", games: 1e5, values: 1 << 30 }), ..base };
         assert!(seconds(&big, &cal()) > 5.0 * (a - idle));
         assert_eq!(slowdown(1 << 16, &cal()), 1.0);
         assert!((slowdown(1 << 33, &cal()) - cal().big_table).abs() < 1e-9);

@@ -7,7 +7,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::bench::{
-    Calibration, Figure, LEARNERS, evaluation_seconds, learner_rate, mcts_rate, midgame, qlearning_rates_on, repeat,
+    Calibration, Figure, evaluation_seconds, learner_rate, mcts_rate, midgame, qlearning_rates_on, repeat,
     share_of_qlearning, solve_seconds,
 };
 use crate::error::{bad_input, exit};
@@ -16,6 +16,7 @@ use crate::kinds::Params;
 use crate::mdp::{Evaluator, Opponent};
 use crate::run::job;
 use crate::solvers::QParams;
+use crate::solvers::learners::LEARNERS;
 use crate::spec::{EvaluationSpec, Job};
 
 /// The episodes of each run in the pairs that give a learner's share of Q-learning: the
@@ -139,19 +140,19 @@ fn measure(args: &BenchArgs) -> Figures {
     // Interleaved, one repetition of each learner in turn, so that a busy spell of the
     // machine falls on all of them alike.
     let mut samples = vec![Vec::new(); LEARNERS.len()];
-    for (_, learner) in LEARNERS {
+    for learner in LEARNERS {
         learner_rate(learner, slice / 4);
     }
     for _ in 0..reps {
-        for (k, (_, learner)) in LEARNERS.iter().enumerate() {
-            samples[k].push(learner_rate(*learner, slice));
+        for (k, learner) in LEARNERS.iter().enumerate() {
+            samples[k].push(learner_rate(learner, slice));
         }
     }
     let learners: Vec<Figure> = samples.into_iter().map(Figure::of).collect();
     say("each learner's share of Q-learning's episodes/s, in pairs of runs");
     let alone = Figure::of(vec![1.0]);
     let shares: Vec<Figure> = std::iter::once(alone)
-        .chain(LEARNERS[1..].iter().map(|(_, learner)| share_of_qlearning(*learner, SHARE_EPISODES, 4 * slice)))
+        .chain(LEARNERS[1..].iter().map(|learner| share_of_qlearning(learner, SHARE_EPISODES, 4 * slice)))
         .collect();
     say("Q-learning episodes/s on 4x4k4 (building its MDP first, a few seconds)");
     let four_by_four = Game::new(4, 4, 4).expect("4x4k4 is a game");
@@ -212,7 +213,7 @@ impl Figures {
         let q_per_s = self.learners[0].median;
         let mcts = (self.mcts_empty.median + self.mcts_midgame.median) / 2.0;
         let mut cal = Calibration::quick(q_per_s, mcts, self.eval.median / 1e6, self.solve.median / 1e3);
-        cal.shares = self.shares.iter().map(|f| f.median).collect();
+        cal.shares = LEARNERS.iter().zip(&self.shares).map(|(l, f)| (l.name.to_string(), f.median)).collect();
         if let Some(page_s) = crate::bench::page_seconds() {
             cal.page_s = page_s;
         }
@@ -223,7 +224,7 @@ impl Figures {
     /// One JSON object with a key per figure.
     fn to_json(&self) -> serde_json::Value {
         let by_name = |figures: &[Figure]| -> serde_json::Map<_, _> {
-            LEARNERS.iter().zip(figures).map(|((name, _), f)| (name.to_string(), json!(f))).collect()
+            LEARNERS.iter().zip(figures).map(|(l, f)| (l.name.to_string(), json!(f))).collect()
         };
         let (learners, shares) = (by_name(&self.learners), by_name(&self.shares));
         let mut not_measured = serde_json::Map::new();
@@ -269,7 +270,8 @@ impl Figures {
         println!("one core each, median of {} after a warm-up:", self.reps);
         println!("(a learner's share of Q-learning: the median over pairs of {SHARE_EPISODES}-episode runs of both)");
         row("Q-learning training (x vs random, seed settings)", &q, "M episodes/s", 1e6);
-        for (((name, _), f), share) in LEARNERS.iter().zip(&self.learners).zip(&self.shares).skip(1) {
+        for ((learner, f), share) in LEARNERS.iter().zip(&self.learners).zip(&self.shares).skip(1) {
+            let name = learner.name;
             let percent = 100.0 * share.median;
             row(&format!("{name} training ({percent:.0}% of Q-learning)"), f, "M episodes/s", 1e6);
         }

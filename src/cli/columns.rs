@@ -136,7 +136,7 @@ mod tests {
             listing["results"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
         assert_eq!(names, *crate::report::RESULT_COLUMNS);
         let opponent = listing["results"].as_array().unwrap().iter().find(|c| c["name"] == "opponent").unwrap();
-        let learners = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
+        let learners = crate::solvers::learners::LEARNERS.iter().map(|l| l.name);
         let kinds: Vec<&str> =
             ["policy-iteration", "value-iteration"].into_iter().chain(learners).chain(["command"]).collect();
         assert_eq!(opponent["kinds"], serde_json::json!(kinds));

@@ -2,9 +2,9 @@
 //! with the tabular learners' parameters (`kinds/learner.rs`) and cost. Its learning curve
 //! has `checkpoints` points; its `q_error` target is Q*.
 
-use super::learner::{Target, one_table_learner};
+use super::learner::one_table_learner;
 
 one_table_learner!(
     /// A grid point of `double-q-learning`.
-    DoubleQLearning, "double-q-learning", crate::solvers::double_q_learning::train, 3, Target::Optimal, 2
+    DoubleQLearning, "double-q-learning", crate::solvers::double_q_learning::train
 );

@@ -2,9 +2,9 @@
 //! with the tabular learners' parameters (`kinds/learner.rs`) and cost. Its learning curve
 //! has `checkpoints` points; its `q_error` target is Q^π of its final behaviour policy (Q* when that is greedy).
 
-use super::learner::{Target, one_table_learner};
+use super::learner::one_table_learner;
 
 one_table_learner!(
     /// A grid point of `expected-sarsa`.
-    ExpectedSarsa, "expected-sarsa", crate::solvers::expected_sarsa::train, 2, Target::Behaviour, 1
+    ExpectedSarsa, "expected-sarsa", crate::solvers::expected_sarsa::train
 );

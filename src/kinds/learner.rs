@@ -9,7 +9,7 @@
 
 use super::param::{
     ALPHA, ALPHA_DECAY, ALPHA_MIN, ALPHA_MIN_AT, EPISODES, EPSILON, EPSILON_DECAY, EPSILON_MIN, EPSILON_MIN_AT,
-    EXPLORATION, GAME, GAMMA, Q_INIT, SEAT, STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN,
+    EXPLORATION, GAME, GAMMA, LAMBDA, Q_INIT, SEAT, STEP, SYMMETRY, TEMPERATURE, TEMPERATURE_DECAY, TEMPERATURE_MIN,
     TEMPERATURE_MIN_AT, TRAIN_OPPONENT,
 };
 use super::{Agent, Param, Val, Values};
@@ -19,6 +19,7 @@ use crate::mdp::Seat;
 use crate::memory::Need;
 use crate::solvers::action_values::{behaviour_action_values, optimal, q_error, q_error_optimal};
 use crate::solvers::layout::LayoutKey;
+use crate::solvers::learners::{self, Learner, Target};
 use crate::solvers::params::decay_to_floor;
 use crate::solvers::tabular::Trained;
 use crate::solvers::{QParams, TrainOpponent, ground_truth};
@@ -57,6 +58,9 @@ pub const PARAMS: &[&Param] = learner_params!();
 
 /// Monte Carlo control's: [`PARAMS`], then `step`.
 pub const MONTE_CARLO_PARAMS: &[&Param] = learner_params!(&STEP);
+
+/// Q(lambda)'s: [`PARAMS`], then `lambda`.
+pub const Q_LAMBDA_PARAMS: &[&Param] = learner_params!(&LAMBDA);
 
 /// The learner's parameters from a grid point's values. A rate whose `_min_at` is set gets
 /// the decay that brings it to its floor at that fraction of this point's episodes (see
@@ -136,18 +140,19 @@ pub fn values_with(q: &QParams, extra: &[Val]) -> Vec<Val> {
     values
 }
 
-/// What a learner's job does: its training (`learner` is its place in
-/// [`crate::bench::LEARNERS`], whose measured share of Q-learning's speed the cost model
-/// reads), an exact evaluation per checkpoint and at the end per seat and opponent, and
-/// against a fixed opponent an on-policy learner's pass over every slot for `q_error`.
-pub fn load(q: &QParams, learner: usize, target: Target, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+/// What the job of learner `name` ([`crate::solvers::learners`]) does: its training (at
+/// its share of Q-learning's speed), an exact evaluation per checkpoint and at the end per
+/// seat and opponent, and against a fixed opponent an on-policy learner's pass over every
+/// slot for `q_error`.
+pub fn load(q: &QParams, name: &'static str, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+    let target = learners::learner(name).target;
     let mut load = Load::new(q.game, seats);
     let evals = (seats.len() * evaluation.opponents.len()) as u64;
     let (side, games) = match q.opponent {
         TrainOpponent::SelfPlay => (q.game.figures().all(), 2.0 * q.episodes as f64),
         TrainOpponent::Fixed(_) => (crate::memory::side(q.game, q.seat), q.episodes as f64),
     };
-    load.training = Some(Training { learner, games, values: crate::memory::values(side) });
+    load.training = Some(Training { learner: name, games, values: crate::memory::values(side) });
     load.evaluations = (u64::from(evaluation.checkpoints) + 1) * evals;
     if target == Target::Behaviour && q.opponent != TrainOpponent::SelfPlay {
         load.passes = side.moves as f64;
@@ -155,20 +160,14 @@ pub fn load(q: &QParams, learner: usize, target: Target, seats: &[Seat], evaluat
     load
 }
 
-/// The memory of a learner's job with `tables` tables (Double Q-learning has two) and
-/// `per_move` more bytes per table slot (Monte Carlo's return counts): the tables, the
-/// self-play successors, two policies (at most: a self-play job's final one), the
-/// evaluator, and for an on-policy learner the exact action values of its behaviour that
-/// `q_error` compares with (Q* is shared, [`Shared::OptimalValues`]).
-pub fn memory(
-    q: &QParams,
-    tables: u64,
-    per_move: u64,
-    target: Target,
-    seats: &[Seat],
-    evaluation: &EvaluationSpec,
-) -> Need {
+/// The memory of the job of learner `name`, with `per_move` more bytes per table slot
+/// (Monte Carlo's return counts): its tables (Double Q-learning has two), the self-play
+/// successors, two policies (at most: a self-play job's final one), the evaluator, and for
+/// an on-policy learner the exact action values of its behaviour that `q_error` compares
+/// with (Q* is shared, [`Shared::OptimalValues`]).
+pub fn memory(q: &QParams, name: &str, per_move: u64, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
     use crate::memory::{self, Shared};
+    let Learner { tables, target, .. } = *learners::learner(name);
     let game = q.game;
     let mut shared = Need::evaluations(game, seats, &evaluation.opponents);
     let evaluator = seats.iter().map(|&s| memory::evaluator(memory::side(game, s))).max().unwrap_or(0);
@@ -195,19 +194,11 @@ pub fn memory(
     Need { job, shared }
 }
 
-/// What the table of a learner estimates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// Q* (off-policy learners).
-    Optimal,
-    /// Q^π of the final behaviour policy, or Q* when that policy is greedy (on-policy
-    /// learners).
-    Behaviour,
-}
-
-/// The agent of a finished training: its greedy policy and, against a fixed opponent, the
-/// table's `q_error` against `target` under the learner's own `gamma`.
-pub fn agent(q: &QParams, trained: Trained, target: Target) -> Agent {
+/// The agent of a finished training of learner `name`: its greedy policy and, against a
+/// fixed opponent, the table's `q_error` against its target under the learner's own
+/// `gamma`.
+pub fn agent(q: &QParams, trained: Trained, name: &str) -> Agent {
+    let target = learners::learner(name).target;
     let TrainOpponent::Fixed(opponent) = q.opponent else {
         return Agent::Table(trained.table.policy());
     };
@@ -221,11 +212,11 @@ pub fn agent(q: &QParams, trained: Trained, target: Target) -> Agent {
     Agent::Learned { table: trained.table, q_error }
 }
 
-/// A one-table learner kind over [`QParams`]: its grid-point type `$kind`, its `$name`, the
-/// `$train` function of its algorithm, its place in [`crate::bench::LEARNERS`] (for its measured cost), the
-/// [`Target`] of its `q_error` and the number of tables it keeps. Everything else is what every tabular learner shares.
+/// A learner kind over [`QParams`] alone: its grid-point type `$kind`, its `$name` (its row
+/// in [`crate::solvers::learners::LEARNERS`] gives its target, tables and cost) and the
+/// `$train` function of its algorithm. Everything else is what every tabular learner shares.
 macro_rules! one_table_learner {
-    ($(#[$doc:meta])* $kind:ident, $name:literal, $train:path, $learner:literal, $target:expr, $tables:literal) => {
+    ($(#[$doc:meta])* $kind:ident, $name:literal, $train:path) => {
         $(#[$doc])*
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $kind(pub $crate::solvers::QParams);
@@ -249,7 +240,7 @@ macro_rules! one_table_learner {
             }
 
             fn load(&self, seats: &[$crate::mdp::Seat], evaluation: &$crate::evaluation::EvaluationSpec) -> $crate::cost::Load {
-                $crate::kinds::learner::load(&self.0, $learner, $target, seats, evaluation)
+                $crate::kinds::learner::load(&self.0, $name, seats, evaluation)
             }
 
             fn memory(
@@ -257,7 +248,7 @@ macro_rules! one_table_learner {
                 seats: &[$crate::mdp::Seat],
                 evaluation: &$crate::evaluation::EvaluationSpec,
             ) -> $crate::memory::Need {
-                $crate::kinds::learner::memory(&self.0, $tables, 0, $target, seats, evaluation)
+                $crate::kinds::learner::memory(&self.0, $name, 0, seats, evaluation)
             }
 
             fn train(
@@ -267,7 +258,7 @@ macro_rules! one_table_learner {
                 record: &mut dyn FnMut($crate::solvers::tabular::Checkpoint, &dyn $crate::mdp::Moves),
             ) -> $crate::kinds::Agent {
                 let trained = $train(&self.0, seed, marks, |c, t| record(c, t));
-                $crate::kinds::learner::agent(&self.0, trained, $target)
+                $crate::kinds::learner::agent(&self.0, trained, $name)
             }
         }
     };

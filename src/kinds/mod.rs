@@ -19,6 +19,7 @@ mod learner;
 mod mcts;
 mod monte_carlo;
 pub mod param;
+mod q_lambda;
 mod q_learning;
 mod sarsa;
 
@@ -38,7 +39,7 @@ use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::tabular::Table;
-use crate::solvers::{MctsParams, MonteCarloParams, QParams};
+use crate::solvers::{MctsParams, MonteCarloParams, QLambdaParams, QParams};
 
 /// What a trained (or solved) job plays with.
 #[derive(Clone, Debug)]
@@ -177,6 +178,8 @@ registry! {
     DoubleQLearning(DoubleQLearning),
     /// First-visit Monte Carlo control, against a fixed opponent or in self-play.
     MonteCarlo(MonteCarloParams),
+    /// Watkins's Q(lambda), against a fixed opponent or in self-play.
+    QLambda(QLambdaParams),
     /// A researcher's own program, run once per job; its policies are scored exactly.
     Command(CommandPoint),
 }

@@ -3,7 +3,7 @@
 //! its `step` (`alpha` or `average`) and cost. Its learning curve has `checkpoints` points;
 //! its `q_error` target is Q^π of its final behaviour policy (Q* when that is greedy).
 
-use super::learner::{self, Target};
+use super::learner;
 use super::param::STEP;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::cost::Load;
@@ -32,17 +32,17 @@ impl Solver for MonteCarloParams {
     }
 
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
-        learner::load(&self.learner, 4, Target::Behaviour, seats, evaluation)
+        learner::load(&self.learner, Self::NAME, seats, evaluation)
     }
 
     /// A learner's, with a return count per table slot when `step = "average"`.
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
         let counts = if self.step == StepRule::Average { 4 } else { 0 };
-        learner::memory(&self.learner, 1, counts, Target::Behaviour, seats, evaluation)
+        learner::memory(&self.learner, Self::NAME, counts, seats, evaluation)
     }
 
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         let trained = monte_carlo::train(self, seed, marks, |c, t| record(c, t));
-        learner::agent(&self.learner, trained, Target::Behaviour)
+        learner::agent(&self.learner, trained, Self::NAME)
     }
 }

@@ -348,6 +348,16 @@ pub static STEP: Param = Param {
         "monte carlo's step: alpha (with its schedule) or average (1/N, the mean of the returns)",
     )
 };
+/// Q(lambda)'s trace decay (version 6).
+pub static LAMBDA: Param = Param {
+    since: 6,
+    ..real(
+        "lambda",
+        UNIT,
+        0.8,
+        "q-lambda's trace decay: how much of a later TD error reaches an earlier move, per move (0: Q-learning)",
+    )
+};
 /// The board (version 3) of every solver kind.
 pub static GAME: Param = Param {
     since: 3,

@@ -3,7 +3,7 @@
 //! cost. Its learning curve has a point after each checkpoint episode the job asks for;
 //! its `q_error` target is Q*.
 
-use super::learner::{self, Target};
+use super::learner;
 use super::{Agent, Declared, Param, Solver, Val, Values, Work};
 use crate::cost::Load;
 use crate::evaluation::EvaluationSpec;
@@ -32,11 +32,11 @@ impl Solver for QParams {
 
     /// Training, plus an exact evaluation per checkpoint, seat and opponent.
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
-        learner::load(self, 0, Target::Optimal, seats, evaluation)
+        learner::load(self, Self::NAME, seats, evaluation)
     }
 
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
-        learner::memory(self, 1, 0, Target::Optimal, seats, evaluation)
+        learner::memory(self, Self::NAME, 0, seats, evaluation)
     }
 
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
@@ -44,7 +44,7 @@ impl Solver for QParams {
             TrainOpponent::SelfPlay => Agent::Table(self_play::train(self, seed, marks, |c, t| record(c, t))),
             TrainOpponent::Fixed(_) => {
                 let trained = q_learning::train_table(self, seed, marks, |c, t| record(c, t));
-                learner::agent(self, trained, Target::Optimal)
+                learner::agent(self, trained, Self::NAME)
             }
         }
     }

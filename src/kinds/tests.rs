@@ -3,6 +3,7 @@
 use super::param::Ty;
 use super::*;
 use crate::mdp::Opponent;
+use crate::solvers::learners::LEARNERS;
 use crate::solvers::params::ExactParams;
 
 /// A valid value of `param` other than its default, if it takes one.
@@ -119,10 +120,11 @@ fn parameter_names_follow_the_registry() {
             "opponent_model",
             "final_move",
             "step",
+            "lambda",
             "params"
         ]
     );
-    let learners = [Kind::QLearning, Kind::Sarsa, Kind::ExpectedSarsa, Kind::DoubleQLearning, Kind::MonteCarlo];
+    let learners: Vec<Kind> = LEARNERS.iter().map(|l| Kind::from_name(l.name).expect("a kind")).collect();
     let exact = [Kind::PolicyIteration, Kind::ValueIteration];
     assert_eq!(takers("opponent"), [&exact[..], &learners[..], &[Kind::Command]].concat());
     assert_eq!(takers("step"), [Kind::MonteCarlo]);
@@ -216,4 +218,31 @@ fn min_at_is_in_the_key_and_the_columns_only_when_set() {
     // The decay column says what ran: 0.05 after 1000 episodes.
     let decay: f64 = cell(&b, "epsilon_decay").parse().unwrap();
     assert!((decay.powi(1000) - 0.05).abs() < 1e-12, "{decay}");
+}
+
+#[test]
+fn every_learner_kind_has_its_row_and_every_row_its_kind_cost_and_benchmark() {
+    use crate::cost::Calibration;
+    use crate::solvers::learners::find;
+    // A learner kind is one that takes the learners' parameters (a learning rate).
+    let kinds: Vec<&str> = takers("alpha").into_iter().map(Kind::name).collect();
+    let rows: Vec<&str> = LEARNERS.iter().map(|l| l.name).collect();
+    assert_eq!(kinds, rows, "the learner kinds (registry order) and solvers::learners::LEARNERS");
+    let cal = Calibration::quick(1e6, 1e6, 1e-4, 1e-3);
+    let evaluation = crate::spec::parse("[[solver]]\nkind = \"policy-iteration\"\n", "e.toml").unwrap().evaluation;
+    for row in LEARNERS {
+        let learner = find(row.name).expect("found by name");
+        assert!(learner.share > 0.0 && learner.share <= 1.0 && learner.tables >= 1, "{}", row.name);
+        assert_eq!(cal.share(row.name), row.share, "{}: the cost model reads its reference share", row.name);
+        // Its kind's cost counts its training at its share: half the share, twice the time.
+        let kind = Kind::from_name(row.name).unwrap();
+        let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>());
+        let load = params.load(&evaluation);
+        let training = load.training.expect("a learner's job trains");
+        assert_eq!(training.learner, row.name);
+        // Its benchmark run trains and its table learns.
+        let q = crate::solvers::QParams { episodes: 200, ..crate::solvers::QParams::default() };
+        let trained = (row.train)(&q, 1, &[], &mut |_, _| {});
+        assert!(trained.table.entries().iter().any(|&v| v != 0.0), "{}: its table moved", row.name);
+    }
 }

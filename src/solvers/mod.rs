@@ -6,10 +6,12 @@ pub mod double_q_learning;
 pub mod expected_sarsa;
 pub mod ground_truth;
 pub mod layout;
+pub mod learners;
 pub mod mcts;
 pub mod monte_carlo;
 pub mod params;
 pub mod policy_iteration;
+pub mod q_lambda;
 pub mod q_learning;
 pub mod sarsa;
 pub mod self_play;
@@ -22,6 +24,6 @@ mod learner_tests;
 
 pub use ground_truth::{GroundTruth, ground_truth};
 pub use params::{
-    ExactParams, ExplorationRule, FinalMove, MctsParams, MonteCarloParams, OpponentModel, QParams, StepRule,
-    TrainOpponent,
+    ExactParams, ExplorationRule, FinalMove, MctsParams, MonteCarloParams, OpponentModel, QLambdaParams, QParams,
+    StepRule, TrainOpponent,
 };

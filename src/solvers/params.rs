@@ -200,6 +200,17 @@ pub struct MonteCarloParams {
     pub step: StepRule,
 }
 
+/// Watkins's Q(lambda) (see `q_lambda.rs`): the tabular learners' parameters and the
+/// trace decay `lambda`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QLambdaParams {
+    /// The parameters every tabular learner takes.
+    pub learner: QParams,
+    /// How fast a move's eligibility fades, per move after it: 0 is Q-learning, 1 the
+    /// whole return (as long as the moves are greedy).
+    pub lambda: f64,
+}
+
 named_enum!(
     /// How MCTS models the opponent's nodes.
     OpponentModel, "opponent model", {

@@ -359,6 +359,18 @@ impl Table {
         }
     }
 
+    /// `Q(slot) += amount` (a move's share of a later TD error, by its eligibility).
+    #[inline(always)]
+    pub fn add(&mut self, slot: usize, amount: f64) {
+        let e = self.entry(slot);
+        let old = self.q[e];
+        let new = old + amount;
+        self.q[e] = new;
+        if self.dirty.tracked {
+            self.dirty.mark_if(e, new.to_bits() != old.to_bits());
+        }
+    }
+
     /// The value of a slot.
     pub fn value(&self, slot: usize) -> f64 {
         self.q[self.entry(slot)]

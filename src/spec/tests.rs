@@ -315,7 +315,7 @@ fn unknown_names_list_the_allowed_ones() {
         Some("solver[1].kind"),
         Some("\"q-learnin\""),
         &[
-            "not a known kind: allowed are \"policy-iteration\", \"value-iteration\", \"q-learning\", \"mcts\", \"sarsa\", \"expected-sarsa\", \"double-q-learning\", \"monte-carlo\", \"command\" (did you mean \"q-learning\"?)",
+            "not a known kind: allowed are \"policy-iteration\", \"value-iteration\", \"q-learning\", \"mcts\", \"sarsa\", \"expected-sarsa\", \"double-q-learning\", \"monte-carlo\", \"q-lambda\", \"command\" (did you mean \"q-learning\"?)",
         ],
     );
     check(

@@ -21,6 +21,7 @@ mod halving_props;
 mod layers;
 mod play;
 mod policy_opponents;
+mod q_lambda;
 mod report;
 mod result_files;
 mod runs;

@@ -1,0 +1,99 @@
+//! The tabular learners, one row each: the one list that the solver kinds, `sweep bench`,
+//! the cost model and the tests read. A new learner is its algorithm's file, its row here
+//! and its kind (`kinds/`); a learner without a row has no cost or benchmark, and a test
+//! (`kinds::tests`) fails when a learner kind and this table disagree.
+
+use super::params::{MonteCarloParams, QLambdaParams, QParams, StepRule};
+use super::tabular::{Checkpoint, Table, Trained};
+use super::{double_q_learning, expected_sarsa, monte_carlo, q_lambda, q_learning, sarsa};
+
+/// What the table of a learner estimates (the target of its `q_error`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Q* (off-policy learners).
+    Optimal,
+    /// Q^π of the final behaviour policy, or Q* when that policy is greedy (on-policy
+    /// learners).
+    Behaviour,
+}
+
+/// One training run of a learner against a fixed opponent, with a learner's parameters
+/// (its own extra parameters at the values of [`Learner::train`]'s note), its seed, the
+/// checkpoint episodes and what to do at each.
+pub type Train = fn(&QParams, u64, &[u64], &mut dyn FnMut(Checkpoint, &Table)) -> Trained;
+
+/// A tabular learner.
+#[derive(Clone, Copy)]
+pub struct Learner {
+    /// Its kind's name in specs and in the `solver` column.
+    pub name: &'static str,
+    /// What its table estimates.
+    pub target: Target,
+    /// The value tables it keeps (Double Q-learning: two).
+    pub tables: u64,
+    /// Its training episodes per second over Q-learning's, tic-tac-toe X against random
+    /// with the seed settings, on the reference machine (`sweep bench` measures this
+    /// machine's; these stand in until it has).
+    pub share: f64,
+    /// Its training (Monte Carlo with `step = "alpha"`, Q(lambda) with `lambda = 0.8`):
+    /// what `sweep bench` times and the tests run.
+    pub train: Train,
+}
+
+/// Every tabular learner, Q-learning first (the others' speeds are shares of its).
+pub const LEARNERS: &[Learner] = &[
+    Learner {
+        name: "q-learning",
+        target: Target::Optimal,
+        tables: 1,
+        share: 1.0,
+        train: |p, seed, marks, c| q_learning::train_table(p, seed, marks, c),
+    },
+    Learner {
+        name: "sarsa",
+        target: Target::Behaviour,
+        tables: 1,
+        share: 0.93,
+        train: |p, seed, marks, c| sarsa::train(p, seed, marks, c),
+    },
+    Learner {
+        name: "expected-sarsa",
+        target: Target::Behaviour,
+        tables: 1,
+        share: 0.72,
+        train: |p, seed, marks, c| expected_sarsa::train(p, seed, marks, c),
+    },
+    Learner {
+        name: "double-q-learning",
+        target: Target::Optimal,
+        tables: 2,
+        share: 0.62,
+        train: |p, seed, marks, c| double_q_learning::train(p, seed, marks, c),
+    },
+    Learner {
+        name: "monte-carlo",
+        target: Target::Behaviour,
+        tables: 1,
+        share: 0.75,
+        train: |p, seed, marks, c| {
+            monte_carlo::train(&MonteCarloParams { learner: *p, step: StepRule::Alpha }, seed, marks, c)
+        },
+    },
+    Learner {
+        name: "q-lambda",
+        target: Target::Optimal,
+        tables: 1,
+        share: 0.75,
+        train: |p, seed, marks, c| q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, marks, c),
+    },
+];
+
+/// The learner called `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static Learner> {
+    LEARNERS.iter().find(|l| l.name == name)
+}
+
+/// The learner called `name` (a bug if there is none: names come from the kinds).
+pub fn learner(name: &str) -> &'static Learner {
+    find(name).unwrap_or_else(|| panic!("{name} has no row in solvers::learners::LEARNERS"))
+}
