@@ -6,7 +6,6 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sweep::mdp::{Evaluator, Opponent, Seat};
 use sweep::solvers::learners::LEARNERS;
-use sweep::solvers::tabular::{Checkpoint, Table};
 use sweep::solvers::{QParams, TrainOpponent, ground_truth, q_learning, self_play};
 
 fn qlearning(c: &mut Criterion) {
@@ -32,7 +31,7 @@ fn qlearning(c: &mut Criterion) {
     group.sample_size(20);
     for learner in LEARNERS {
         group.bench_function(format!("{}, x vs random, seed settings, 200k episodes", learner.name), |b| {
-            b.iter(|| (learner.train)(&params, 1, &[], &mut |_: Checkpoint, _: &Table| {}))
+            b.iter(|| (learner.bench)(&params, 1))
         });
     }
     group.finish();

@@ -6,7 +6,8 @@
 #
 # (default specs: every experiments/*.toml but the heavy boards.toml and four.toml). For
 # each spec both builds run it; their results.csv and curves.csv must be equal but for
-# the timing columns (train_ms, eval_ms). Then, on the new build's results, both builds
+# the timing columns (train_ms, eval_ms) and the columns one build has and the other
+# lacks (listed). Then, on the new build's results, both builds
 # print summary, compare (by configuration and by solver), importance, fidelity and the
 # report page, which must be equal byte for byte (the report's run times and directory
 # aside, which differ between runs). Also `columns`, `solve` and `plan`'s job table.
@@ -31,15 +32,26 @@ same() { # NAME FILE_A FILE_B
         failed=1
     fi
 }
-# A CSV file without its timing columns.
+# Two CSV files without their timing columns, and without the columns only one of them
+# has (a newer build may append columns, empty in every row of these specs): A to $3,
+# B to $4; the columns only one has are listed.
 untimed() {
-    python3 - "$1" <<'EOF'
+    python3 - "$1" "$2" "$3" "$4" <<'EOF'
 import csv, sys
-rows = list(csv.reader(open(sys.argv[1], newline="")))
-drop = {i for i, c in enumerate(rows[0]) if c in ("train_ms", "eval_ms")} if rows else set()
-w = csv.writer(sys.stdout, lineterminator="\n")
-for r in rows:
-    w.writerow([c for i, c in enumerate(r) if i not in drop])
+a = list(csv.reader(open(sys.argv[1], newline="")))
+b = list(csv.reader(open(sys.argv[2], newline="")))
+ha, hb = (a[0] if a else []), (b[0] if b else [])
+common = [c for c in ha if c in hb and c not in ("train_ms", "eval_ms")]
+extra = [c for c in ha + hb if (c in ha) != (c in hb)]
+if extra:
+    filled = [c for c in extra for rows, h in ((a, ha), (b, hb)) if c in h and any(r[h.index(c)] for r in rows[1:])]
+    print("    columns in one file only:", ", ".join(extra), "(not empty: " + ", ".join(filled) + ")" if filled else "(empty)")
+for rows, header, out in ((a, ha, sys.argv[3]), (b, hb, sys.argv[4])):
+    keep = [header.index(c) for c in common]
+    with open(out, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        for r in rows:
+            w.writerow([r[i] for i in keep])
 EOF
 }
 # Both builds' output of one read-only command on the same results.
@@ -57,8 +69,7 @@ for spec in "${specs[@]}"; do
     "$new" run "$spec" --quiet --yes --out "$work/$name-new" >/dev/null 2>&1
     for file in results.csv curves.csv; do
         [ -f "$work/$name-old/$file" ] || [ -f "$work/$name-new/$file" ] || continue
-        untimed "$work/$name-old/$file" >"$work/a.csv" 2>/dev/null
-        untimed "$work/$name-new/$file" >"$work/b.csv" 2>/dev/null
+        untimed "$work/$name-old/$file" "$work/$name-new/$file" "$work/a.csv" "$work/b.csv"
         same "$name: $file (timings aside)" "$work/a.csv" "$work/b.csv"
     done
     dir="$work/$name-new"

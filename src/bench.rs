@@ -16,7 +16,6 @@ use crate::game::{Board, Game};
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use crate::solvers::learners::{LEARNERS, Learner};
 use crate::solvers::mcts::Searcher;
-use crate::solvers::tabular::{Checkpoint, Table};
 use crate::solvers::{MctsParams, QParams, ground_truth, policy_iteration, q_learning};
 
 /// Median, min and max of repeated measurements.
@@ -76,13 +75,6 @@ pub fn repeat(reps: usize, mut f: impl FnMut() -> f64) -> Figure {
     Figure::of((0..reps.max(1)).map(|_| f()).collect())
 }
 
-/// Repeats `f`, whose repetitions may not be measurable, `reps` times after one warm-up
-/// call: [`Figure::of_samples`].
-pub fn repeat_samples(reps: usize, mut f: impl FnMut() -> Sample) -> Result<Figure, String> {
-    let _ = f();
-    Figure::of_samples((0..reps.max(1)).map(|_| f()).collect())
-}
-
 /// The seed article's Q-learning settings, X against random.
 pub fn seed_q_params(episodes: u64) -> QParams {
     QParams { episodes, ..QParams::default() }
@@ -90,7 +82,7 @@ pub fn seed_q_params(episodes: u64) -> QParams {
 
 /// One training run of `learner` with these parameters and seed, against a fixed opponent.
 fn train_once(learner: &Learner, params: &QParams, seed: u64) {
-    drop((learner.train)(params, seed, &[], &mut |_: Checkpoint, _: &Table| {}));
+    (learner.bench)(params, seed);
 }
 
 /// Q-learning training episodes per second over about `budget` of work.

@@ -90,9 +90,9 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], scores: &Scores) -> Decided {
         let sum = sums.entry(configuration(&jobs[j])).or_default();
         *sum = (sum.0 + scores.test.get(&jobs[j].id).copied().unwrap_or(f64::INFINITY), sum.1 + 1);
     }
-    let mut ranked: Vec<(f64, usize)> =
-        sums.into_iter().map(|(c, (sum, n))| (sum / f64::from(n), c)).filter(|(mean, _)| mean.is_finite()).collect();
-    ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let ranked = search::rank(
+        sums.into_iter().map(|(c, (sum, n))| (sum / f64::from(n), c)).filter(|(mean, _)| mean.is_finite()).collect(),
+    );
     let owner = |c: usize| {
         let solver = firsts.iter().rposition(|&f| f <= c).expect("configuration 0 is the first solver's");
         group_of(sweep, test.per, solver, c - firsts[solver])

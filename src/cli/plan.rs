@@ -177,10 +177,13 @@ fn print_search(sweep: &Sweep) {
     for (rung, (configurations, budget, jobs)) in crate::search::planned(sweep).into_iter().enumerate() {
         println!("{rung:>6} {configurations:>15} {budget:>12} {jobs:>10}");
     }
-    if search.method == crate::spec::Method::Hyperband {
-        for (start, rungs) in crate::search::planned_brackets(sweep) {
-            let shown: Vec<String> = rungs.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
-            println!("  bracket from rung {start}: {}", shown.join(" -> "));
+    match search.method {
+        crate::spec::Method::Halving => {}
+        crate::spec::Method::Hyperband => {
+            for (start, rungs) in crate::search::planned_brackets(sweep) {
+                let shown: Vec<String> = rungs.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
+                println!("  bracket from rung {start}: {}", shown.join(" -> "));
+            }
         }
     }
     let (jobs, work, grid_work) = search_work(sweep);

@@ -46,28 +46,9 @@ pub struct SolveArgs {
 }
 
 /// A common denominator of every outcome probability and value against `opponent` in
-/// `seat` of `game`: every path to the end of a game has a probability whose denominator
-/// divides the product, over the opponent's turns, of its choices' counts. Against
-/// `random`, a turn with `e` empty cells divides by `e` where any empty cell is a move, else
-/// (gravity boards) by the number of legal moves, a divisor of lcm(1..=min(e, m)) with `m`
-/// the moves of the empty board; against `minimax-uniform` by the number of optimal moves,
-/// a divisor of that lcm; `minimax` and a saved policy (both deterministic) never divide.
-/// None when the product overflows.
+/// `seat` of `game` ([`Opponent::denominator`]).
 pub fn denominator(game: Game, seat: Seat, opponent: Opponent) -> Option<u128> {
-    let cells = game.cells() as u128;
-    let widest = u128::from(game.moves(0).count_ones());
-    // The opponent moves with `cells` empty cells when it is X, else with `cells - 1`,
-    // and then every second move.
-    let first = if seat == Seat::X { cells - 1 } else { cells };
-    let turns = (1..=first).rev().step_by(2);
-    let lcm_to = |e: u128| (1..=e.min(widest)).fold(1u128, |l, k| l / gcd(l, k) * k);
-    match opponent {
-        Opponent::Minimax | Opponent::Policy(_) => Some(1),
-        Opponent::Random if widest == cells => turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(e)),
-        Opponent::Random | Opponent::MinimaxUniform => {
-            turns.into_iter().try_fold(1u128, |d, e| d.checked_mul(lcm_to(e)))
-        }
-    }
+    opponent.denominator(game, seat)
 }
 
 fn gcd(a: u128, b: u128) -> u128 {

@@ -129,7 +129,7 @@ impl Status {
 /// use sweep::game::{Board, Game};
 /// let b: Board = "X.O......".parse().unwrap();
 /// assert_eq!(b.to_string(), "X.O......");
-/// assert_eq!(b.empty_cells(), 0b111_111_010);
+/// assert_eq!(b.moves(), 0b111_111_010);
 /// assert_eq!(b.game(), Game::TIC_TAC_TOE);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -200,12 +200,6 @@ impl Board {
     #[inline(always)]
     pub fn pieces(self) -> u32 {
         (self.x | self.o).count_ones()
-    }
-
-    /// The empty cells as a mask.
-    #[inline(always)]
-    pub fn empty_cells(self) -> u32 {
-        !(self.x | self.o) & self.game.full()
     }
 
     /// Whose turn it is: X when both have as many marks.
@@ -284,11 +278,6 @@ impl Board {
             let tables = self.game.tables();
             (tables.base3(self.x) + 2 * tables.base3(self.o)) as usize
         }
-    }
-
-    /// The board with X and O swapped (the view of the other side).
-    pub fn swapped(self) -> Board {
-        Board { x: self.o, o: self.x, game: self.game }
     }
 
     /// Parses a board of `game`: one character per cell (`X`, `O` or `.`), row-major.

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::param::{EPISODES, GAME, SEAT};
-use super::{Agent, Declared, Param, Solver, Ty, Val, Values, Work};
+use super::{Agent, Declared, Param, Seats, Solver, Ty, Val, Values, Work};
 use crate::cost::Load;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
@@ -207,6 +207,10 @@ impl Solver for CommandPoint {
 
     fn work(&self) -> Work {
         Work { episodes: self.episodes(), iterations: 0 }
+    }
+
+    fn seats(&self) -> Seats {
+        Seats::of(self.seat(), self.opponent())
     }
 
     /// What `sweep` does itself: an exact evaluation per checkpoint, seat and opponent;

@@ -4,7 +4,7 @@
 //! `solvers/value_iteration.rs`).
 
 use super::param::{GAME, OPPONENT, SEAT};
-use super::{Agent, Declared, Param, Solver, Val, Values, Work};
+use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Policy, Seat};
@@ -37,6 +37,10 @@ macro_rules! exact_kind {
 
             fn work(&self) -> Work {
                 Work::default()
+            }
+
+            fn seats(&self) -> Seats {
+                Seats::One(self.0.seat)
             }
 
             /// Building the MDP and solving it, then one exact evaluation per (seat,

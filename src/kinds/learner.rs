@@ -239,6 +239,10 @@ macro_rules! one_table_learner {
                 $crate::kinds::Work { episodes: self.0.episodes, iterations: 0 }
             }
 
+            fn seats(&self) -> $crate::kinds::Seats {
+                $crate::kinds::Seats::of(self.0.seat, self.0.opponent)
+            }
+
             fn load(&self, seats: &[$crate::mdp::Seat], evaluation: &$crate::evaluation::EvaluationSpec) -> $crate::cost::Load {
                 $crate::kinds::learner::load(&self.0, $name, seats, evaluation)
             }

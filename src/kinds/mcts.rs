@@ -2,7 +2,7 @@
 //! agent searches in every position an evaluation reaches, one seeded search per position.
 
 use super::param::{FINAL_MOVE, GAME, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
-use super::{Agent, Declared, Param, Solver, Val, Values, Work};
+use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
 use crate::evaluation::EvaluationSpec;
 use crate::game::{Board, Game};
@@ -63,6 +63,10 @@ impl Solver for MctsParams {
 
     fn work(&self) -> Work {
         Work { episodes: 0, iterations: u64::from(self.iterations) }
+    }
+
+    fn seats(&self) -> Seats {
+        Seats::One(self.seat)
     }
 
     /// One search per position reached (searches are shared between evaluation opponents,

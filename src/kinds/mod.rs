@@ -39,7 +39,7 @@ use crate::mdp::{Moves, Policy, Seat};
 use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::tabular::Table;
-use crate::solvers::{MctsParams, MonteCarloParams, QLambdaParams, QParams};
+use crate::solvers::{MctsParams, MonteCarloParams, QLambdaParams, QParams, TrainOpponent};
 
 /// What a trained (or solved) job plays with.
 #[derive(Clone, Debug)]
@@ -76,6 +76,9 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// The work `sweep plan` counts.
     fn work(&self) -> Work;
 
+    /// Whom a job plays as: one seat, or both (self-play).
+    fn seats(&self) -> Seats;
+
     /// What training, solving or searching does, for an evaluation of `seats` by
     /// `evaluation`, as the cost model counts it ([`crate::cost`]; the sampled games are
     /// added by [`Params::load`]).
@@ -89,6 +92,33 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// after each episode listed in `marks` (increasing; a leading 0 asks for the
     /// untrained policy, before the first episode). Others ignore `marks`.
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent;
+}
+
+/// Whom a job plays as, and so the seats it is evaluated in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seats {
+    /// One seat, against its opponent.
+    One(Seat),
+    /// Both, by self-play.
+    Both,
+}
+
+impl Seats {
+    /// A learner's: both in self-play, else its seat.
+    pub fn of(seat: Seat, opponent: TrainOpponent) -> Seats {
+        match opponent {
+            TrainOpponent::SelfPlay => Seats::Both,
+            TrainOpponent::Fixed(_) => Seats::One(seat),
+        }
+    }
+
+    /// The seats evaluated, X first.
+    pub fn list(self) -> Vec<Seat> {
+        match self {
+            Seats::One(seat) => vec![seat],
+            Seats::Both => vec![Seat::X, Seat::O],
+        }
+    }
 }
 
 /// What a kind declares about itself.
@@ -247,23 +277,13 @@ impl Params {
 
     /// Whether this grid point trains by self-play (its `opponent` is `self`).
     pub fn self_play(&self) -> bool {
-        let params = self.kind().params();
-        let values = self.values();
-        params.iter().zip(&values).any(|(p, &v)| p.name == "opponent" && v == SELF_PLAY)
+        self.solver().seats() == Seats::Both
     }
 
     /// The seats a job of these parameters is evaluated in: both in self-play, else its
     /// seat.
     pub fn eval_seats(&self) -> Vec<Seat> {
-        if self.self_play() {
-            return vec![Seat::X, Seat::O];
-        }
-        let params = self.kind().params();
-        let seat = params.iter().zip(self.values()).find(|(p, _)| p.name == "seat").map(|(_, v)| v);
-        match seat {
-            Some(Val::Name(s)) => vec![s.parse().expect("a validated seat")],
-            other => unreachable!("every kind has a seat, got {other:?}"),
-        }
+        self.solver().seats().list()
     }
 
     /// Every parameter as `(column, value)` in column order, as the job runs it (see

@@ -5,7 +5,7 @@
 
 use super::learner;
 use super::param::LAMBDA;
-use super::{Agent, Declared, Param, Solver, Val, Values, Work};
+use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
@@ -29,6 +29,10 @@ impl Solver for QLambdaParams {
 
     fn work(&self) -> Work {
         Work { episodes: self.learner.episodes, iterations: 0 }
+    }
+
+    fn seats(&self) -> Seats {
+        Seats::of(self.learner.seat, self.learner.opponent)
     }
 
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {

@@ -4,7 +4,7 @@
 //! its `q_error` target is Q*.
 
 use super::learner;
-use super::{Agent, Declared, Param, Solver, Val, Values, Work};
+use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
@@ -28,6 +28,10 @@ impl Solver for QParams {
 
     fn work(&self) -> Work {
         Work { episodes: self.episodes, iterations: 0 }
+    }
+
+    fn seats(&self) -> Seats {
+        Seats::of(self.seat, self.opponent)
     }
 
     /// Training, plus an exact evaluation per checkpoint, seat and opponent.

@@ -10,7 +10,7 @@
 //! good replies by the lowest cell. Exploitability is the seat's game value minus that
 //! worst case: `>= 0`, and 0 exactly for a minimax-optimal policy.
 
-use super::{Evaluation, Opponent, Seat};
+use super::{Evaluation, FIXED, Opponent, Seat, with_last};
 use crate::game::{Board, Game, Status};
 
 /// An opponent of the exact evaluation: a fixed one, or the best response to the
@@ -27,13 +27,21 @@ impl EvalOpponent {
     /// The spelling of [`EvalOpponent::BestResponse`].
     pub const BEST_RESPONSE: &'static str = "best-response";
 
-    /// Every evaluation opponent: the fixed ones, then the best response.
-    pub const ALL: &'static [EvalOpponent] = &[
-        EvalOpponent::Fixed(Opponent::Random),
-        EvalOpponent::Fixed(Opponent::Minimax),
-        EvalOpponent::Fixed(Opponent::MinimaxUniform),
-        EvalOpponent::BestResponse,
-    ];
+    /// Every evaluation opponent: the fixed ones ([`Opponent::ALL`]), then the best
+    /// response.
+    pub const ALL: &'static [EvalOpponent] =
+        &with_last::<_, FIXED, { FIXED + 1 }>(EvalOpponent::fixed_ones(), EvalOpponent::BestResponse);
+
+    /// The fixed opponents, as evaluation opponents.
+    const fn fixed_ones() -> [EvalOpponent; FIXED] {
+        let mut out = [EvalOpponent::BestResponse; FIXED];
+        let mut i = 0;
+        while i < FIXED {
+            out[i] = EvalOpponent::Fixed(Opponent::ALL[i]);
+            i += 1;
+        }
+        out
+    }
 
     /// The spelling used in specs and in the `eval_opponent` column.
     pub fn name(self) -> &'static str {

@@ -31,7 +31,7 @@ pub mod saved_policy;
 
 pub use best_response::{EvalOpponent, best_response, best_response_within, game_value};
 pub use evaluate::{Evaluation, Evaluator, GameTally, Moves, Policy, sample_games};
-pub use opponent::{Opponent, ParseNameError, Seat};
+pub use opponent::{FIXED, Opponent, ParseNameError, Seat, with_last};
 pub use outcome::{Outcome, Outcomes};
 pub use saved_policy::{PolicyRef, SavedPolicy};
 
@@ -490,23 +490,9 @@ pub(crate) fn end_reward(code: u32) -> f64 {
 }
 
 /// The opponent's move distribution in position `p` (opponent to move): the cells it may
-/// play, each equally likely.
+/// play, each equally likely ([`Opponent::replies`]).
 pub fn opponent_moves(pos: &Positions, opponent: Opponent, p: usize) -> u32 {
-    match opponent {
-        // The status table, not the board's rules: it is one load.
-        Opponent::Random if pos.status(p) == Status::Ongoing => pos.board(p).moves(),
-        Opponent::Random => 0,
-        Opponent::Minimax => {
-            let m = pos.optimal_moves(p);
-            m & m.wrapping_neg()
-        }
-        Opponent::MinimaxUniform => pos.optimal_moves(p),
-        // Validation checked that the file covers every position the agent can reach.
-        Opponent::Policy(policy) if pos.status(p) == Status::Ongoing => {
-            1 << policy.get(p).unwrap_or_else(|| panic!("{} has no move in {}", policy.name, pos.board(p)))
-        }
-        Opponent::Policy(_) => 0,
-    }
+    opponent.replies(pos, p)
 }
 
 /// The agent's first decisions: (probability, reward, position) before any agent move.

@@ -35,9 +35,12 @@ pub struct Learner {
     /// with the seed settings, on the reference machine (`sweep bench` measures this
     /// machine's; these stand in until it has).
     pub share: f64,
-    /// Its training (Monte Carlo with `step = "alpha"`, Q(lambda) with `lambda = 0.8`):
-    /// what `sweep bench` times and the tests run.
+    /// Its training (Monte Carlo with `step = "alpha"`, Q(lambda) with `lambda = 0.8`),
+    /// with checkpoints: what the tests run.
     pub train: Train,
+    /// The same training without checkpoints, as `sweep bench` times it (the loop a job
+    /// runs, with nothing called at checkpoints).
+    pub bench: fn(&QParams, u64),
 }
 
 /// Every tabular learner, Q-learning first (the others' speeds are shares of its).
@@ -48,6 +51,7 @@ pub const LEARNERS: &[Learner] = &[
         tables: 1,
         share: 1.0,
         train: |p, seed, marks, c| q_learning::train_table(p, seed, marks, c),
+        bench: |p, seed| drop(q_learning::train_table(p, seed, &[], |_, _| {})),
     },
     Learner {
         name: "sarsa",
@@ -55,6 +59,7 @@ pub const LEARNERS: &[Learner] = &[
         tables: 1,
         share: 0.93,
         train: |p, seed, marks, c| sarsa::train(p, seed, marks, c),
+        bench: |p, seed| drop(sarsa::train(p, seed, &[], |_, _| {})),
     },
     Learner {
         name: "expected-sarsa",
@@ -62,6 +67,7 @@ pub const LEARNERS: &[Learner] = &[
         tables: 1,
         share: 0.72,
         train: |p, seed, marks, c| expected_sarsa::train(p, seed, marks, c),
+        bench: |p, seed| drop(expected_sarsa::train(p, seed, &[], |_, _| {})),
     },
     Learner {
         name: "double-q-learning",
@@ -69,6 +75,7 @@ pub const LEARNERS: &[Learner] = &[
         tables: 2,
         share: 0.62,
         train: |p, seed, marks, c| double_q_learning::train(p, seed, marks, c),
+        bench: |p, seed| drop(double_q_learning::train(p, seed, &[], |_, _| {})),
     },
     Learner {
         name: "monte-carlo",
@@ -78,6 +85,10 @@ pub const LEARNERS: &[Learner] = &[
         train: |p, seed, marks, c| {
             monte_carlo::train(&MonteCarloParams { learner: *p, step: StepRule::Alpha }, seed, marks, c)
         },
+        bench: |p, seed| {
+            let mc = MonteCarloParams { learner: *p, step: StepRule::Alpha };
+            drop(monte_carlo::train(&mc, seed, &[], |_, _| {}))
+        },
     },
     Learner {
         name: "q-lambda",
@@ -85,6 +96,7 @@ pub const LEARNERS: &[Learner] = &[
         tables: 1,
         share: 0.75,
         train: |p, seed, marks, c| q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, marks, c),
+        bench: |p, seed| drop(q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, &[], |_, _| {})),
     },
 ];
 

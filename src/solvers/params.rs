@@ -5,7 +5,7 @@
 //! Field names are the TOML keys and the CSV columns.
 
 use crate::game::Game;
-use crate::mdp::{Opponent, Seat};
+use crate::mdp::{FIXED, Opponent, Seat, with_last};
 use crate::names::named_enum;
 
 /// Who a Q-learner trains against.
@@ -35,16 +35,22 @@ impl TrainOpponent {
         }
     }
 
-    /// Every training opponent: the fixed ones, then self-play.
-    pub const ALL: [TrainOpponent; 4] = [
-        TrainOpponent::Fixed(Opponent::Random),
-        TrainOpponent::Fixed(Opponent::Minimax),
-        TrainOpponent::Fixed(Opponent::MinimaxUniform),
-        TrainOpponent::SelfPlay,
-    ];
+    /// Every training opponent: the fixed ones ([`Opponent::ALL`]), then self-play.
+    pub const ALL: [TrainOpponent; FIXED + 1] = with_last(TrainOpponent::fixed(), TrainOpponent::SelfPlay);
 
     /// Every spelling, in the order of [`TrainOpponent::ALL`].
-    pub const NAMES: &'static [&'static str] = &["random", "minimax", "minimax-uniform", "self"];
+    pub const NAMES: &'static [&'static str] = &with_last::<_, FIXED, { FIXED + 1 }>(*Opponent::NAMES, "self");
+
+    /// The fixed opponents, as training opponents.
+    const fn fixed() -> [TrainOpponent; FIXED] {
+        let mut out = [TrainOpponent::SelfPlay; FIXED];
+        let mut i = 0;
+        while i < FIXED {
+            out[i] = TrainOpponent::Fixed(Opponent::ALL[i]);
+            i += 1;
+        }
+        out
+    }
 
     /// The training opponent with this name (or a registered saved policy's key or name).
     pub fn from_name(s: &str) -> Option<TrainOpponent> {
@@ -270,4 +276,24 @@ impl Default for MctsParams {
 /// Formats a float so that it parses back to the same bits (shortest round-trip form).
 pub fn fmt_f64(v: f64) -> String {
     format!("{v:?}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_training_and_evaluation_lists_are_the_fixed_opponents_and_one_more() {
+        use crate::mdp::EvalOpponent;
+        let fixed: Vec<&str> = Opponent::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(fixed, Opponent::NAMES.to_vec());
+        let train: Vec<&str> = TrainOpponent::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(train, [&fixed[..], &["self"]].concat());
+        assert_eq!(TrainOpponent::NAMES, &train[..]);
+        let eval: Vec<&str> = EvalOpponent::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(eval, [&fixed[..], &["best-response"]].concat());
+        for name in &train {
+            assert_eq!(name.parse::<TrainOpponent>().map(|o| o.name()), Ok(*name));
+        }
+    }
 }

@@ -16,17 +16,16 @@
 //! neighbouring grid points land in different brackets), each in exactly one bracket.
 //!
 //! Decisions are a pure function of the spec and the scores: not of thread counts,
-//! shards, order of completion or interruptions.
+//! shards, order of completion or interruptions. This module reads no file: the scores
+//! come from the results file through its edge, `search/scores.rs`. [`survivors`] and [`rank`]
+//! are the one cut and the one ranking, which `[test]`'s choice
+//! ([`crate::test_split`]) uses too.
 
-use std::collections::HashMap;
-use std::path::Path;
+mod scores;
 
-use anyhow::Result;
+pub use scores::{read_metric, read_scores};
 
-use crate::mdp::{EvalOpponent, Seat};
-use crate::report::files::each_row;
-use crate::report::{Field, RESULT_COLUMNS};
-use crate::spec::{Job, Method, Metric, SearchSpec, Sweep};
+use crate::spec::{Job, Method, SearchSpec, Sweep};
 
 /// A configuration's jobs within one rung: the offset of its first job and its replicates.
 #[derive(Clone, Copy, Debug)]
@@ -75,11 +74,26 @@ fn configurations(sweep: &Sweep) -> Vec<Configuration> {
     out
 }
 
+/// How many of a rung's `n` configurations go on: the best `max(1, floor(n / eta))`.
+pub fn survivors(n: usize, eta: u64) -> usize {
+    (n / eta as usize).max(1)
+}
+
+/// `(score, configuration)` pairs best first: lower scores first, ties by configuration
+/// (spec order). The one ranking of the searches and of `[test]`'s choice.
+pub fn rank(mut scored: Vec<(f64, usize)>) -> Vec<(f64, usize)> {
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    scored
+}
+
 /// The brackets of a search over `count` configurations (empty brackets left out).
 pub fn brackets(search: &SearchSpec, count: usize) -> Vec<Bracket> {
     let last = search.budgets().len() - 1;
-    if search.method == Method::Halving || last == 0 {
-        return vec![Bracket { start: 0, configurations: (0..count).collect() }];
+    let one = || vec![Bracket { start: 0, configurations: (0..count).collect() }];
+    match search.method {
+        Method::Halving => return one(),
+        Method::Hyperband if last == 0 => return one(),
+        Method::Hyperband => {}
     }
     // Bracket of s cuts, s = last..=0, starts at rung last - s.
     let eta = search.eta as f64;
@@ -135,9 +149,8 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], score: impl Fn(&str) -> Option<f64>) 
             values.iter().sum::<f64>() / values.len() as f64
         };
         for bracket in brackets.iter_mut().filter(|b| b.start <= rung) {
-            let keep = (bracket.configurations.len() / search.eta as usize).max(1);
-            let mut ranked: Vec<(f64, usize)> = bracket.configurations.iter().map(|&c| (mean(c), c)).collect();
-            ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let keep = survivors(bracket.configurations.len(), search.eta);
+            let ranked = rank(bracket.configurations.iter().map(|&c| (mean(c), c)).collect());
             bracket.configurations = ranked.into_iter().take(keep).map(|(_, c)| c).collect();
             bracket.configurations.sort_unstable();
         }
@@ -158,7 +171,7 @@ pub fn planned(sweep: &Sweep) -> Vec<(usize, u64, u64)> {
         let jobs = running.iter().map(|&c| configs[c].replicates as u64).sum();
         out.push((running.len(), budget, jobs));
         for bracket in brackets.iter_mut().filter(|b| b.start <= rung) {
-            let keep = (bracket.configurations.len() / search.eta as usize).max(1);
+            let keep = survivors(bracket.configurations.len(), search.eta);
             bracket.configurations.truncate(keep);
         }
     }
@@ -170,7 +183,6 @@ pub fn planned(sweep: &Sweep) -> Vec<(usize, u64, u64)> {
 pub fn planned_brackets(sweep: &Sweep) -> Vec<(usize, Vec<(usize, u64)>)> {
     let search = sweep.search.as_ref().expect("a searched spec");
     let budgets = search.budgets();
-    let eta = search.eta as usize;
     brackets(search, configurations(sweep).len())
         .into_iter()
         .map(|b| {
@@ -178,73 +190,11 @@ pub fn planned_brackets(sweep: &Sweep) -> Vec<(usize, Vec<(usize, u64)>)> {
             let mut rungs = Vec::new();
             for &budget in &budgets[b.start..] {
                 rungs.push((n, budget));
-                n = (n / eta).max(1);
+                n = survivors(n, search.eta);
             }
             (b.start, rungs)
         })
         .collect()
-}
-
-/// Sums of the metric over a job's rows: all of them against the search's opponent, and
-/// those of its seat.
-#[derive(Default)]
-struct Sums {
-    all: (f64, u32),
-    seat: (f64, u32),
-    failed: bool,
-}
-
-/// The metric of every finished job in the results file `path` (none when it does not
-/// exist): the mean over its rows against the search's opponent (in the search's seat
-/// when it names one and the job is evaluated there); +inf for a failed job.
-pub fn read_scores(path: &Path, search: &SearchSpec) -> Result<HashMap<String, f64>> {
-    read_metric(path, search.metric, search.opponent, search.seat)
-}
-
-/// The `metric` of every finished job in the results file `path`, judged against
-/// `opponent` in `seat` as [`read_scores`] does (also for a `[test]` table's ranking).
-pub fn read_metric(
-    path: &Path,
-    metric: Metric,
-    opponent: EvalOpponent,
-    seat: Option<Seat>,
-) -> Result<HashMap<String, f64>> {
-    // The metric's spelling is its column's name.
-    let metric = metric.name();
-    if !path.exists() {
-        return Ok(HashMap::new());
-    }
-    let index = |name: &str| crate::report::column(name);
-    let (judged, seated) = (opponent, seat);
-    let (id, opponent, seat, status, value) =
-        (index("job_id"), Field::EvalOpponent.column(), index("seat"), Field::Status.column(), index(metric));
-    let mut sums: HashMap<String, Sums> = HashMap::new();
-    each_row(path, &RESULT_COLUMNS, &["job_id", "eval_opponent", "seat", "status", metric], |row| {
-        if &row[opponent] != judged.name() {
-            return;
-        }
-        let entry = sums.entry(row[id].to_string()).or_default();
-        let v: f64 = row[value].parse().unwrap_or(f64::INFINITY);
-        entry.failed |= &row[status] != "ok";
-        entry.all = (entry.all.0 + v, entry.all.1 + 1);
-        if seated.is_some_and(|s| s.name() == &row[seat]) {
-            entry.seat = (entry.seat.0 + v, entry.seat.1 + 1);
-        }
-    })?;
-    let mean = |(sum, n): (f64, u32)| sum / f64::from(n);
-    Ok(sums
-        .into_iter()
-        .map(|(job, s)| {
-            let score = if s.failed {
-                f64::INFINITY
-            } else if s.seat.1 > 0 {
-                mean(s.seat)
-            } else {
-                mean(s.all)
-            };
-            (job, score)
-        })
-        .collect())
 }
 
 #[cfg(test)]
@@ -259,6 +209,16 @@ mod tests {
             alphas.join(", ")
         );
         crate::spec::parse(&text, "search.toml").unwrap()
+    }
+
+    #[test]
+    fn the_cut_keeps_at_least_one_and_the_ranking_breaks_ties_by_spec_order() {
+        assert_eq!(
+            [survivors(0, 3), survivors(2, 3), survivors(3, 3), survivors(8, 3), survivors(9, 3)],
+            [1, 1, 1, 2, 3]
+        );
+        let ranked = rank(vec![(0.5, 2), (f64::INFINITY, 0), (0.1, 3), (0.5, 1)]);
+        assert_eq!(ranked.iter().map(|r| r.1).collect::<Vec<_>>(), [3, 1, 2, 0]);
     }
 
     #[test]

@@ -1,0 +1,74 @@
+//! The search's edge: each finished job's score, read from a results file (the mean of
+//! the `[search]` or `[test]` metric over its rows against the judged opponent).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::mdp::{EvalOpponent, Seat};
+use crate::report::files::each_row;
+use crate::report::{Field, RESULT_COLUMNS};
+use crate::spec::{Metric, SearchSpec};
+
+/// Sums of the metric over a job's rows: all of them against the search's opponent, and
+/// those of its seat.
+#[derive(Default)]
+struct Sums {
+    all: (f64, u32),
+    seat: (f64, u32),
+    failed: bool,
+}
+
+/// The metric of every finished job in the results file `path` (none when it does not
+/// exist): the mean over its rows against the search's opponent (in the search's seat
+/// when it names one and the job is evaluated there); +inf for a failed job.
+pub fn read_scores(path: &Path, search: &SearchSpec) -> Result<HashMap<String, f64>> {
+    read_metric(path, search.metric, search.opponent, search.seat)
+}
+
+/// The `metric` of every finished job in the results file `path`, judged against
+/// `opponent` in `seat` as [`read_scores`] does (also for a `[test]` table's ranking).
+pub fn read_metric(
+    path: &Path,
+    metric: Metric,
+    opponent: EvalOpponent,
+    seat: Option<Seat>,
+) -> Result<HashMap<String, f64>> {
+    // The metric's spelling is its column's name.
+    let metric = metric.name();
+    if !path.exists() {
+        return Ok(HashMap::new());
+    }
+    let index = |name: &str| crate::report::column(name);
+    let (judged, seated) = (opponent, seat);
+    let (id, opponent, seat, status, value) =
+        (index("job_id"), Field::EvalOpponent.column(), index("seat"), Field::Status.column(), index(metric));
+    let mut sums: HashMap<String, Sums> = HashMap::new();
+    each_row(path, &RESULT_COLUMNS, &["job_id", "eval_opponent", "seat", "status", metric], |row| {
+        if &row[opponent] != judged.name() {
+            return;
+        }
+        let entry = sums.entry(row[id].to_string()).or_default();
+        let v: f64 = row[value].parse().unwrap_or(f64::INFINITY);
+        entry.failed |= &row[status] != "ok";
+        entry.all = (entry.all.0 + v, entry.all.1 + 1);
+        if seated.is_some_and(|s| s.name() == &row[seat]) {
+            entry.seat = (entry.seat.0 + v, entry.seat.1 + 1);
+        }
+    })?;
+    let mean = |(sum, n): (f64, u32)| sum / f64::from(n);
+    Ok(sums
+        .into_iter()
+        .map(|(job, s)| {
+            let score = if s.failed {
+                f64::INFINITY
+            } else if s.seat.1 > 0 {
+                mean(s.seat)
+            } else {
+                mean(s.all)
+            };
+            (job, score)
+        })
+        .collect())
+}
