@@ -8,7 +8,8 @@
 # each spec both builds run it; their results.csv and curves.csv must be equal but for
 # the timing columns (train_ms, eval_ms) and the columns one build has and the other
 # lacks (listed). Then, on the new build's results, both builds
-# print summary, compare (by configuration and by solver), importance, fidelity and the
+# print summary (means, and IQMs with their bootstrap intervals), compare (by
+# configuration and by solver), importance, fidelity and the
 # report page, which must be equal byte for byte (the report's run times and directory
 # aside, which differ between runs). Also `columns`, `solve` and `plan`'s job table.
 # Prints one line per check and exits 1 if any differs.
@@ -28,7 +29,7 @@ same() { # NAME FILE_A FILE_B
         echo "same     $1"
     else
         echo "DIFFERS  $1"
-        diff "$2" "$3" | head -5 | sed 's/^/    /'
+        diff "$2" "$3" | head -5 | cut -c1-160 | sed 's/^/    /'
         failed=1
     fi
 }
@@ -74,13 +75,20 @@ for spec in "${specs[@]}"; do
     done
     dir="$work/$name-new"
     both "$name: summary" summary "$dir"
-    both "$name: summary --format csv" summary "$dir" --format csv
+    both "$name: summary --stat iqm" summary "$dir" --stat iqm
+    # A CSV table lists every parameter column: a parameter one build lacks is left out.
+    "$old" summary "$dir" --format csv >"$work/a.out" 2>&1
+    "$new" summary "$dir" --format csv >"$work/b.out" 2>&1
+    untimed "$work/a.out" "$work/b.out" "$work/a.csv" "$work/b.csv"
+    same "$name: summary --format csv" "$work/a.csv" "$work/b.csv"
     both "$name: compare" compare "$dir"
     both "$name: compare --by solver" compare "$dir" --by solver
     both "$name: importance" importance "$dir"
     both "$name: fidelity" fidelity "$dir"
+    # (a row's data-config key joins every parameter column: left out, as above)
     "$old" report "$dir" --out "$work/a.html" >/dev/null 2>&1
     "$new" report "$dir" --out "$work/b.html" >/dev/null 2>&1
+    sed -i 's/data-config="[^"]*"/data-config/g' "$work/a.html" "$work/b.html"
     same "$name: report" "$work/a.html" "$work/b.html"
     # plan's job table (its times come from a calibration measured now: left out).
     "$old" plan "$spec" 2>&1 | grep -v -e 'wall time' -e 'cpu time' -e 's of CPU' -e calibration | sed 's/ [0-9.]*s  / _ /g' >"$work/a.out"

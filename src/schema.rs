@@ -163,6 +163,22 @@ pub fn config_columns() -> Vec<&'static str> {
 /// lacks read as empty (a missing `train_ms`, say, gives an empty mean).
 pub const NEEDED_COLUMNS: [&str; 4] = ["job_id", "solver", "status", "regret"];
 
+/// The newest results-file version whose parameter columns count in a group's bootstrap
+/// seed even when empty (see [`seed_text`]).
+const SEEDED_UP_TO: u32 = 5;
+
+/// The text a group's bootstrap generator is seeded from: its `key` (the values of
+/// `columns`) joined by commas, leaving out the empty cells of parameter columns newer
+/// than version 5. A parameter added to the tool is empty in the rows of every other kind;
+/// left out, it moves no group's seed, so the intervals a file had stay the same (as job
+/// ids stay the same, [`crate::kinds::Param::in_key`]).
+pub fn seed_text(columns: &[&str], key: &[String]) -> String {
+    let params = parameter_names();
+    let kept =
+        columns.iter().zip(key).filter(|(c, v)| !(v.is_empty() && params.contains(c) && param_since(c) > SEEDED_UP_TO));
+    kept.map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(",")
+}
+
 #[cfg(test)]
 mod tests {
     /// The results header of version 1, as the contract states it: the derived layout
@@ -205,6 +221,17 @@ mod tests {
         "train_ms",
         "eval_ms",
     ];
+
+    #[test]
+    fn an_empty_newer_parameter_leaves_a_groups_seed_text_alone() {
+        let columns = ["solver", "alpha", "lambda", "eval_opponent"];
+        let key = |l: &str| ["q-learning", "0.5", l, "random"].map(String::from).to_vec();
+        assert_eq!(super::seed_text(&columns, &key("")), "q-learning,0.5,random");
+        assert_eq!(super::seed_text(&columns, &key("0.8")), "q-learning,0.5,0.8,random");
+        // An empty parameter of an older version still counts, as it always did.
+        let older = ["solver", "iterations", "eval_opponent"];
+        assert_eq!(super::seed_text(&older, &["q-learning", "", "random"].map(String::from)), "q-learning,,random");
+    }
 
     #[test]
     fn the_derived_header_starts_with_version_1() {

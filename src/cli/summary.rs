@@ -202,7 +202,7 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
         if let Some(stat) = options.stat {
             let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
             let all: Vec<f64> = strata.concat();
-            let seed = fnv1a(g.key.join(",").as_bytes());
+            let seed = fnv1a(crate::schema::seed_text(&by, &g.key).as_bytes());
             let (low, high) = bootstrap_interval(stat, &strata, RESAMPLES, seed, true);
             r.extend([Cell::Float(stat.of(&all)), Cell::Float(low), Cell::Float(high)]);
         }

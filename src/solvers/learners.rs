@@ -94,7 +94,7 @@ pub const LEARNERS: &[Learner] = &[
         name: "q-lambda",
         target: Target::Optimal,
         tables: 1,
-        share: 0.75,
+        share: 0.8,
         train: |p, seed, marks, c| q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, marks, c),
         bench: |p, seed| drop(q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, &[], |_, _| {})),
     },

@@ -257,7 +257,8 @@ fn row(d: &Data, g: &Group, test: bool, moves: bool) -> Vec<Cell> {
     let (iqm, lo, hi) = if strata.is_empty() {
         (f64::NAN, f64::NAN, f64::NAN)
     } else {
-        let (lo, hi) = bootstrap_interval(Stat::Iqm, &strata, RESAMPLES, fnv1a(g.key.join(",").as_bytes()), true);
+        let seed = fnv1a(crate::schema::seed_text(&d.by, &g.key).as_bytes());
+        let (lo, hi) = bootstrap_interval(Stat::Iqm, &strata, RESAMPLES, seed, true);
         (Stat::Iqm.of(&strata.concat()), lo, hi)
     };
     r.extend([Cell::num(iqm), Cell::num(lo), Cell::num(hi), Cell::num(g.sd_regret)]);
