@@ -27,4 +27,3 @@ pub mod seed;
 pub mod solvers;
 pub mod spec;
 pub mod stats;
-pub mod test_split;

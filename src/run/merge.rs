@@ -265,11 +265,11 @@ fn expected_jobs(
     if sweep.search.is_none() && sweep.test.is_none() {
         return Ok((vec![true; jobs.len()], true));
     }
-    let mut scores = crate::test_split::Scores::default();
+    let mut scores = crate::search::test_split::Scores::default();
     for file in result_files {
-        scores.extend(crate::test_split::Scores::read(file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
+        scores.extend(crate::search::test_split::Scores::read(file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
     }
-    let mut decided = crate::test_split::decide(sweep, jobs, &scores);
+    let mut decided = crate::search::test_split::decide(sweep, jobs, &scores);
     let last_run = decided.rungs.last().is_some_and(|rung| rung.iter().any(|&j| present(j)));
     if decided.rungs.len() > 1 && !last_run {
         decided.rungs.pop();

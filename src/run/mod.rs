@@ -254,7 +254,7 @@ fn thread_count(opts: &RunOptions) -> Result<usize> {
 
 /// Refuses more than [`HUGE`] jobs without `--yes`.
 fn check_size(opts: &RunOptions, sweep: &Sweep) -> Result<()> {
-    let test = crate::test_split::planned(sweep).map_or(0, |(_, jobs)| jobs);
+    let test = crate::search::test_split::planned(sweep).map_or(0, |(_, jobs)| jobs);
     if sweep.job_count() + test > HUGE && !opts.yes {
         let mut per: Vec<String> = sweep.job_counts().iter().map(|(l, n)| format!("{l}: {n}")).collect();
         if test > 0 {

@@ -18,10 +18,11 @@
 //! Decisions are a pure function of the spec and the scores: not of thread counts,
 //! shards, order of completion or interruptions. This module reads no file: the scores
 //! come from the results file through its edge, `search/scores.rs`. [`survivors`] and [`rank`]
-//! are the one cut and the one ranking, which `[test]`'s choice
-//! ([`crate::test_split`]) uses too.
+//! are the one cut and the one ranking, which `[test]`'s choice ([`test_split`]) uses
+//! too.
 
 mod scores;
+pub mod test_split;
 
 pub use scores::{read_metric, read_scores};
 

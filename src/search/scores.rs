@@ -6,10 +6,11 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use super::test_split::Scores;
 use crate::mdp::{EvalOpponent, Seat};
 use crate::report::files::each_row;
 use crate::report::{Field, RESULT_COLUMNS};
-use crate::spec::{Metric, SearchSpec};
+use crate::spec::{Metric, SearchSpec, Sweep};
 
 /// Sums of the metric over a job's rows: all of them against the search's opponent, and
 /// those of its seat.
@@ -71,4 +72,19 @@ pub fn read_metric(
             (job, score)
         })
         .collect())
+}
+
+impl Scores {
+    /// Reads both from the results file `path` (empty when it does not exist).
+    pub fn read(path: &Path, sweep: &Sweep) -> Result<Scores> {
+        let search = match &sweep.search {
+            Some(search) => read_scores(path, search)?,
+            None => HashMap::new(),
+        };
+        let test = match &sweep.test {
+            Some(t) => read_metric(path, t.metric, t.opponent, t.seat)?,
+            None => HashMap::new(),
+        };
+        Ok(Scores { search, test })
+    }
 }

@@ -151,7 +151,7 @@ impl Sweep {
     }
 
     /// Tuning jobs per solver, as `(label, count)` in spec order, without listing them (a
-    /// `[test]`'s jobs are counted by [`crate::test_split::planned`]).
+    /// `[test]`'s jobs are counted by [`crate::search::test_split::planned`]).
     pub fn job_counts(&self) -> Vec<(String, u64)> {
         let rungs = self.search.as_ref().map_or(1, |s| s.budgets().len() as u64);
         self.solvers

@@ -52,7 +52,7 @@
 //! - `[test]` (see `test_split.rs`): after tuning (the grid, or the search's last rung),
 //!   the best `top` configurations (per solver entry by default) re-run at the full budget
 //!   on `replicates` fresh seeds. [`Sweep::jobs`] then ends with every configuration's
-//!   test jobs (split `test`), of which [`crate::test_split`] picks those that run.
+//!   test jobs (split `test`), of which [`crate::search::test_split`] picks those that run.
 //! - Default labels: the kind's name if that kind occurs once, else `<kind>-<n>` for its
 //!   n-th occurrence (counting labelled solvers too). Labels must be distinct.
 //! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
@@ -131,7 +131,7 @@ pub struct Sweep {
     pub search: Option<SearchSpec>,
     /// The best configurations re-run on fresh seeds after tuning (`[test]`); then
     /// [`Sweep::jobs`] ends with every configuration's test jobs at the full budget, of
-    /// which [`crate::test_split`] picks those that run.
+    /// which [`crate::search::test_split`] picks those that run.
     pub test: Option<TestSpec>,
     /// The spec as resolved (see [`Sweep::resolved`]).
     resolved: serde_json::Value,

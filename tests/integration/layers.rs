@@ -39,7 +39,6 @@ const LAYERS: &[&str] = &[
     "report",
     // Searches, the executor and the command line.
     "search",
-    "test_split",
     "run",
     "cli",
 ];

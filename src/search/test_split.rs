@@ -1,7 +1,7 @@
 //! Tuning, then test: which jobs of a spec with a `[search]` or a `[test]` run, pass by
 //! pass, decided from the results so far.
 //!
-//! The tuning passes are a search's rungs ([`crate::search::decide`]) or, for a grid, one
+//! The tuning passes are a search's rungs ([`super::decide`]) or, for a grid, one
 //! pass of every tuning job. Once they are all scored, a `[test]` adds one pass: the
 //! configurations of the last tuning pass (for a grid, all of them) are ranked by the
 //! `[test]` metric, the mean over their tuning replicates at the full budget (lower first;
@@ -10,15 +10,13 @@
 //! sweep, `per = "sweep"`) run their test replicates: the same parameters on seeds that
 //! tuning never uses.
 //!
-//! Like a search's rungs, the decision is a pure function of the spec and the scores, so
-//! an interrupted run resumes to the same files and shards run their share of each pass.
+//! Like a search's rungs, the decision is a pure function of the spec and the scores
+//! (read at the module's edge, [`Scores::read`]), so an interrupted run resumes to the same
+//! files and shards run their share of each pass.
 
 use std::collections::HashMap;
-use std::path::Path;
 
-use anyhow::Result;
-
-use crate::search::{self, Decided, read_metric, read_scores};
+use super::{self as search, Decided};
 use crate::spec::{Job, Per, Split, Sweep};
 
 /// The scores a decision reads: the search's metric (rungs) and the test's (ranking).
@@ -31,19 +29,6 @@ pub struct Scores {
 }
 
 impl Scores {
-    /// Reads both from the results file `path` (empty when it does not exist).
-    pub fn read(path: &Path, sweep: &Sweep) -> Result<Scores> {
-        let search = match &sweep.search {
-            Some(search) => read_scores(path, search)?,
-            None => HashMap::new(),
-        };
-        let test = match &sweep.test {
-            Some(t) => read_metric(path, t.metric, t.opponent, t.seat)?,
-            None => HashMap::new(),
-        };
-        Ok(Scores { search, test })
-    }
-
     /// Adds another file's scores (a shard's).
     pub fn extend(&mut self, other: Scores) {
         self.search.extend(other.search);
