@@ -242,7 +242,7 @@ def results_header(sweep, tmp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sweep", default=os.environ.get("SWEEP", str(ROOT / "target/release/sweep")))
-    sweep = ap.parse_args().sweep
+    sweep = str(Path(ap.parse_args().sweep).resolve())
     if not Path(sweep).exists():
         raise SystemExit(f"guide_check: no sweep binary at {sweep} (cargo build --release)")
     files = sorted(GUIDE.glob("*.md")) + [ROOT / f for f in EXTRA]
