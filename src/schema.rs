@@ -173,9 +173,9 @@ const SEEDED_UP_TO: u32 = 5;
 /// left out, it moves no group's seed, so the intervals a file had stay the same (as job
 /// ids stay the same, [`crate::kinds::Param::in_key`]).
 pub fn seed_text(columns: &[&str], key: &[String]) -> String {
-    let params = parameter_names();
-    let kept =
-        columns.iter().zip(key).filter(|(c, v)| !(v.is_empty() && params.contains(c) && param_since(c) > SEEDED_UP_TO));
+    static NEWER: LazyLock<Vec<&'static str>> =
+        LazyLock::new(|| parameter_names().into_iter().filter(|p| param_since(p) > SEEDED_UP_TO).collect());
+    let kept = columns.iter().zip(key).filter(|(c, v)| !(v.is_empty() && NEWER.contains(c)));
     kept.map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(",")
 }
 

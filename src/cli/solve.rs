@@ -16,6 +16,7 @@ use crate::game::Game;
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use crate::report::files::write_text_atomic;
 use crate::solvers::{policy_iteration, value_iteration};
+use crate::stats::special::gcd;
 
 /// Flags of `sweep solve`.
 #[derive(clap::Args, Debug)]
@@ -43,16 +44,6 @@ pub struct SolveArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     json: bool,
-}
-
-/// A common denominator of every outcome probability and value against `opponent` in
-/// `seat` of `game` ([`Opponent::denominator`]).
-pub fn denominator(game: Game, seat: Seat, opponent: Opponent) -> Option<u128> {
-    opponent.denominator(game, seat)
-}
-
-fn gcd(a: u128, b: u128) -> u128 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// A bound on the absolute floating-point error of a value or probability of `game`
@@ -124,7 +115,7 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         write_values(&mdp, &best, path)?;
     }
     let first = first_moves(&mdp, &best);
-    let common = denominator(args.game, args.seat, args.opponent);
+    let common = args.opponent.denominator(args.game, args.seat);
     let exact = |x: f64| common.and_then(|d| exact_fraction(x, d, error_bound(args.game)));
     if args.json {
         let obj = json!({
@@ -230,13 +221,13 @@ mod tests {
     fn fractions_are_exact_or_absent() {
         let tic_tac_toe = Game::default();
         // X against random on 3x3: the opponent chooses among 8, 6, 4 and 2 cells.
-        assert_eq!(denominator(tic_tac_toe, Seat::X, Opponent::Random), Some(8 * 6 * 4 * 2));
-        assert_eq!(denominator(tic_tac_toe, Seat::O, Opponent::Random), Some(9 * 7 * 5 * 3));
+        assert_eq!(Opponent::Random.denominator(tic_tac_toe, Seat::X), Some(8 * 6 * 4 * 2));
+        assert_eq!(Opponent::Random.denominator(tic_tac_toe, Seat::O), Some(9 * 7 * 5 * 3));
         // On a gravity board of 3 columns a random turn has 1, 2 or 3 moves (lcm 6), and at
         // most 2 with 2 empty cells.
         let gravity: Game = "3x3g3".parse().unwrap();
-        assert_eq!(denominator(gravity, Seat::X, Opponent::Random), Some(6 * 6 * 6 * 2));
-        assert_eq!(denominator(tic_tac_toe, Seat::X, Opponent::MinimaxUniform), Some(840 * 60 * 12 * 2));
+        assert_eq!(Opponent::Random.denominator(gravity, Seat::X), Some(6 * 6 * 6 * 2));
+        assert_eq!(Opponent::MinimaxUniform.denominator(tic_tac_toe, Seat::X), Some(840 * 60 * 12 * 2));
         let e = error_bound(tic_tac_toe);
         assert_eq!(exact_fraction(191.0 / 192.0, 384, e), Some((191, 192)));
         assert_eq!(exact_fraction(0.0, 384, e), Some((0, 1)));

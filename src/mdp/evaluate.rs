@@ -11,7 +11,7 @@ use std::collections::BinaryHeap;
 
 use rand::Rng;
 
-use super::{AgentMdp, Opponent, Outcome, Seat, TERMINAL, opponent_moves};
+use super::{AgentMdp, Opponent, Outcome, Seat, TERMINAL};
 use crate::game::{Board, Game, Status};
 
 /// "No move": the policy has nothing for this position.
@@ -312,7 +312,7 @@ pub fn sample_games(
                 choose(b)
             } else {
                 let id = pos.id(b).expect("reachable");
-                let moves = opponent_moves(pos, opponent, id);
+                let moves = opponent.replies(pos, id);
                 let k = rng.random_range(0..moves.count_ones());
                 crate::game::cells(moves).nth(k as usize).expect("k < count")
             };

@@ -163,7 +163,7 @@ impl AgentMdp {
         let (mut continuing, mut reward) = (0u8, 0.0);
         let moves = match self.opponent {
             Opponent::Random => pos.board(after).moves(),
-            opponent => opponent_moves(pos, opponent, after),
+            opponent => opponent.replies(pos, after),
         };
         let prob = 1.0 / f64::from(moves.count_ones());
         // The replies' positions, then their states, each looked up in a loop of its own
@@ -489,18 +489,12 @@ pub(crate) fn end_reward(code: u32) -> f64 {
     f64::from(code - END) - 1.0
 }
 
-/// The opponent's move distribution in position `p` (opponent to move): the cells it may
-/// play, each equally likely ([`Opponent::replies`]).
-pub fn opponent_moves(pos: &Positions, opponent: Opponent, p: usize) -> u32 {
-    opponent.replies(pos, p)
-}
-
 /// The agent's first decisions: (probability, reward, position) before any agent move.
 fn start_positions(pos: &Positions, seat: Seat, opponent: Opponent) -> Vec<(f64, f64, u32)> {
     match seat {
         Seat::X => vec![(1.0, 0.0, 0)],
         Seat::O => {
-            let moves = opponent_moves(pos, opponent, 0);
+            let moves = opponent.replies(pos, 0);
             let prob = 1.0 / f64::from(moves.count_ones());
             crate::game::cells(moves).map(|c| (prob, 0.0, pos.child(0, c))).collect()
         }
@@ -530,7 +524,7 @@ fn reachable(pos: &Positions, seat: Seat, opponent: Opponent, start: &[(f64, f64
             if pos.status(after) != Status::Ongoing {
                 continue;
             }
-            for reply in crate::game::cells(opponent_moves(pos, opponent, after)) {
+            for reply in crate::game::cells(opponent.replies(pos, after)) {
                 let n = pos.child(after, reply) as usize;
                 if pos.status(n) == Status::Ongoing {
                     reached[n] = true;
@@ -603,7 +597,7 @@ mod tests {
         let n = match pos.reward(after, me) {
             Some(_) => after,
             None => {
-                let reply = crate::game::cells(opponent_moves(pos, m.opponent(), after)).nth(k).expect("k < count");
+                let reply = crate::game::cells(m.opponent().replies(pos, after)).nth(k).expect("k < count");
                 pos.child(after, reply) as usize
             }
         };

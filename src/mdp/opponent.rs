@@ -3,6 +3,7 @@
 
 use super::saved_policy::{self, PolicyRef};
 use crate::game::{Game, Player, Positions, Status};
+use crate::stats::special::gcd;
 
 pub use crate::names::ParseNameError;
 use crate::names::named_enum;
@@ -134,9 +135,6 @@ impl Opponent {
     /// and a saved policy (both deterministic) never divide. None when the product
     /// overflows.
     pub fn denominator(self, game: Game, seat: Seat) -> Option<u128> {
-        fn gcd(a: u128, b: u128) -> u128 {
-            if b == 0 { a } else { gcd(b, a % b) }
-        }
         let cells = game.cells() as u128;
         let widest = u128::from(game.moves(0).count_ones());
         // It moves with `cells` empty cells when it is X, else with `cells - 1`, and then

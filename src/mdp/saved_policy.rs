@@ -187,7 +187,7 @@ pub fn find(s: &str) -> Option<PolicyRef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mdp::{AgentMdp, Opponent, opponent_moves};
+    use crate::mdp::{AgentMdp, Opponent};
     use crate::solvers::policy_iteration;
 
     /// The moves of `minimax` (lowest optimal cell) in every ongoing position of `seat`'s
@@ -196,7 +196,7 @@ mod tests {
         let pos = game.positions();
         let moves: Vec<(usize, u8)> = (0..pos.len())
             .filter(|&p| pos.status(p) == Status::Ongoing && pos.board(p).to_move() == seat.player())
-            .map(|p| (p, opponent_moves(pos, Opponent::Minimax, p).trailing_zeros() as u8))
+            .map(|p| (p, Opponent::Minimax.replies(pos, p).trailing_zeros() as u8))
             .collect();
         register(SavedPolicy::new("minimax.csv", hash, game, &moves))
     }

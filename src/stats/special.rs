@@ -153,6 +153,11 @@ pub fn student_t_quantile(p: f64, df: f64) -> f64 {
     0.5 * (low + high)
 }
 
+/// The greatest common divisor of `a` and `b` (Euclid; `gcd(a, 0) = a`).
+pub fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
