@@ -14,6 +14,7 @@ use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
 use crate::kinds::Params;
 use crate::mdp::{Evaluator, Opponent};
+use crate::report::table::{Cell, Column, Doc, Table};
 use crate::run::job;
 use crate::solvers::QParams;
 use crate::solvers::learners::LEARNERS;
@@ -26,9 +27,11 @@ const SHARE_EPISODES: u64 = 2_000_000;
 /// Flags of `sweep bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Print one JSON object with a key per figure.
-    #[arg(long)]
+    /// Print one JSON object with a key per figure (each its median, min and max).
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = super::table::FORMAT_HELP, hide_possible_values = true)]
+    format: super::table::FormatArg,
     /// Rough time budget in seconds for all figures.
     #[arg(long, default_value_t = 20.0)]
     seconds: f64,
@@ -99,7 +102,7 @@ pub fn bench(args: &BenchArgs) -> Result<i32> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&figures.to_json()).expect("JSON"));
     } else {
-        figures.print();
+        super::table::print_doc(&figures.doc(), args.format.format());
     }
     Ok(exit::OK)
 }
@@ -260,52 +263,83 @@ impl Figures {
         object
     }
 
-    /// The figures as a table.
-    fn print(&self) {
-        let row = |name: &str, f: &Figure, unit: &str, scale: f64| println!("{}", line(name, Ok(f), unit, scale));
-        let maybe = |name: &str, f: &Result<Figure, String>, unit: &str, scale: f64| {
-            println!("{}", line(name, f.as_ref().map_err(String::as_str), unit, scale))
-        };
+    /// The figures as a table, with the two lines that say how they were measured.
+    fn doc(&self) -> Doc {
+        let columns = vec![
+            Column::text("figure").at_least(52),
+            Column::numbers("median").right().at_least(12).gap(1),
+            Column::text("unit").at_least(12).gap(1),
+            Column::text("spread").gap(1),
+        ];
+        let mut table = Table::new("sweep bench: this machine's speed, one core each", columns).headless();
+        let mut row =
+            |name: &str, f: Result<&Figure, &str>, unit: &str, scale: f64| table.push(line(name, f, unit, scale));
         let q = self.learners[0];
-        println!("one core each, median of {} after a warm-up:", self.reps);
-        println!("(a learner's share of Q-learning: the median over pairs of {SHARE_EPISODES}-episode runs of both)");
-        row("Q-learning training (x vs random, seed settings)", &q, "M episodes/s", 1e6);
+        row("Q-learning training (x vs random, seed settings)", Ok(&q), "M episodes/s", 1e6);
         for ((learner, f), share) in LEARNERS.iter().zip(&self.learners).zip(&self.shares).skip(1) {
             let name = learner.name;
             let percent = 100.0 * share.median;
-            row(&format!("{name} training ({percent:.0}% of Q-learning)"), f, "M episodes/s", 1e6);
+            row(&format!("{name} training ({percent:.0}% of Q-learning)"), Ok(f), "M episodes/s", 1e6);
         }
-        maybe("Q-learning on 4x4k4 (x vs random, warmed table)", &self.q_4x4, "M episodes/s", 1e6);
-        maybe("  its first episodes on a fresh table", &self.q_4x4_cold, "M episodes/s", 1e6);
-        maybe("Q-learning on 4x4g4, gravity (x vs random, warmed table)", &self.q_gravity, "M episodes/s", 1e6);
-        row("MCTS, empty board, 10,000 iterations per move", &self.mcts_empty, "M iter/s", 1e6);
-        row("MCTS, mid-game (X4 O0 X2, O to move)", &self.mcts_midgame, "M iter/s", 1e6);
-        row("MCTS, 4x4k4 empty board, 10,000 iterations", &self.mcts_4x4, "M iter/s", 1e6);
-        row("exact solve (build MDP + policy iteration)", &self.solve, "ms", 1.0);
-        row("exact evaluation of one policy", &self.eval, "µs", 1.0);
+        row(
+            "Q-learning on 4x4k4 (x vs random, warmed table)",
+            self.q_4x4.as_ref().map_err(String::as_str),
+            "M episodes/s",
+            1e6,
+        );
+        row(
+            "  its first episodes on a fresh table",
+            self.q_4x4_cold.as_ref().map_err(String::as_str),
+            "M episodes/s",
+            1e6,
+        );
+        row(
+            "Q-learning on 4x4g4, gravity (x vs random, warmed table)",
+            self.q_gravity.as_ref().map_err(String::as_str),
+            "M episodes/s",
+            1e6,
+        );
+        row("MCTS, empty board, 10,000 iterations per move", Ok(&self.mcts_empty), "M iter/s", 1e6);
+        row("MCTS, mid-game (X4 O0 X2, O to move)", Ok(&self.mcts_midgame), "M iter/s", 1e6);
+        row("MCTS, 4x4k4 empty board, 10,000 iterations", Ok(&self.mcts_4x4), "M iter/s", 1e6);
+        row("exact solve (build MDP + policy iteration)", Ok(&self.solve), "ms", 1.0);
+        row("exact evaluation of one policy", Ok(&self.eval), "µs", 1.0);
         let threads = self.threads;
-        row(&format!("executor speedup, 8 jobs, 1 -> {threads} threads"), &self.speedup, "x", 1.0);
+        row(&format!("executor speedup, 8 jobs, 1 -> {threads} threads"), Ok(&self.speedup), "x", 1.0);
+        let mut doc = Doc::new("sweep bench");
+        doc.line(format!("one core each, median of {} after a warm-up:", self.reps));
+        doc.line(format!(
+            "(a learner's share of Q-learning: the median over pairs of {SHARE_EPISODES}-episode runs of both)"
+        ));
+        doc.table(table);
+        doc
     }
 }
 
-/// One line of the table: the figure's median in `unit` (the figures divided by `scale`)
+/// One row of the table: the figure's median in `unit` (the figures divided by `scale`)
 /// with its min and max and how many repetitions were left out, or why it could not be
 /// measured.
-fn line(name: &str, figure: Result<&Figure, &str>, unit: &str, scale: f64) -> String {
+fn line(name: &str, figure: Result<&Figure, &str>, unit: &str, scale: f64) -> Vec<Cell> {
     match figure {
         Ok(f) => {
             let left_out = match f.unmeasured {
                 0 => String::new(),
                 n => format!("; {n} not measured"),
             };
-            format!(
-                "{name:<52} {:>12.3} {unit:<12} (min {:.3}, max {:.3}{left_out})",
-                f.median / scale,
-                f.min / scale,
-                f.max / scale
-            )
+            let median = f.median / scale;
+            vec![
+                Cell::text(name),
+                Cell::number_as(format!("{median:.3}"), median),
+                Cell::text(unit),
+                Cell::text(format!("(min {:.3}, max {:.3}{left_out})", f.min / scale, f.max / scale)),
+            ]
         }
-        Err(reason) => format!("{name:<52} {:>12} {unit:<12} (not measured: {reason})", "-"),
+        Err(reason) => vec![
+            Cell::text(name),
+            Cell::Shown { text: "-".into(), full: String::new() },
+            Cell::text(unit),
+            Cell::text(format!("(not measured: {reason})")),
+        ],
     }
 }
 
@@ -316,12 +350,20 @@ mod tests {
     #[test]
     fn a_line_shows_the_figure_or_why_there_is_none() {
         let f = Figure::of(vec![2e6, 1e6, 3e6]);
-        let shown = line("rate", Ok(&f), "M/s", 1e6);
-        assert!(shown.contains("2.000 M/s") && shown.ends_with("(min 1.000, max 3.000)"), "{shown}");
+        let shown = |cells: Vec<Cell>| {
+            let columns = ["figure", "median", "unit", "spread"].map(Column::text).to_vec();
+            let mut t = Table::new("", columns).headless();
+            t.push(cells);
+            crate::report::table::text(&t)
+        };
+        let one = shown(line("rate", Ok(&f), "M/s", 1e6));
+        assert!(one.contains("2.000  M/s") && one.ends_with("(min 1.000, max 3.000)\n"), "{one}");
         let partial = Figure::of_samples(vec![Ok(1.0), Err("noise".into()), Ok(3.0)]).unwrap();
-        assert!(line("rate", Ok(&partial), "x", 1.0).ends_with("(min 1.000, max 3.000; 1 not measured)"));
-        let none = line("rate", Err("too short"), "M/s", 1e6);
-        assert!(none.ends_with("(not measured: too short)") && !none.chars().any(|c| c.is_ascii_digit()), "{none}");
+        assert!(shown(line("rate", Ok(&partial), "x", 1.0)).ends_with("(min 1.000, max 3.000; 1 not measured)\n"));
+        let none = shown(line("rate", Err("too short"), "M/s", 1e6));
+        assert!(none.ends_with("(not measured: too short)\n") && !none.chars().any(|c| c.is_ascii_digit()), "{none}");
+        // A figure not measured is missing, not a number, for programs.
+        assert_eq!(line("rate", Err("too short"), "M/s", 1e6)[1].number(), None);
     }
 
     #[test]

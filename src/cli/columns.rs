@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::error::exit;
 use crate::kinds::Kind;
 use crate::kinds::{Param, Ty, Val, any_param, takers};
+use crate::report::table::{Cell, Column, Doc, Format, Table};
 use crate::report::{CURVE_COLUMNS, Field, RESULT_COLUMNS};
 
 /// What a parameter accepts, in words.
@@ -81,35 +82,68 @@ pub fn listing() -> Value {
     json!({ "results": results, "curves": curves, "solvers": kinds })
 }
 
-/// Runs `sweep columns`.
-pub fn columns(as_json: bool) -> Result<i32> {
+/// The listing as lines (each column and what it holds, by file) and, for programs and
+/// papers, one table of every column: file, name, role, since, type, kinds, allowed,
+/// default, meaning.
+pub fn doc() -> Doc {
     let listing = listing();
+    let mut doc = Doc::new("the columns of results.csv and curves.csv");
+    let columns = ["file", "name", "role"].map(Column::text).into_iter().chain([Column::integers("since")]);
+    let columns = columns.chain(["type", "kinds", "allowed", "default", "meaning"].map(Column::text)).collect();
+    let mut table = Table::new("the columns of results.csv and curves.csv", columns);
+    let text = |c: &Value, key: &str| c[key].as_str().unwrap_or_default().to_string();
+    doc.line("results.csv:");
+    for c in listing["results"].as_array().into_iter().flatten() {
+        let name = text(c, "name");
+        let kinds: Vec<&str> = c["kinds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let default = if c["default"].is_null() { String::new() } else { c["default"].to_string() };
+        match c["role"].as_str() {
+            Some("parameter") => doc.line(format!(
+                "  {name:<15} parameter of {}: {}; {} (default {})",
+                kinds.join(", "),
+                text(c, "meaning"),
+                text(c, "allowed"),
+                if c["default"].is_null() { "not set: the cell is empty" } else { &default }
+            )),
+            _ => doc.line(format!("  {name}")),
+        }
+        table.push(vec![
+            Cell::text("results.csv"),
+            Cell::text(name),
+            Cell::text(text(c, "role")),
+            Cell::Integer(c["since"].as_u64().unwrap_or_default()),
+            Cell::text(text(c, "type")),
+            Cell::text(kinds.join(", ")),
+            Cell::text(text(c, "allowed")),
+            Cell::key(default.trim_matches('"'), false),
+            Cell::text(text(c, "meaning")),
+        ]);
+    }
+    doc.line(format!("curves.csv:\n  {}", CURVE_COLUMNS.join(", ")));
+    for c in listing["curves"].as_array().into_iter().flatten() {
+        table.push(vec![
+            Cell::text("curves.csv"),
+            Cell::text(text(c, "name")),
+            Cell::text(text(c, "role")),
+            Cell::Integer(c["since"].as_u64().unwrap_or_default()),
+            Cell::text(text(c, "type")),
+            Cell::Missing,
+            Cell::Missing,
+            Cell::Missing,
+            Cell::Missing,
+        ]);
+    }
+    doc.data(table);
+    doc
+}
+
+/// Runs `sweep columns`.
+pub fn columns(as_json: bool, format: Format) -> Result<i32> {
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&listing)?);
+        println!("{}", serde_json::to_string_pretty(&listing())?);
         return Ok(exit::OK);
     }
-    println!("results.csv:");
-    for c in listing["results"].as_array().into_iter().flatten() {
-        let name = c["name"].as_str().unwrap_or_default();
-        match c["role"].as_str() {
-            Some("parameter") => {
-                let kinds: Vec<&str> = c["kinds"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-                println!(
-                    "  {name:<15} parameter of {}: {}; {} (default {})",
-                    kinds.join(", "),
-                    c["meaning"].as_str().unwrap_or_default(),
-                    c["allowed"].as_str().unwrap_or_default(),
-                    if c["default"].is_null() {
-                        "not set: the cell is empty".to_string()
-                    } else {
-                        c["default"].to_string()
-                    }
-                );
-            }
-            _ => println!("  {name}"),
-        }
-    }
-    println!("curves.csv:\n  {}", CURVE_COLUMNS.join(", "));
+    super::table::print_doc(&doc(), format);
     Ok(exit::OK)
 }
 

@@ -7,12 +7,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::table::print_table;
+use super::table::{FormatArgs, print};
 use crate::error::{bad_input, exit};
-use crate::report::Record;
 use crate::report::fidelity::fidelity as checkpoints;
-use crate::report::files::encode;
 use crate::report::paired_runs::block_columns;
+use crate::report::table::{Cell, Column, Table};
 use crate::solvers::params::fmt_f64;
 
 /// Flags of `sweep fidelity`.
@@ -20,9 +19,8 @@ use crate::solvers::params::fmt_f64;
 pub struct FidelityArgs {
     /// A results directory of a full grid (not a search) whose learners wrote curves.csv.
     results: PathBuf,
-    /// Write the table as CSV to standard output, at full precision.
-    #[arg(long)]
-    csv: bool,
+    #[command(flatten)]
+    format: FormatArgs,
 }
 
 /// What `--help` says after the flags.
@@ -43,7 +41,8 @@ the partly trained runs already agree with the end, not what each rung will see.
 
 Examples:
   sweep fidelity results/qlearning
-  sweep fidelity results/qlearning --csv > fidelity.csv";
+  sweep fidelity results/qlearning --csv > fidelity.csv
+  sweep fidelity results/qlearning --format markdown";
 
 /// Runs `sweep fidelity`.
 pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
@@ -59,32 +58,29 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
             dir.display()
         )));
     }
-    let mut header: Vec<String> = block_columns().iter().map(|c| c.to_string()).collect();
-    header.extend(["episodes", "episode", "share", "configurations", "spearman", "final_best_rank"].map(String::from));
-    let show = |x: f64, digits: usize| if args.csv { fmt_f64(x) } else { format!("{x:.digits$}") };
-    let table: Vec<Record> = rows
-        .iter()
-        .map(|c| {
-            let episodes: f64 = c.block.last().and_then(|e| e.parse().ok()).unwrap_or(f64::NAN);
-            let mut r = c.block.clone();
-            r.extend([
-                c.episode.to_string(),
-                show(c.episode as f64 / episodes, 3),
-                c.configurations.to_string(),
-                c.spearman.map_or(String::new(), |rho| show(rho, 3)),
-                show(c.final_best_rank, 1),
-            ]);
-            r
-        })
-        .collect();
-    if args.csv {
-        print!("{}", encode(std::iter::once(header).chain(table)));
-        return Ok(exit::OK);
+    let mut columns: Vec<Column> = block_columns().iter().chain(&["episodes"]).map(|c| Column::key(c)).collect();
+    columns.extend([Column::integers("episode"), Column::numbers("share"), Column::integers("configurations")]);
+    columns.extend([Column::numbers("spearman"), Column::numbers("final_best_rank")]);
+    let mut table = Table::new("fidelity: how well each checkpoint's ranking predicts the final one", columns);
+    // Numbers shown rounded and written in full as `results.csv` writes a real.
+    let number = |x: f64, digits: usize| Cell::Shown { text: format!("{x:.digits$}"), full: fmt_f64(x) };
+    for c in &rows {
+        let episodes: f64 = c.block.last().and_then(|e| e.parse().ok()).unwrap_or(f64::NAN);
+        let mut r: Vec<Cell> = c.block.iter().zip(&table.columns).map(|(v, k)| Cell::key(v, k.numeric())).collect();
+        r.extend([
+            Cell::int(c.episode as usize),
+            number(c.episode as f64 / episodes, 3),
+            Cell::int(c.configurations),
+            c.spearman.map_or(Cell::Missing, |rho| number(rho, 3)),
+            number(c.final_best_rank, 1),
+        ]);
+        table.push(r);
     }
-    print_table(&header, &table);
-    println!(
-        "spearman: rank correlation between the ranking by mean regret at the checkpoint and the final one \
-         (empty: every score equal); final_best_rank: the final best's rank at the checkpoint; see --help"
+    table.notes.push(
+        "spearman: rank correlation between the ranking by mean regret at the checkpoint and the final one (empty: \
+         every score equal); final_best_rank: the final best's rank at the checkpoint; see --help"
+            .into(),
     );
+    print(&table, args.format.format());
     Ok(exit::OK)
 }

@@ -123,11 +123,15 @@ enum Command {
     Bench(bench::BenchArgs),
     /// List the columns of results.csv and curves.csv; for parameters, their type, default,
     /// allowed values and the kinds that take them.
-    #[command(after_help = "Examples:\n  sweep columns\n  sweep columns --json     # for scripts")]
+    #[command(
+        after_help = "Examples:\n  sweep columns\n  sweep columns --json     # for scripts\n  sweep columns --format markdown"
+    )]
     Columns {
         /// Print one JSON object: {"results": [...], "curves": [...]}.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = table::FORMAT_HELP, hide_possible_values = true)]
+        format: table::FormatArg,
     },
     /// Print a shell completion script.
     #[command(
@@ -299,7 +303,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Evaluate(args) => evaluate::evaluate(&args),
         Command::Play(args) => play::play(&args),
         Command::Bench(args) => bench::bench(&args),
-        Command::Columns { json } => columns::columns(json),
+        Command::Columns { json, format } => columns::columns(json, format.format()),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "sweep", &mut std::io::stdout());
             Ok(exit::OK)

@@ -1,8 +1,10 @@
-//! How the commands that print a table (`summary`, `compare`, `importance`) are asked for
-//! its form: `--format text|csv|json`, and `--csv`, the same as `--format csv`. The table
-//! itself is a [`Table`] the command computes; [`crate::report::table`] renders it.
+//! How the commands that print tables (`summary`, `compare`, `importance`, `plan`, `solve`,
+//! `bench`, `fidelity`, `evaluate`, `columns`) are asked for their form: `--format
+//! text|csv|json|markdown|latex|html`, and, where a command had it, `--csv`, the same as
+//! `--format csv`. What a command prints is a [`Table`] or a [`Doc`] it computes;
+//! [`crate::report::table`] renders it, and this module prints what it returns.
 
-use crate::report::table::{Format, Table, render};
+use crate::report::table::{Doc, Format, Table, render, render_doc};
 
 /// The form of a command's table.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,15 +15,37 @@ pub enum FormatArg {
     Csv,
     /// One JSON object: title, columns (name, type), rows (arrays), notes; numbers in full.
     Json,
+    /// A Markdown pipe table, its title as a `Table:` caption line, the notes under it.
+    Markdown,
+    /// A LaTeX table (booktabs), its title as the caption, the notes as comments.
+    Latex,
+    /// An HTML fragment: a sortable table (numbers in full in `data-v`), the notes as a list.
+    Html,
 }
+
+impl FormatArg {
+    /// The renderer's format.
+    pub fn format(self) -> Format {
+        match self {
+            FormatArg::Text => Format::Text,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Json => Format::Json,
+            FormatArg::Markdown => Format::Markdown,
+            FormatArg::Latex => Format::Latex,
+            FormatArg::Html => Format::Html,
+        }
+    }
+}
+
+/// The one text of `--format`'s help.
+pub const FORMAT_HELP: &str = "How to print the tables: text (aligned, as a terminal shows them), csv (numbers in full), \
+json (one object: title, columns, rows as arrays, notes; numbers in full, missing as null), markdown (pipe tables to \
+paste into a document), latex (booktabs tables) or html (sortable tables)";
 
 /// The flags that choose the form of a command's table.
 #[derive(clap::Args, Debug, Clone)]
 pub struct FormatArgs {
-    /// How to print the table: text (aligned, six decimals, notes under it), csv (numbers in
-    /// full) or json (one object: title, columns, rows as arrays, notes; numbers in full,
-    /// missing as null).
-    #[arg(long, value_enum, default_value = "text", value_name = "text|csv|json", hide_possible_values = true)]
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = FORMAT_HELP, hide_possible_values = true)]
     format: FormatArg,
     /// Write the table as CSV to standard output (numbers in full): the same as --format csv.
     #[arg(long, conflicts_with = "format")]
@@ -31,11 +55,7 @@ pub struct FormatArgs {
 impl FormatArgs {
     /// The form asked for.
     pub fn format(&self) -> Format {
-        match (self.csv, self.format) {
-            (true, _) | (_, FormatArg::Csv) => Format::Csv,
-            (_, FormatArg::Json) => Format::Json,
-            (_, FormatArg::Text) => Format::Text,
-        }
+        if self.csv { Format::Csv } else { self.format.format() }
     }
 }
 
@@ -44,12 +64,7 @@ pub fn print(table: &Table, format: Format) {
     print!("{}", render(table, format));
 }
 
-/// Prints `header` and `rows`, cells already formatted, as the text renderer aligns them
-/// (for `fidelity`, whose CSV keeps its own number form).
-pub fn print_table(header: &[String], rows: &[crate::report::Record]) {
-    let mut table = Table::new("", header.iter().map(crate::report::table::Column::text).collect());
-    for r in rows {
-        table.push(r.iter().map(crate::report::table::Cell::text).collect());
-    }
-    print(&table, Format::Text);
+/// Prints `doc` in `format` to standard output.
+pub fn print_doc(doc: &Doc, format: Format) {
+    print!("{}", render_doc(doc, format));
 }

@@ -23,81 +23,17 @@ pub use sections::{facts, sections};
 /// escaping, one function for every page.
 pub use crate::report::table::escape;
 
-/// A table cell: its text and, for a number, its value in full (what sorting and checks read).
-#[derive(Clone, Debug, Default)]
-pub struct Cell {
-    /// What the reader sees.
-    pub text: String,
-    /// The number in full, as `--csv` writes it (none for text).
-    pub value: Option<String>,
-}
+/// A page's table: the table model, rendered by its one HTML form ([`html_table`]).
+pub use crate::report::table::{Cell, Column, Stands, Table, html_table};
 
-impl Cell {
-    /// A text cell.
-    pub fn text(s: impl Into<String>) -> Cell {
-        Cell { text: s.into(), value: None }
+/// A page's table from its header and its rows, each with what it stands for: no title
+/// (the section's heading names it) and no notes; numbers with six decimals.
+pub fn page_table(header: Vec<String>, rows: Vec<(Stands, Vec<Cell>)>) -> Table {
+    let mut table = Table::new("", header.into_iter().map(Column::numbers).collect());
+    for (stands, cells) in rows {
+        table.push_for(stands, cells);
     }
-
-    /// A number: six decimals shown (as `summary` prints), in full in `data-v`; empty for NaN.
-    pub fn num(x: f64) -> Cell {
-        if x.is_nan() { Cell::default() } else { Cell { text: format!("{x:.6}"), value: Some(format!("{x}")) } }
-    }
-
-    /// A count.
-    pub fn count(n: usize) -> Cell {
-        Cell { text: n.to_string(), value: Some(n.to_string()) }
-    }
-}
-
-/// What a table row stands for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Row {
-    /// A configuration, by its key (`data-config`): one row per configuration.
-    Config(String),
-    /// Anything else (a rung, a failure).
-    Plain,
-    /// The configurations not listed, in one line.
-    Others,
-}
-
-/// A table: a header, and rows of cells, each saying what it stands for.
-#[derive(Clone, Debug, Default)]
-pub struct Table {
-    /// Column names.
-    pub header: Vec<String>,
-    /// Rows: what each stands for, and its cells.
-    pub rows: Vec<(Row, Vec<Cell>)>,
-}
-
-/// The one place a table becomes HTML: sortable by clicking a column's name.
-pub fn table(t: &Table) -> String {
-    let mut s = String::from("<div class=\"scroll\"><table class=\"sortable\"><thead><tr>");
-    for h in &t.header {
-        let _ = write!(s, "<th data-col=\"{0}\" title=\"sort by {0}\">{0}</th>", escape(h));
-    }
-    s.push_str("</tr></thead><tbody>");
-    for (row, cells) in &t.rows {
-        match row {
-            Row::Config(key) => {
-                let _ = write!(s, "<tr data-config=\"{}\">", escape(key));
-            }
-            Row::Plain => s.push_str("<tr>"),
-            Row::Others => s.push_str("<tr class=\"others\">"),
-        }
-        for c in cells {
-            match &c.value {
-                Some(v) => {
-                    let _ = write!(s, "<td class=\"n\" data-v=\"{}\">{}</td>", escape(v), escape(&c.text));
-                }
-                None => {
-                    let _ = write!(s, "<td>{}</td>", escape(&c.text));
-                }
-            }
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</tbody></table></div>");
-    s
+    table
 }
 
 /// A part of a section.
@@ -298,7 +234,7 @@ pub fn page(title: &str, facts: &Facts, sections: &[Section], csv: Option<&Embed
                 Part::Note(n) => {
                     let _ = write!(s, "<p>{}</p>", escape(n));
                 }
-                Part::Table(t) => s.push_str(&table(t)),
+                Part::Table(t) => s.push_str(&html_table(t)),
                 Part::Chart(svg) => s.push_str(svg),
             }
         }
@@ -349,17 +285,5 @@ mod tests {
         assert_eq!(columns(b"a,b\n\"1,2\n"), None, "an open quote");
         let e = embed("results.csv", text.as_bytes());
         assert!(e.columnar && e.final_newline);
-    }
-
-    #[test]
-    fn tables_escape_and_mark_configurations() {
-        let t = Table {
-            header: vec!["a<b".into()],
-            rows: vec![(Row::Config("k1".into()), vec![Cell::num(0.5)]), (Row::Others, vec![Cell::text("<i>")])],
-        };
-        let s = table(&t);
-        assert!(s.contains("a&lt;b") && s.contains("&lt;i&gt;"));
-        assert_eq!(s.matches("data-config=").count(), 1);
-        assert!(s.contains("data-v=\"0.5\">0.500000<"));
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{Cell, Facts, Part, Row, Section, Table, page};
+use super::{Cell, Facts, Part, Section, Stands, Table, page, page_table};
 use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
@@ -104,10 +104,10 @@ pub fn pair_page(p: &Pair) -> String {
         let mut r = cells(key);
         let (la, ha) = interval(ga);
         let (lb, hb) = interval(gb);
-        r.extend([Cell::count(ga.n), Cell::num(ga.mean_regret), Cell::num(la), Cell::num(ha)]);
-        r.extend([Cell::count(gb.n), Cell::num(gb.mean_regret), Cell::num(lb), Cell::num(hb)]);
-        r.push(Cell::num(gb.mean_regret - ga.mean_regret));
-        shared.push((Row::Config(key.join("|")), r));
+        r.extend([Cell::int(ga.n), Cell::Float(ga.mean_regret), Cell::Float(la), Cell::Float(ha)]);
+        r.extend([Cell::int(gb.n), Cell::Float(gb.mean_regret), Cell::Float(lb), Cell::Float(hb)]);
+        r.push(Cell::Float(gb.mean_regret - ga.mean_regret));
+        shared.push((Stands::Config(key.join("|")), r));
     }
     let only = |x: &Side, y: &Side| -> Table {
         let mut header = names.clone();
@@ -119,11 +119,11 @@ pub fn pair_page(p: &Pair) -> String {
             .map(|(k, g)| {
                 let mut r = cells(k);
                 let (l, h) = interval(g);
-                r.extend([Cell::count(g.n), Cell::num(g.mean_regret), Cell::num(l), Cell::num(h)]);
-                (Row::Config(k.join("|")), r)
+                r.extend([Cell::int(g.n), Cell::Float(g.mean_regret), Cell::Float(l), Cell::Float(h)]);
+                (Stands::Config(k.join("|")), r)
             })
             .collect();
-        Table { header, rows }
+        page_table(header, rows)
     };
     let (only_a, only_b) = (only(&p.a, &p.b), only(&p.b, &p.a));
     let same_seed = match (&p.a.manifest, &p.b.manifest) {
@@ -152,7 +152,7 @@ pub fn pair_page(p: &Pair) -> String {
                         .into(),
                 )]
             } else {
-                vec![Part::Table(Table { header, rows: shared })]
+                vec![Part::Table(page_table(header, shared))]
             },
         },
         Section {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::data::{Data, at, panel};
 use super::svg::{Axis, Plot, bars, heatmap};
-use super::{Cell, Facts, Part, Row, Section, Table};
+use super::{Cell, Facts, Part, Section, Stands, page_table};
 use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
 use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
 use crate::report::summary::Group;
@@ -169,8 +169,8 @@ fn leaderboard(d: &Data) -> Section {
     for (p, mut groups) in ordered(d, panels) {
         groups.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
         let shown = super::data::shown(d.groups.len(), groups.len());
-        let mut rows: Vec<(Row, Vec<Cell>)> =
-            groups[..shown].iter().map(|g| (Row::Config(g.key.join("|")), row(d, g, test, moves))).collect();
+        let mut rows: Vec<(Stands, Vec<Cell>)> =
+            groups[..shown].iter().map(|g| (Stands::Config(g.key.join("|")), row(d, g, test, moves))).collect();
         if shown < groups.len() {
             let rest = &groups[shown..];
             let mut cells = vec![Cell::text(format!(
@@ -179,11 +179,11 @@ fn leaderboard(d: &Data) -> Section {
                 rest[0].mean_regret,
                 rest[rest.len() - 1].mean_regret
             ))];
-            cells.resize(header.len(), Cell::default());
-            rows.push((Row::Others, cells));
+            cells.resize(header.len(), Cell::Missing);
+            rows.push((Stands::Others, cells));
         }
         parts.push(Part::Heading(format!("{} ({} configurations)", panel_title(&p), groups.len())));
-        parts.push(Part::Table(Table { header: header.clone(), rows }));
+        parts.push(Part::Table(page_table(header.clone(), rows)));
     }
     for n in &d.notes {
         parts.push(Part::Note(n.clone()));
@@ -244,15 +244,15 @@ fn row(d: &Data, g: &Group, test: bool, moves: bool) -> Vec<Cell> {
     let mut r: Vec<Cell> = table_columns(d).iter().map(|&k| Cell::text(g.key[k].clone())).collect();
     let low = if g.ci95.is_nan() { f64::NAN } else { (g.mean_regret - g.ci95).max(0.0) };
     r.extend([
-        Cell::count(g.n),
-        Cell::count(g.failed),
-        Cell::num(g.mean_regret),
-        Cell::num(low),
-        Cell::num(g.mean_regret + g.ci95),
+        Cell::int(g.n),
+        Cell::int(g.failed),
+        Cell::Float(g.mean_regret),
+        Cell::Float(low),
+        Cell::Float(g.mean_regret + g.ci95),
     ]);
     let mark = d.marks.get(&g.key);
     r.push(Cell::text(mark.map_or("", |m| m.verdict)));
-    r.extend([mark.map_or(f64::NAN, |m| m.low), mark.map_or(f64::NAN, |m| m.high)].map(Cell::num));
+    r.extend([mark.map_or(f64::NAN, |m| m.low), mark.map_or(f64::NAN, |m| m.high)].map(Cell::Float));
     let strata: Vec<Vec<f64>> = d.strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
     let (iqm, lo, hi) = if strata.is_empty() {
         (f64::NAN, f64::NAN, f64::NAN)
@@ -261,27 +261,23 @@ fn row(d: &Data, g: &Group, test: bool, moves: bool) -> Vec<Cell> {
         let (lo, hi) = bootstrap_interval(Stat::Iqm, &strata, RESAMPLES, seed, true);
         (Stat::Iqm.of(&strata.concat()), lo, hi)
     };
-    r.extend([Cell::num(iqm), Cell::num(lo), Cell::num(hi), Cell::num(g.sd_regret)]);
+    r.extend([Cell::Float(iqm), Cell::Float(lo), Cell::Float(hi), Cell::Float(g.sd_regret)]);
     if test {
         let t = d.tuned.get(&g.key);
-        r.push(t.map_or(Cell::default(), |t| Cell::count(t.n)));
-        r.push(t.map_or(Cell::default(), |t| Cell::num(t.mean_regret)));
-        r.push(t.map_or(Cell::default(), |t| Cell::num(g.mean_regret - t.mean_regret)));
+        r.push(t.map_or(Cell::Missing, |t| Cell::int(t.n)));
+        r.push(t.map_or(Cell::Missing, |t| Cell::Float(t.mean_regret)));
+        r.push(t.map_or(Cell::Missing, |t| Cell::Float(g.mean_regret - t.mean_regret)));
     }
-    r.extend([Cell::num(g.p[0]), Cell::num(g.p[1]), Cell::num(g.p[2])]);
-    r.push(if g.train_ms.is_nan() {
-        Cell::default()
-    } else {
-        Cell { text: format!("{:.1}", g.train_ms), value: Some(format!("{}", g.train_ms)) }
-    });
+    r.extend([Cell::Float(g.p[0]), Cell::Float(g.p[1]), Cell::Float(g.p[2])]);
+    r.push(if g.train_ms.is_nan() { Cell::Missing } else { Cell::number_as(format!("{:.1}", g.train_ms), g.train_ms) });
     if moves {
         r.push(if g.ms_per_move.is_nan() {
-            Cell::default()
+            Cell::Missing
         } else {
-            Cell { text: format!("{:.6}", g.ms_per_move), value: Some(format!("{}", g.ms_per_move)) }
+            Cell::number_as(format!("{:.6}", g.ms_per_move), g.ms_per_move)
         });
     }
-    r.push(Cell::count(g.sampled));
+    r.push(Cell::int(g.sampled));
     r
 }
 
@@ -637,18 +633,18 @@ fn search(d: &Data) -> Option<Section> {
     let mut rows = Vec::new();
     let mut cost = Vec::new();
     for (i, r) in d.rungs.iter().enumerate() {
-        let survivors = d.rungs.get(i + 1).map_or(Cell::text("(last rung)"), |n| Cell::count(n.configurations.len()));
+        let survivors = d.rungs.get(i + 1).map_or(Cell::text("(last rung)"), |n| Cell::int(n.configurations.len()));
         let secs = r.train_ms / 1000.0;
         rows.push((
-            Row::Plain,
+            Stands::Plain,
             vec![
-                Cell::count(r.rung as usize),
+                Cell::int(r.rung as usize),
                 Cell::text(r.budgets.iter().cloned().collect::<Vec<_>>().join(", ")),
-                Cell::count(r.configurations.len()),
+                Cell::int(r.configurations.len()),
                 survivors,
-                Cell::count(r.jobs.len()),
-                Cell::count(r.failed),
-                Cell { text: format!("{secs:.2}"), value: Some(format!("{secs}")) },
+                Cell::int(r.jobs.len()),
+                Cell::int(r.failed),
+                Cell::number_as(format!("{secs:.2}"), secs),
             ],
         ));
         cost.push((format!("rung {} ({} configurations)", r.rung, r.configurations.len()), secs, f64::NAN, f64::NAN));
@@ -660,7 +656,7 @@ fn search(d: &Data) -> Option<Section> {
               summed over the rung's jobs (CPU seconds, not wall time)."
             .into(),
         parts: vec![
-            Part::Table(Table { header, rows }),
+            Part::Table(page_table(header, rows)),
             Part::Chart(bars("Training time per rung", "training time summed over jobs (s)", &cost)),
         ],
     })
@@ -673,8 +669,8 @@ fn failures(d: &Data) -> Option<Section> {
         return None;
     }
     let header = ["job_id", "label", "seat", "eval_opponent", "error"].map(String::from).to_vec();
-    let rows = list.iter().map(|f| (Row::Plain, f.cells.iter().map(|c| Cell::text(c.clone())).collect())).collect();
-    let mut parts = vec![Part::Table(Table { header, rows })];
+    let rows = list.iter().map(|f| (Stands::Plain, f.cells.iter().map(|c| Cell::text(c.clone())).collect())).collect();
+    let mut parts = vec![Part::Table(page_table(header, rows))];
     if *count > list.len() {
         parts.push(Part::Note(format!(
             "{} failed rows in all; the first {} are listed (all in the CSV).",
