@@ -46,7 +46,7 @@ use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
 pub use fault::{FAULT_VAR, Fault};
 pub use notices::Notices;
-use pool::Work;
+use pool::Queue;
 pub use state::Existing;
 pub use stop::StopToken;
 
@@ -328,7 +328,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     manifest.write(&plan.dir)?;
     let mut appender = Appender::open(&plan.dir, &plan.sweep.result_header())?;
     let bar = progress::Bar::new(plan.jobs.len() as u64, kept as u64, plan.opts.quiet);
-    let work = Work::new(
+    let queue = Queue::new(
         pending,
         (needs.jobs, budget),
         plan.sweep.evaluation.clone(),
@@ -337,9 +337,9 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         (opts.fail_fast, stop.clone()),
         (plan.dir.clone(), command::Slots::new(plan.threads as u32), plan.sweep.extra_columns()),
     );
-    let work = Arc::new(work);
-    let finished = pool::start(&work, plan.threads)?;
-    let written = pool::write_rows(&work, &finished, &mut appender, &bar);
+    let queue = Arc::new(queue);
+    let finished = pool::start(&queue, plan.threads)?;
+    let written = pool::write_rows(&queue, &finished, &mut appender, &bar);
     bar.finish();
     let (ran, failed) = (written.ran, written.failed);
     let outcome = match written.write_error {
