@@ -13,7 +13,7 @@
 //! seed and there is no reduction across jobs); the writer is the only code that touches
 //! the files while jobs run. The executor never ends the process: it stops when its
 //! [`StopToken`] asks (the command line's Ctrl-C handler holds it), returns an
-//! [`Outcome`], and leaves the exit code to the caller.
+//! [`RunOutcome`], and leaves the exit code to the caller.
 
 pub mod budget;
 mod checks;
@@ -89,7 +89,7 @@ pub struct RunOptions {
 
 /// How a run ended.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum RunOutcome {
     /// Every selected job ran (some may have failed); the files are sorted and the
     /// manifest is complete.
     Completed,
@@ -115,7 +115,7 @@ pub struct RunReport {
     /// Jobs that failed now.
     pub failed: usize,
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     /// The shared tables it built before its first job.
     pub shared_tables: SharedTables,
     /// The end-of-run lines, for the caller to print: a search's rungs, the counts and wall
@@ -343,14 +343,14 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     bar.finish();
     let (ran, failed) = (written.ran, written.failed);
     let outcome = match written.write_error {
-        Some(error) => Outcome::WriteFailed(error),
-        None if stop.is_stopped() => Outcome::Interrupted,
-        None if written.fail_fast_stop => Outcome::StoppedByFailFast,
-        None => Outcome::Completed,
+        Some(error) => RunOutcome::WriteFailed(error),
+        None if stop.is_stopped() => RunOutcome::Interrupted,
+        None if written.fail_fast_stop => RunOutcome::StoppedByFailFast,
+        None => RunOutcome::Completed,
     };
     let mut report =
         RunReport { dir: plan.dir.clone(), ran, kept, failed, outcome, shared_tables: built, summary: Vec::new() };
-    if matches!(report.outcome, Outcome::WriteFailed(_) | Outcome::Interrupted) {
+    if matches!(report.outcome, RunOutcome::WriteFailed(_) | RunOutcome::Interrupted) {
         // The jobs still running are abandoned: their rows are never written.
         let failed_before = resumed.done.values().filter(|&&f| f).count();
         finish_stopped(&mut appender, &mut manifest, &plan.dir, kept + ran, failed_before + failed);
