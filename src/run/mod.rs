@@ -80,7 +80,7 @@ pub struct RunOptions {
     pub quiet: bool,
     /// A fault to inject on purpose (tests; the command line reads [`FAULT_VAR`]).
     pub fault: Option<Fault>,
-    /// The memory budget in bytes (`None`: [`crate::memory::default_budget`]).
+    /// The memory budget in bytes (`None`: [`crate::cost::memory::default_budget`]).
     pub max_memory: Option<u64>,
     /// Where the lines said while the run goes go (not the end-of-run summary, which
     /// [`RunReport::summary`] holds).
@@ -239,7 +239,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
 fn memory_budget(opts: &RunOptions) -> Option<(u64, String)> {
     match opts.max_memory {
         Some(bytes) => Some((bytes, "--max-memory".to_string())),
-        None => crate::memory::default_budget().map(|(bytes, source)| (bytes, source.to_string())),
+        None => crate::cost::memory::default_budget().map(|(bytes, source)| (bytes, source.to_string())),
     }
 }
 
