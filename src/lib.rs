@@ -4,7 +4,7 @@
 //!
 //! The core ([`game`], [`mdp`], [`solvers`]) is pure: no files, no printing, no clock, no
 //! global random generator. Around it, [`spec`] turns a TOML spec into jobs, [`run`]
-//! executes them in parallel within a [`memory`] budget, [`report`] writes the result
+//! executes them in parallel within a [`memory`](cost::memory) budget, [`report`] writes the result
 //! files, [`bench`](mod@bench) measures this machine's speed, and [`cli`] is the command
 //! line.
 
@@ -17,7 +17,6 @@ pub mod game;
 pub mod hints;
 pub mod kinds;
 pub mod mdp;
-pub mod memory;
 pub(crate) mod names;
 pub mod report;
 pub mod run;

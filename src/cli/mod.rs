@@ -57,7 +57,7 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
         /// The memory budget to compare with (default: as `sweep run`'s).
-        #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse)]
+        #[arg(long, value_name = "SIZE", value_parser = crate::cost::memory::parse)]
         max_memory: Option<u64>,
         /// Print only the estimated peak memory in MiB of --threads jobs at once (for job scripts).
         #[arg(long)]
@@ -175,7 +175,7 @@ struct RunArgs {
     #[arg(long, short)]
     quiet: bool,
     /// Memory the jobs may hold at once, e.g. 8G or 500M (default: the Slurm allocation, else 80% of the available memory).
-    #[arg(long, value_name = "SIZE", value_parser = crate::memory::parse)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::cost::memory::parse)]
     max_memory: Option<u64>,
 }
 

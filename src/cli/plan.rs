@@ -17,8 +17,8 @@ use anyhow::Result;
 
 use super::schedule;
 use crate::bench::Calibration;
+use crate::cost::memory::{self, Shared};
 use crate::error::{bad_input, exit};
-use crate::memory::{self, Shared};
 use crate::names::count;
 use crate::run::budget::Needs;
 use crate::spec::{self, Sweep};

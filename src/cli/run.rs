@@ -13,7 +13,7 @@ use std::sync::{Mutex, Once, PoisonError};
 use anyhow::Result;
 
 use crate::error::exit;
-use crate::run::{GRACE, Outcome, RunOptions, StopToken};
+use crate::run::{GRACE, RunOptions, RunOutcome, StopToken};
 
 /// The stop token of the run under way, which an interrupt stops.
 static CURRENT: Mutex<Option<StopToken>> = Mutex::new(None);
@@ -28,13 +28,13 @@ pub fn run(options: &RunOptions) -> Result<i32> {
         eprintln!("{line}");
     }
     Ok(match report.outcome {
-        Outcome::Completed | Outcome::StoppedByFailFast if report.failed == 0 => exit::OK,
-        Outcome::Completed | Outcome::StoppedByFailFast => exit::FAILED,
-        Outcome::Interrupted => {
+        RunOutcome::Completed | RunOutcome::StoppedByFailFast if report.failed == 0 => exit::OK,
+        RunOutcome::Completed | RunOutcome::StoppedByFailFast => exit::FAILED,
+        RunOutcome::Interrupted => {
             print_resume_hint(options);
             exit::INTERRUPTED
         }
-        Outcome::WriteFailed(error) => {
+        RunOutcome::WriteFailed(error) => {
             eprintln!("error: {error:#}");
             eprintln!("everything written before is intact; fix the problem and run the same command to resume");
             exit::FAILED

@@ -395,7 +395,7 @@ impl Positions {
         self.game
     }
 
-    /// The bytes its tables hold (see [`crate::memory::positions`]), the symmetry classes
+    /// The bytes its tables hold (see [`crate::cost::memory::positions`]), the symmetry classes
     /// counted whether they are built yet or not.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of_val;

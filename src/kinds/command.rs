@@ -23,9 +23,9 @@ use std::time::Duration;
 use super::param::{EPISODES, GAME, SEAT};
 use super::{Agent, Declared, Param, Seats, Solver, Ty, Val, Values, Work};
 use crate::cost::Load;
+use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
-use crate::memory::Need;
 use crate::solvers::TrainOpponent;
 use crate::solvers::q_learning::Checkpoint;
 
@@ -226,8 +226,9 @@ impl Solver for CommandPoint {
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
         let game = self.game();
         let shared = Need::evaluations(game, seats, &evaluation.opponents);
-        let evaluators: u64 = seats.iter().map(|&s| crate::memory::evaluator(crate::memory::side(game, s))).sum();
-        Need { job: 2 * crate::memory::policy(game) + evaluators, shared }
+        let evaluators: u64 =
+            seats.iter().map(|&s| crate::cost::memory::evaluator(crate::cost::memory::side(game, s))).sum();
+        Need { job: 2 * crate::cost::memory::policy(game) + evaluators, shared }
     }
 
     /// A program is run by the executor (`run/command.rs`), which owns the processes.

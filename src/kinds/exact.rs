@@ -6,9 +6,9 @@
 use super::param::{GAME, OPPONENT, SEAT};
 use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::cost::memory::{self, Need, Shared};
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Policy, Seat};
-use crate::memory::{self, Need, Shared};
 use crate::solvers::params::ExactParams;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::{GroundTruth, ground_truth, policy_iteration, value_iteration};

@@ -13,10 +13,10 @@ use super::param::{
     TEMPERATURE_MIN_AT, TRAIN_OPPONENT,
 };
 use super::{Agent, Param, Val, Values};
+use crate::cost::memory::Need;
 use crate::cost::{Load, Training};
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::Seat;
-use crate::memory::Need;
 use crate::solvers::action_values::{behaviour_action_values, optimal, q_error, q_error_optimal};
 use crate::solvers::layout::LayoutKey;
 use crate::solvers::learners::{self, Learner, Target};
@@ -150,9 +150,9 @@ pub fn load(q: &QParams, name: &'static str, seats: &[Seat], evaluation: &Evalua
     let evals = (seats.len() * evaluation.opponents.len()) as u64;
     let (side, games) = match q.opponent {
         TrainOpponent::SelfPlay => (q.game.figures().all(), 2.0 * q.episodes as f64),
-        TrainOpponent::Fixed(_) => (crate::memory::side(q.game, q.seat), q.episodes as f64),
+        TrainOpponent::Fixed(_) => (crate::cost::memory::side(q.game, q.seat), q.episodes as f64),
     };
-    load.training = Some(Training { learner: name, games, values: crate::memory::values(side) });
+    load.training = Some(Training { learner: name, games, values: crate::cost::memory::values(side) });
     load.evaluations = (u64::from(evaluation.checkpoints) + 1) * evals;
     if target == Target::Behaviour && q.opponent != TrainOpponent::SelfPlay {
         load.passes = side.moves as f64;
@@ -166,7 +166,7 @@ pub fn load(q: &QParams, name: &'static str, seats: &[Seat], evaluation: &Evalua
 /// an on-policy learner the exact action values of its behaviour that `q_error` compares
 /// with (Q* is shared, [`Shared::OptimalValues`]).
 pub fn memory(q: &QParams, name: &str, per_move: u64, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
-    use crate::memory::{self, Shared};
+    use crate::cost::memory::{self, Shared};
     let Learner { tables, target, .. } = *learners::learner(name);
     let game = q.game;
     let mut shared = Need::evaluations(game, seats, &evaluation.opponents);
@@ -251,7 +251,7 @@ macro_rules! one_table_learner {
                 &self,
                 seats: &[$crate::mdp::Seat],
                 evaluation: &$crate::evaluation::EvaluationSpec,
-            ) -> $crate::memory::Need {
+            ) -> $crate::cost::memory::Need {
                 $crate::kinds::learner::memory(&self.0, $name, 0, seats, evaluation)
             }
 

@@ -4,10 +4,10 @@
 use super::param::{FINAL_MOVE, GAME, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
 use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::cost::memory::{self, Need};
 use crate::evaluation::EvaluationSpec;
 use crate::game::{Board, Game};
 use crate::mdp::{Evaluator, Moves, Opponent, Policy, Seat};
-use crate::memory::{self, Need};
 use crate::solvers::mcts::Searcher;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::{MctsParams, ground_truth};
@@ -48,10 +48,10 @@ impl Solver for MctsParams {
         Seats::One(self.seat)
     }
 
-    /// MCTS's scaling law ([`crate::cost::mcts_load`]).
+    /// MCTS's scaling law ([`crate::cost::mcts::mcts_load`]).
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         let games = if evaluation.games > 0 { evaluation.games } else { crate::evaluation::SAMPLED_GAMES };
-        crate::cost::mcts_load(
+        crate::cost::mcts::mcts_load(
             self.game,
             self.iterations,
             seats,

@@ -33,10 +33,10 @@ pub use mcts::{SearchAgent, search_policy};
 pub use param::{Param, Ty, Val, Values};
 pub use sarsa::Sarsa;
 
+use crate::cost::memory::Need;
 use crate::cost::{Calibration, Load};
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Policy, Seat};
-use crate::memory::Need;
 use crate::solvers::q_learning::Checkpoint;
 use crate::solvers::tabular::Table;
 use crate::solvers::{MctsParams, MonteCarloParams, QLambdaParams, QParams, TrainOpponent};
@@ -85,7 +85,7 @@ pub trait Solver: fmt::Debug + Send + Sync {
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load;
 
     /// The memory a job needs for evaluating `seats` by `evaluation`: its own, and the
-    /// shared tables it uses (see [`crate::memory`]).
+    /// shared tables it uses (see [`crate::cost::memory`]).
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need;
 
     /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy

@@ -7,9 +7,9 @@ use super::learner;
 use super::param::STEP;
 use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
-use crate::memory::Need;
 use crate::solvers::tabular::Checkpoint;
 use crate::solvers::{MonteCarloParams, StepRule, monte_carlo};
 

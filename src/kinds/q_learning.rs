@@ -6,9 +6,9 @@
 use super::learner;
 use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
+use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
-use crate::memory::Need;
 use crate::solvers::q_learning::{self, Checkpoint};
 use crate::solvers::{QParams, TrainOpponent, self_play};
 

@@ -125,7 +125,7 @@ impl Evaluator {
         Evaluator::default()
     }
 
-    /// The bytes its buffers hold (see [`crate::memory::evaluator`]).
+    /// The bytes its buffers hold (see [`crate::cost::memory::evaluator`]).
     pub fn heap_bytes(&self) -> usize {
         self.mark.capacity() * 8
             + self.value.capacity() * 8

@@ -124,7 +124,7 @@ impl AgentMdp {
         m
     }
 
-    /// The bytes its tables hold (see [`crate::memory::mdp`]).
+    /// The bytes its tables hold (see [`crate::cost::memory::mdp`]).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of_val;
         [

@@ -21,9 +21,10 @@ use crate::error::bad_input;
 use crate::stats::paired::mean_ranks;
 use crate::stats::rank::spearman;
 
-/// One checkpoint of one block.
+/// How far one block's ranking of configurations at one checkpoint agrees with its final
+/// ranking: a row of `sweep fidelity`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Checkpoint {
+pub struct RankAgreement {
     /// The values of [`block_columns`] and `episodes`.
     pub block: Vec<String>,
     /// The checkpoint's episode.
@@ -55,9 +56,9 @@ fn mean((sum, n): (f64, u32)) -> f64 {
     sum / f64::from(n)
 }
 
-/// The checkpoints of every block of the results in `dir` with at least three
-/// configurations, in file order then by episode.
-pub fn fidelity(dir: &Path) -> Result<Vec<Checkpoint>> {
+/// The agreement at every checkpoint of every block of the results in `dir` with at least
+/// three configurations, in file order then by episode.
+pub fn fidelity(dir: &Path) -> Result<Vec<RankAgreement>> {
     let results = dir.join("results.csv");
     let block_at: Vec<usize> = block_columns().iter().chain(["episodes"].iter()).map(|c| column(c)).collect();
     let config_at: Vec<usize> = default_config_columns().into_iter().filter(|&c| c != "episodes").map(column).collect();
@@ -136,8 +137,8 @@ pub fn fidelity(dir: &Path) -> Result<Vec<Checkpoint>> {
         .collect())
 }
 
-/// The checkpoints of one block.
-fn checkpoints(key: &[String], configs: &[(Vec<String>, Scores)]) -> Vec<Checkpoint> {
+/// The agreement at each checkpoint of one block.
+fn checkpoints(key: &[String], configs: &[(Vec<String>, Scores)]) -> Vec<RankAgreement> {
     let episodes: std::collections::BTreeSet<u64> = configs.iter().flat_map(|(_, s)| s.at.keys().copied()).collect();
     let mut out = Vec::new();
     for episode in episodes {
@@ -149,7 +150,7 @@ fn checkpoints(key: &[String], configs: &[(Vec<String>, Scores)]) -> Vec<Checkpo
         }
         let (early, last): (Vec<f64>, Vec<f64>) = scored.iter().copied().unzip();
         let best = (0..last.len()).min_by(|&a, &b| last[a].total_cmp(&last[b]).then(a.cmp(&b))).expect("scored");
-        out.push(Checkpoint {
+        out.push(RankAgreement {
             block: key.to_vec(),
             episode,
             configurations: scored.len(),

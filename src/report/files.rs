@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use super::Record;
-pub use super::columns::Columns;
+pub use super::header::Columns;
 use crate::error::bad_input;
 
 /// Appends rows to `results.csv` and `curves.csv` of one directory.

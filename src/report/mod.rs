@@ -4,10 +4,10 @@
 //! written by [`files`]; numbers are printed in Rust's shortest round-trip form so that a
 //! value read back parses to the same bits and a re-run can be compared cell by cell.
 
-pub mod columns;
 pub mod compare;
 pub mod fidelity;
 pub mod files;
+pub mod header;
 pub mod html;
 pub mod manifest;
 pub mod nash_conv;

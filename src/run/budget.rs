@@ -3,7 +3,7 @@
 //! starting a job that would go over the budget. A job that could not fit even alone is
 //! refused before anything is written.
 //!
-//! The estimates come from [`crate::memory`]; they are upper bounds of the structures'
+//! The estimates come from [`crate::cost::memory`]; they are upper bounds of the structures'
 //! sizes, so a run that keeps within the budget by these figures keeps within it in fact
 //! (the process's own code, stacks and the writer add a few MiB).
 
@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::cost::memory::{self, Shared};
 use crate::error::bad_input;
-use crate::memory::{self, Shared};
 use crate::spec::{EvaluationSpec, Job};
 
 /// What the memory budget admits: the jobs' own bytes at once, after the shared tables.
@@ -37,7 +37,7 @@ pub struct Needs {
 
 impl Needs {
     /// Adds `times` jobs of `need`.
-    pub fn add(&mut self, need: crate::memory::Need, times: usize) {
+    pub fn add(&mut self, need: crate::cost::memory::Need, times: usize) {
         self.jobs.extend(std::iter::repeat_n(need.job, times));
         self.shared.extend(need.shared);
     }

@@ -13,7 +13,7 @@
 //! seed and there is no reduction across jobs); the writer is the only code that touches
 //! the files while jobs run. The executor never ends the process: it stops when its
 //! [`StopToken`] asks (the command line's Ctrl-C handler holds it), returns an
-//! [`Outcome`], and leaves the exit code to the caller.
+//! [`RunOutcome`], and leaves the exit code to the caller.
 
 pub mod budget;
 mod checks;
@@ -46,7 +46,7 @@ use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
 pub use fault::{FAULT_VAR, Fault};
 pub use notices::Notices;
-use pool::Work;
+use pool::Queue;
 pub use state::Existing;
 pub use stop::StopToken;
 
@@ -80,7 +80,7 @@ pub struct RunOptions {
     pub quiet: bool,
     /// A fault to inject on purpose (tests; the command line reads [`FAULT_VAR`]).
     pub fault: Option<Fault>,
-    /// The memory budget in bytes (`None`: [`crate::memory::default_budget`]).
+    /// The memory budget in bytes (`None`: [`crate::cost::memory::default_budget`]).
     pub max_memory: Option<u64>,
     /// Where the lines said while the run goes go (not the end-of-run summary, which
     /// [`RunReport::summary`] holds).
@@ -89,7 +89,7 @@ pub struct RunOptions {
 
 /// How a run ended.
 #[derive(Debug)]
-pub enum Outcome {
+pub enum RunOutcome {
     /// Every selected job ran (some may have failed); the files are sorted and the
     /// manifest is complete.
     Completed,
@@ -115,7 +115,7 @@ pub struct RunReport {
     /// Jobs that failed now.
     pub failed: usize,
     /// How it ended.
-    pub outcome: Outcome,
+    pub outcome: RunOutcome,
     /// The shared tables it built before its first job.
     pub shared_tables: SharedTables,
     /// The end-of-run lines, for the caller to print: a search's rungs, the counts and wall
@@ -239,7 +239,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
 fn memory_budget(opts: &RunOptions) -> Option<(u64, String)> {
     match opts.max_memory {
         Some(bytes) => Some((bytes, "--max-memory".to_string())),
-        None => crate::memory::default_budget().map(|(bytes, source)| (bytes, source.to_string())),
+        None => crate::cost::memory::default_budget().map(|(bytes, source)| (bytes, source.to_string())),
     }
 }
 
@@ -328,7 +328,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     manifest.write(&plan.dir)?;
     let mut appender = Appender::open(&plan.dir, &plan.sweep.result_header())?;
     let bar = progress::Bar::new(plan.jobs.len() as u64, kept as u64, plan.opts.quiet);
-    let work = Work::new(
+    let queue = Queue::new(
         pending,
         (needs.jobs, budget),
         plan.sweep.evaluation.clone(),
@@ -337,20 +337,20 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         (opts.fail_fast, stop.clone()),
         (plan.dir.clone(), command::Slots::new(plan.threads as u32), plan.sweep.extra_columns()),
     );
-    let work = Arc::new(work);
-    let finished = pool::start(&work, plan.threads)?;
-    let written = pool::write_rows(&work, &finished, &mut appender, &bar);
+    let queue = Arc::new(queue);
+    let finished = pool::start(&queue, plan.threads)?;
+    let written = pool::write_rows(&queue, &finished, &mut appender, &bar);
     bar.finish();
     let (ran, failed) = (written.ran, written.failed);
     let outcome = match written.write_error {
-        Some(error) => Outcome::WriteFailed(error),
-        None if stop.is_stopped() => Outcome::Interrupted,
-        None if written.fail_fast_stop => Outcome::StoppedByFailFast,
-        None => Outcome::Completed,
+        Some(error) => RunOutcome::WriteFailed(error),
+        None if stop.is_stopped() => RunOutcome::Interrupted,
+        None if written.fail_fast_stop => RunOutcome::StoppedByFailFast,
+        None => RunOutcome::Completed,
     };
     let mut report =
         RunReport { dir: plan.dir.clone(), ran, kept, failed, outcome, shared_tables: built, summary: Vec::new() };
-    if matches!(report.outcome, Outcome::WriteFailed(_) | Outcome::Interrupted) {
+    if matches!(report.outcome, RunOutcome::WriteFailed(_) | RunOutcome::Interrupted) {
         // The jobs still running are abandoned: their rows are never written.
         let failed_before = resumed.done.values().filter(|&&f| f).count();
         finish_stopped(&mut appender, &mut manifest, &plan.dir, kept + ran, failed_before + failed);

@@ -3,7 +3,7 @@
 //! job.
 //!
 //! The workers run detached on their own rayon pool and share nothing with the caller but
-//! [`Work`], so that the writer can abandon jobs still running when a stop's grace period
+//! the [`Queue`], so that the writer can abandon jobs still running when a stop's grace period
 //! ends: their rows are never written, and they run again on resume. Workers start no new
 //! job once the run is halted (`--fail-fast`, a failed write) or its [`StopToken`] asks
 //! to stop.
@@ -22,9 +22,9 @@ use super::{GRACE, StopToken};
 use crate::report::files::Appender;
 use crate::spec::{EvaluationSpec, Job};
 
-/// What the workers share: the jobs in the order to start them, the memory budget, and
-/// when to stop.
-pub struct Work {
+/// The queue the workers take jobs from, and what they share with the writer: the jobs in
+/// the order to start them, the memory budget, and when to stop.
+pub struct Queue {
     /// The jobs to run, first started first.
     pub jobs: Vec<Job>,
     /// Each job's own memory, by the estimates.
@@ -50,7 +50,7 @@ pub struct Work {
     halted: AtomicBool,
 }
 
-/// A finished job: its index in [`Work::jobs`] and its rows.
+/// A finished job: its index in [`Queue::jobs`] and its rows.
 type Finished = (usize, JobOutput);
 
 /// What the writer loop did.
@@ -66,8 +66,8 @@ pub struct Written {
     pub write_error: Option<anyhow::Error>,
 }
 
-impl Work {
-    /// Work on `jobs`, none started yet.
+impl Queue {
+    /// A queue of `jobs`, none started yet.
     pub fn new(
         jobs: Vec<Job>,
         (needs, budget): (Vec<u64>, Budget),
@@ -76,9 +76,9 @@ impl Work {
         fault: Option<Fault>,
         (fail_fast, stop): (bool, StopToken),
         place: (std::path::PathBuf, super::command::Slots, Vec<&'static str>),
-    ) -> Work {
+    ) -> Queue {
         assert_eq!(needs.len(), jobs.len(), "one memory need per job");
-        Work {
+        Queue {
             jobs,
             needs,
             budget,
@@ -134,14 +134,14 @@ impl Work {
     }
 }
 
-/// Starts `threads` workers on `work`; the receiver gets every finished job and is
+/// Starts `threads` workers on `queue`; the receiver gets every finished job and is
 /// disconnected when all workers have stopped.
-pub fn start(work: &Arc<Work>, threads: usize) -> Result<mpsc::Receiver<Finished>> {
+pub fn start(queue: &Arc<Queue>, threads: usize) -> Result<mpsc::Receiver<Finished>> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().context("cannot start worker threads")?;
     let (sender, receiver) = mpsc::channel();
     for _ in 0..threads {
-        let (sender, work) = (sender.clone(), Arc::clone(work));
-        pool.spawn(move || work.run_jobs(&sender));
+        let (sender, queue) = (sender.clone(), Arc::clone(queue));
+        pool.spawn(move || queue.run_jobs(&sender));
     }
     // Dropping the pool does not wait: its threads end when their workers return.
     Ok(receiver)
@@ -149,12 +149,12 @@ pub fn start(work: &Arc<Work>, threads: usize) -> Result<mpsc::Receiver<Finished
 
 /// The writer loop: appends each finished job's rows until every worker has stopped, a
 /// write fails, or the grace period after a stop request ends (the jobs still running
-/// are then abandoned). Halts the work before it returns.
-pub fn write_rows(work: &Work, finished: &mpsc::Receiver<Finished>, appender: &mut Appender, bar: &Bar) -> Written {
+/// are then abandoned). Halts the queue before it returns.
+pub fn write_rows(queue: &Queue, finished: &mpsc::Receiver<Finished>, appender: &mut Appender, bar: &Bar) -> Written {
     let mut written = Written::default();
     let mut deadline: Option<Instant> = None;
     loop {
-        if work.stop.is_stopped() && deadline.is_none() {
+        if queue.stop.is_stopped() && deadline.is_none() {
             deadline = Some(Instant::now() + GRACE);
         }
         if deadline.is_some_and(|d| Instant::now() > d) {
@@ -166,8 +166,8 @@ pub fn write_rows(work: &Work, finished: &mpsc::Receiver<Finished>, appender: &m
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
-        let appended =
-            Fault::check_write(work.fault.as_ref(), written.ran).and_then(|()| appender.append(&out.rows, &out.curves));
+        let appended = Fault::check_write(queue.fault.as_ref(), written.ran)
+            .and_then(|()| appender.append(&out.rows, &out.curves));
         if let Err(e) = appended {
             written.write_error = Some(e);
             break;
@@ -177,17 +177,17 @@ pub fn write_rows(work: &Work, finished: &mpsc::Receiver<Finished>, appender: &m
             bar.println(line);
         }
         if let Some(message) = &out.failure {
-            let job = &work.jobs[index];
+            let job = &queue.jobs[index];
             written.failed += 1;
             bar.println(&format!("job {} ({}) failed: {message}", job.id, job.params.solver_name()));
-            if work.fail_fast {
+            if queue.fail_fast {
                 bar.println("--fail-fast: starting no new jobs");
                 written.fail_fast_stop = true;
-                work.halt();
+                queue.halt();
             }
         }
         bar.job_done(written.failed);
     }
-    work.halt();
+    queue.halt();
     written
 }

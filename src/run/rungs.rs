@@ -24,7 +24,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{Outcome, Plan, RunReport, StopToken, execute, state};
+use super::{Plan, RunOutcome, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
 use crate::names::count;
 use crate::report::manifest::Manifest;
@@ -112,7 +112,7 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         failed += report.failed;
         shared_tables.add(&report.shared_tables);
         let kept = *kept.get_or_insert(report.kept);
-        if plan.last || !matches!(report.outcome, Outcome::Completed) {
+        if plan.last || !matches!(report.outcome, RunOutcome::Completed) {
             return Ok(RunReport { ran, kept, failed, shared_tables, ..report });
         }
         plan.earlier = super::Earlier {

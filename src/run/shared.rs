@@ -14,8 +14,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
+use crate::cost::memory::Shared;
 use crate::game::Positions;
-use crate::memory::Shared;
 use crate::names::count;
 use crate::report::manifest::SharedTables;
 use crate::solvers::{action_values, ground_truth, layout};

@@ -89,7 +89,7 @@ pub struct OptimalValues {
 }
 
 impl OptimalValues {
-    /// The bytes it holds (see [`crate::memory::optimal_values`]).
+    /// The bytes it holds (see [`crate::cost::memory::optimal_values`]).
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&self.discounted[..])
     }

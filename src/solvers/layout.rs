@@ -197,7 +197,7 @@ impl Layout {
         }
     }
 
-    /// The bytes it holds (see [`crate::memory::layout`]).
+    /// The bytes it holds (see [`crate::cost::memory::layout`]).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of_val;
         let map = match &self.lookup {

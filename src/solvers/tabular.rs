@@ -176,7 +176,7 @@ impl Table {
         Arc::clone(&self.layout)
     }
 
-    /// The bytes its values hold (see [`crate::memory::values`]; the layout's are
+    /// The bytes its values hold (see [`crate::cost::memory::values`]; the layout's are
     /// [`Layout::heap_bytes`]).
     pub fn heap_bytes(&self) -> usize {
         std::mem::size_of_val(&self.q[..])

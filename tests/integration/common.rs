@@ -104,7 +104,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 /// Runs `spec` through the library's executor into `out`, quietly, on `threads` threads
 /// (`shard`: only that share), and checks that it completed.
 pub fn run_in(spec: &Path, out: &Path, threads: usize, shard: Option<sweep::report::manifest::Shard>) {
-    use sweep::run::{self, Outcome, RunOptions, StopToken};
+    use sweep::run::{self, RunOptions, RunOutcome, StopToken};
     let opts = RunOptions {
         spec: spec.to_path_buf(),
         threads: Some(threads),
@@ -114,7 +114,7 @@ pub fn run_in(spec: &Path, out: &Path, threads: usize, shard: Option<sweep::repo
         ..RunOptions::default()
     };
     let report = run::run(&opts, &StopToken::new()).unwrap();
-    assert!(matches!(report.outcome, Outcome::Completed), "{:?}", report.outcome);
+    assert!(matches!(report.outcome, RunOutcome::Completed), "{:?}", report.outcome);
 }
 
 /// z for a two-sided 99.9% interval.

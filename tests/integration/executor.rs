@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use sweep::report::manifest::Manifest;
-use sweep::run::{Fault, Outcome, RunOptions, RunReport, StopToken, run};
+use sweep::run::{Fault, RunOptions, RunOutcome, RunReport, StopToken, run};
 
 /// Four short jobs.
 const FOUR: &str = r#"
@@ -47,14 +47,14 @@ fn a_run_after_a_fail_fast_stop_runs_every_job() {
     let failing =
         RunOptions { fail_fast: true, fault: Some(Fault::Error(String::new())), ..options(tmp.path(), "out") };
     let first = run_ok(&failing, &StopToken::new());
-    assert!(matches!(first.outcome, Outcome::StoppedByFailFast), "{:?}", first.outcome);
+    assert!(matches!(first.outcome, RunOutcome::StoppedByFailFast), "{:?}", first.outcome);
     assert_eq!((first.ran, first.failed), (1, 1), "no job started after the failed one");
     assert_eq!(statuses(&first.dir), ["failed"]);
     assert!(!Manifest::read(&first.dir).unwrap().complete);
 
     // The same directory again, without the fault: the failed job and all the others run.
     let second = run_ok(&options(tmp.path(), "out"), &StopToken::new());
-    assert!(matches!(second.outcome, Outcome::Completed), "{:?}", second.outcome);
+    assert!(matches!(second.outcome, RunOutcome::Completed), "{:?}", second.outcome);
     assert_eq!((second.ran, second.kept, second.failed), (4, 0, 0));
     assert_eq!(statuses(&second.dir), ["ok"; 4]);
     assert!(Manifest::read(&second.dir).unwrap().complete);
@@ -67,11 +67,11 @@ fn a_stopped_token_interrupts_the_run_and_a_new_token_resumes_it() {
     let stop = StopToken::new();
     stop.stop();
     let first = run_ok(&opts, &stop);
-    assert!(matches!(first.outcome, Outcome::Interrupted), "{:?}", first.outcome);
+    assert!(matches!(first.outcome, RunOutcome::Interrupted), "{:?}", first.outcome);
     assert_eq!(first.ran, 0, "no job starts once a stop is asked");
     assert!(!Manifest::read(&first.dir).unwrap().complete);
     let second = run_ok(&opts, &StopToken::new());
-    assert!(matches!(second.outcome, Outcome::Completed), "{:?}", second.outcome);
+    assert!(matches!(second.outcome, RunOutcome::Completed), "{:?}", second.outcome);
     assert_eq!(second.ran, 4);
 }
 
@@ -80,11 +80,11 @@ fn a_failed_write_is_an_outcome_and_keeps_what_was_written() {
     let tmp = tempfile::tempdir().unwrap();
     let full_disk = RunOptions { fault: Some(Fault::Write(2)), ..options(tmp.path(), "out") };
     let first = run_ok(&full_disk, &StopToken::new());
-    let Outcome::WriteFailed(error) = &first.outcome else { panic!("{:?}", first.outcome) };
+    let RunOutcome::WriteFailed(error) = &first.outcome else { panic!("{:?}", first.outcome) };
     assert!(format!("{error:#}").contains("No space left on device"), "{error:#}");
     assert_eq!(first.ran, 2);
     assert_eq!(statuses(&first.dir), ["ok"; 2]);
     let second = run_ok(&options(tmp.path(), "out"), &StopToken::new());
-    assert!(matches!(second.outcome, Outcome::Completed), "{:?}", second.outcome);
+    assert!(matches!(second.outcome, RunOutcome::Completed), "{:?}", second.outcome);
     assert_eq!((second.ran, second.kept), (2, 2));
 }

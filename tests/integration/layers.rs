@@ -27,7 +27,6 @@ const LAYERS: &[&str] = &[
     "mdp",
     "solvers",
     // What a job costs, in bytes and seconds, and the kernels that measure it.
-    "memory",
     "cost",
     "bench",
     // The solver kinds and how their policies are scored.
