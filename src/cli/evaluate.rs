@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde_json::json;
 
+use crate::report::table::{Cell, Column, Doc, Table};
+
 use super::play::read_policy;
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game, Status};
@@ -30,8 +32,10 @@ pub struct EvaluateArgs {
     #[arg(long, value_parser = super::game_arg)]
     game: Option<Game>,
     /// Print one JSON object instead of text.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = super::table::FORMAT_HELP, hide_possible_values = true)]
+    format: super::table::FormatArg,
 }
 
 /// A policy file and the seat it plays.
@@ -144,26 +148,52 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<i32> {
         return Ok(exit::OK);
     }
     let cells: Vec<String> = moves.iter().map(u8::to_string).collect();
-    println!(
+    let mut doc = Doc::new(format!("sweep evaluate: {} against {} on {game}", a.path.display(), b.path.display()));
+    doc.line(format!(
         "{game}: {} ({}) against {} ({}), one game (both deterministic)",
         a.path.display(),
         a.seat,
         b.path.display(),
         b.seat
-    );
-    println!("  moves {}", cells.join(" "));
-    println!("  value for A {value:+}: p_win {} p_draw {} p_loss {}", p("win"), p("draw"), p("loss"));
-    for (s, worst) in [(&a, &worst_a), (&b, &worst_b)] {
+    ));
+    doc.line(format!("  moves {}", cells.join(" ")));
+    doc.line(format!("  value for A {value:+}: p_win {} p_draw {} p_loss {}", p("win"), p("draw"), p("loss")));
+    let columns = vec![Column::text("side"), Column::text("file"), Column::text("seat")];
+    let columns = columns.into_iter().chain(["exploitability", "worst_case", "game_value"].map(Column::numbers));
+    let mut sides = Table::new("each policy's exploitability", columns.collect());
+    for (name, s, worst) in [("a", &a, &worst_a), ("b", &b, &worst_b)] {
         let optimal = game_value(game, s.seat);
-        println!(
+        doc.line(format!(
             "  exploitability of {} ({}): {} (worst case {:+}, game value {:+})",
             s.path.display(),
             s.seat,
             optimal - worst.value,
             worst.value,
             optimal
-        );
+        ));
+        sides.push(vec![
+            Cell::text(name),
+            Cell::text(s.path.display().to_string()),
+            Cell::text(s.seat.name()),
+            Cell::Float(optimal - worst.value),
+            Cell::Float(worst.value),
+            Cell::Float(optimal),
+        ]);
     }
+    let mut result = Table::new("the game of A against B", vec![Column::text("game"), Column::text("moves")]);
+    let result_columns = ["value", "p_win", "p_draw", "p_loss"].map(Column::numbers);
+    result.columns.extend(result_columns);
+    result.push(vec![
+        Cell::text(game.to_string()),
+        Cell::text(cells.join(" ")),
+        Cell::Float(value),
+        Cell::Float(p("win")),
+        Cell::Float(p("draw")),
+        Cell::Float(p("loss")),
+    ]);
+    doc.data(result);
+    doc.data(sides);
+    super::table::print_doc(&doc, args.format.format());
     Ok(exit::OK)
 }
 

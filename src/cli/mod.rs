@@ -66,6 +66,8 @@ enum Command {
         /// already holds are counted as done, and the estimate covers the rest.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = table::FORMAT_HELP, hide_possible_values = true)]
+        format: table::FormatArg,
     },
     /// Solve a (seat, opponent) MDP exactly by policy and value iteration.
     #[command(
@@ -289,8 +291,8 @@ fn dispatch(command: Command) -> Result<i32> {
             }
             run::run(&options)
         }
-        Command::Plan { spec, threads, max_memory, peak_memory, out } => {
-            plan::plan(&spec, threads, max_memory, peak_memory, out.as_deref())
+        Command::Plan { spec, threads, max_memory, peak_memory, out, format } => {
+            plan::plan(&spec, threads, max_memory, peak_memory, out.as_deref(), format.format())
         }
         Command::Solve(args) => solve::solve(&args),
         Command::Reproduce(args) => reproduce::reproduce(&args),

@@ -20,6 +20,7 @@ use crate::bench::Calibration;
 use crate::cost::memory::{self, Shared};
 use crate::error::{bad_input, exit};
 use crate::names::count;
+use crate::report::table::{Cell, Column, Doc, Format, Table};
 use crate::run::budget::Needs;
 use crate::spec::{self, Sweep};
 
@@ -130,15 +131,15 @@ pub fn test_cost(sweep: &Sweep, cal: &Calibration) -> (u64, f64) {
     (jobs, per_job * jobs as f64)
 }
 
-/// Prints a `[test]`'s line.
-fn print_test(sweep: &Sweep, cal: &Calibration) {
+/// Adds a `[test]`'s line.
+fn test_line(doc: &mut Doc, sweep: &Sweep, cal: &Calibration) {
     let (Some(test), Some((configurations, _))) = (&sweep.test, crate::search::test_split::planned(sweep)) else {
         return;
     };
     let (jobs, seconds) = test_cost(sweep, cal);
     let seat = test.seat.map_or("the mean over its seats".to_string(), |s| format!("seat {s}"));
     let bound = if sweep.search.is_some() { "at most " } else { "" };
-    println!(
+    doc.line(format!(
         "test: the best {} per {} by {} against {} ({seat}) re-run on {} fresh seeds each: {bound}{configurations} \
          configurations, {bound}{jobs} jobs, at most {seconds:.1} s of CPU (counted in the CPU and wall time)",
         test.top,
@@ -146,7 +147,7 @@ fn print_test(sweep: &Sweep, cal: &Calibration) {
         test.metric.name(),
         test.opponent.name(),
         test.replicates
-    );
+    ));
 }
 
 /// A search's planned jobs and budget units (episodes or iterations) over all rungs, and
@@ -160,11 +161,11 @@ pub fn search_work(sweep: &Sweep) -> (u64, u128, u128) {
     (jobs, work, u128::from(grid_jobs) * u128::from(search.max_budget))
 }
 
-/// Prints a search's rungs and its work against the full grid.
-fn print_search(sweep: &Sweep) {
+/// Adds a search's rungs and its work against the full grid.
+fn search_lines(doc: &mut Doc, sweep: &Sweep) {
     let Some(search) = &sweep.search else { return };
     let seat = search.seat.map_or("the mean over its seats".to_string(), |s| format!("seat {s}"));
-    println!(
+    doc.line(format!(
         "search: {}, eta {}, {} rungs; ranked by {} against {} ({seat}), mean over replicates; \
          the table above is the full grid at {} = {}",
         search.method.name(),
@@ -174,30 +175,42 @@ fn print_search(sweep: &Sweep) {
         search.opponent.name(),
         search.parameter,
         search.max_budget
-    );
-    println!("{:>6} {:>15} {:>12} {:>10}", "rung", "configurations", search.parameter, "jobs");
+    ));
+    let columns = vec![
+        Column::integers("rung").right().at_least(6),
+        Column::integers("configurations").right().at_least(15).gap(1),
+        Column::integers(search.parameter.to_string()).right().at_least(12).gap(1),
+        Column::integers("jobs").right().at_least(10).gap(1),
+    ];
+    let mut rungs = Table::new("the search's rungs", columns);
     for (rung, (configurations, budget, jobs)) in crate::search::planned(sweep).into_iter().enumerate() {
-        println!("{rung:>6} {configurations:>15} {budget:>12} {jobs:>10}");
+        rungs.push(vec![
+            Cell::int(rung),
+            Cell::Integer(configurations as u64),
+            Cell::Integer(budget),
+            Cell::Integer(jobs),
+        ]);
     }
     match search.method {
         crate::spec::Method::Halving => {}
         crate::spec::Method::Hyperband => {
-            for (start, rungs) in crate::search::planned_brackets(sweep) {
-                let shown: Vec<String> = rungs.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
-                println!("  bracket from rung {start}: {}", shown.join(" -> "));
+            for (start, rungs_of) in crate::search::planned_brackets(sweep) {
+                let shown: Vec<String> = rungs_of.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
+                rungs.notes.push(format!("  bracket from rung {start}: {}", shown.join(" -> ")));
             }
         }
     }
+    doc.table(rungs);
     let (jobs, work, grid_work) = search_work(sweep);
     let grid_jobs: u64 = sweep.solvers.iter().map(|s| s.points.len() as u64 * u64::from(s.replicates)).sum();
-    println!(
+    doc.line(format!(
         "search total: {}, {work} {} ({:.1}% of the full grid's {}, {grid_work} {})",
         count(jobs, "job"),
         search.parameter,
         100.0 * work as f64 / grid_work.max(1) as f64,
         count(grid_jobs, "job"),
         search.parameter
-    );
+    ));
 }
 
 /// A search that cannot help: one rung (nothing is cut), or more work than the full grid
@@ -248,8 +261,8 @@ pub fn needs(sweep: &Sweep) -> Needs {
     needs
 }
 
-/// Prints the memory the sweep needs at `threads` jobs at once against the budget.
-fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
+/// Adds the memory the sweep needs at `threads` jobs at once against the budget.
+fn memory_lines(doc: &mut Doc, sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
     let needs = needs(sweep);
     let shared = needs.shared_bytes();
     let games: std::collections::BTreeSet<String> = needs
@@ -262,7 +275,7 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
         })
         .collect();
     let peak = needs.peak(threads);
-    println!(
+    doc.line(format!(
         "memory: {} of tables shared by all jobs ({} of {}), largest job {}; {} at once: {}",
         memory::show(shared),
         count(needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(), "MDP"),
@@ -270,7 +283,7 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
         memory::show(needs.largest()),
         count(threads.min(needs.jobs.len()), "job"),
         memory::show(peak),
-    );
+    ));
     let budget = match max_memory {
         Some(b) => Some((b, "--max-memory")),
         None => memory::default_budget(),
@@ -283,7 +296,7 @@ fn print_memory(sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
     } else {
         "fits"
     };
-    println!("memory budget: {} ({source}): {verdict}", memory::show(limit));
+    doc.line(format!("memory budget: {} ({source}): {verdict}", memory::show(limit)));
 }
 
 /// Runs `sweep plan`.
@@ -293,6 +306,7 @@ pub fn plan(
     max_memory: Option<u64>,
     peak_only: bool,
     out: Option<&Path>,
+    format: Format,
 ) -> Result<i32> {
     let sweep = spec::load(spec_path).map_err(|e| bad_input(e.to_string()))?;
     let threads = match threads {
@@ -307,36 +321,52 @@ pub fn plan(
     let cal = crate::bench::calibration(Duration::from_millis(400));
     let estimate = estimate(&sweep, threads, &cal);
     let replicates = count(sweep.replicates, "replicate");
-    println!("{} ({}): seed {}, {replicates}", sweep.name, spec_path.display(), sweep.seed);
-    println!(
-        "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>12} {:>11}",
-        "solver", "kind", "points", "jobs", "episodes", "mcts iters/move", "cpu time", "memory/job"
-    );
+    let mut doc = Doc::new(format!("sweep plan: {}", sweep.name));
+    doc.line(format!("{} ({}): seed {}, {replicates}", sweep.name, spec_path.display(), sweep.seed));
+    let mut columns = vec![
+        Column::text("solver").at_least(22),
+        Column::text("kind").at_least(17).gap(1),
+        Column::integers("points").right().at_least(8).gap(1),
+        Column::integers("jobs").right().at_least(10).gap(1),
+        Column::integers("episodes").right().at_least(16).gap(1),
+        Column::integers("mcts iters/move").right().at_least(16).gap(1),
+        Column::decimals("cpu time", 1).right().at_least(12).gap(1),
+        Column::integers("memory/job").right().at_least(11).gap(1),
+    ];
+    // A searched spec's lines are the full grid at the last rung's budget: each says so.
     let grid_note = grid_note(&sweep);
-    for (s, e) in sweep.solvers.iter().zip(&estimate.solvers) {
-        println!(
-            "{:<22} {:<17} {:>8} {:>10} {:>16} {:>16} {:>11.1}s {:>11}{grid_note}",
-            s.label,
-            s.kind.name(),
-            e.points,
-            e.jobs,
-            e.episodes,
-            e.iterations,
-            e.seconds,
-            memory::show(e.memory)
-        );
+    if !grid_note.is_empty() {
+        columns.push(Column::text("grid").untitled().at_least(0));
     }
+    let mut solvers = Table::new("each solver's jobs and cost", columns);
+    for (s, e) in sweep.solvers.iter().zip(&estimate.solvers) {
+        let mut row = vec![
+            Cell::text(s.label.clone()),
+            Cell::text(s.kind.name()),
+            Cell::Integer(e.points),
+            Cell::Integer(e.jobs),
+            Cell::Written(e.episodes.to_string()),
+            Cell::Written(e.iterations.to_string()),
+            Cell::number_as(format!("{:.1}s", e.seconds), e.seconds),
+            Cell::Shown { text: memory::show(e.memory), full: e.memory.to_string() },
+        ];
+        if !grid_note.is_empty() {
+            row.push(Cell::text(grid_note.trim_start()));
+        }
+        solvers.push(row);
+    }
+    doc.table(solvers);
     let jobs: u64 = estimate.solvers.iter().map(|e| e.jobs).sum();
     let episodes: u128 = estimate.solvers.iter().map(|e| e.episodes).sum();
     if sweep.search.is_some() {
-        print_search(&sweep);
-        println!("CPU of the search: {:.1} s", estimate.cpu_seconds);
+        search_lines(&mut doc, &sweep);
+        doc.line(format!("CPU of the search: {:.1} s", estimate.cpu_seconds));
     } else {
         let (jobs, episodes) = (count(jobs, "job"), count(episodes, "training episode"));
-        println!("total: {jobs}, {episodes}, {:.1} s of CPU", estimate.cpu_seconds);
+        doc.line(format!("total: {jobs}, {episodes}, {:.1} s of CPU", estimate.cpu_seconds));
     }
-    print_test(&sweep, &cal);
-    println!(
+    test_line(&mut doc, &sweep, &cal);
+    doc.line(format!(
         "estimated wall time on {threads} threads: {} ({:.1} s of it building the shared tables; {:.1} s of CPU in all; \
          calibration {}, a thread got {:.0}% of a core{}: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s \
          per core)",
@@ -348,23 +378,39 @@ pub fn plan(
         cal.others.map_or(String::new(), |o| format!(", other work on the host {o:.1} threads' worth")),
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
-    );
+    ));
+    let columns = vec![Column::integers("jobs"), Column::integers("threads")];
+    let columns = columns.into_iter().chain(["cpu_s", "shared_cpu_s", "wall_s", "shared_wall_s"].map(Column::numbers));
+    let mut total = Table::new("the estimate", columns.chain([Column::integers("peak_memory")]).collect());
+    // The jobs a run starts: the search's own when searched (the table shows its full grid).
+    let planned = if sweep.search.is_some() { search_work(&sweep).0 } else { jobs };
+    total.push(vec![
+        Cell::Integer(planned),
+        Cell::int(threads),
+        Cell::Float(estimate.cpu_seconds),
+        Cell::Float(estimate.shared_cpu_seconds),
+        Cell::Float(estimate.wall_seconds),
+        Cell::Float(estimate.shared_seconds),
+        Cell::Integer(needs(&sweep).peak(threads)),
+    ]);
+    doc.data(total);
     let dir = out.map_or_else(|| Path::new("results").join(&sweep.name), Path::to_path_buf);
     if let Some(line) = already_done(&sweep, &dir, threads, &cal) {
-        println!("{line}");
+        doc.line(line);
     }
-    print_memory(&sweep, threads, max_memory);
+    memory_lines(&mut doc, &sweep, threads, max_memory);
     for line in program_notes(&sweep, &dir) {
-        println!("{line}");
+        doc.line(line);
     }
     for note in &sweep.notes {
-        println!("note: {note}");
+        doc.line(format!("note: {note}"));
     }
     if jobs > crate::run::HUGE {
-        println!("more than {} jobs: `sweep run` will ask for --yes", crate::run::HUGE);
+        doc.line(format!("more than {} jobs: `sweep run` will ask for --yes", crate::run::HUGE));
     } else if estimate.wall_seconds > HOUR {
-        println!("more than an hour: `sweep run` will ask before starting (or needs --yes)");
+        doc.line("more than an hour: `sweep run` will ask before starting (or needs --yes)");
     }
+    super::table::print_doc(&doc, format);
     for warning in schedule::warnings(&sweep).into_iter().chain(search_warnings(&sweep)) {
         eprintln!("warning: {warning}");
     }

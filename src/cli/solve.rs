@@ -15,6 +15,7 @@ use crate::error::{bad_input, exit};
 use crate::game::Game;
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
 use crate::report::files::write_text_atomic;
+use crate::report::table::{Cell, Column, Doc, Table};
 use crate::solvers::{policy_iteration, value_iteration};
 use crate::stats::special::gcd;
 
@@ -42,8 +43,10 @@ pub struct SolveArgs {
     #[arg(long, value_name = "FILE")]
     values: Option<PathBuf>,
     /// Print one JSON object instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = super::table::FORMAT_HELP, hide_possible_values = true)]
+    format: super::table::FormatArg,
 }
 
 /// A bound on the absolute floating-point error of a value or probability of `game`
@@ -141,51 +144,98 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
         return Ok(exit::OK);
     }
-    println!(
+    let mut doc = Doc::new(format!("sweep solve: {} as {} against {}", args.game, args.seat, args.opponent));
+    doc.line(format!(
         "{}: {} legal positions; under optimal play by both sides the game is a {}",
         args.game,
         positions.len(),
         game_value(positions.minimax(0))
-    );
-    println!("seat {} against {}: {} agent states", args.seat, args.opponent, mdp.len());
-    println!("optimal value V* = {}", show(best.value, exact));
-    println!(
+    ));
+    doc.line(format!("seat {} against {}: {} agent states", args.seat, args.opponent, mdp.len()));
+    doc.line(format!("optimal value V* = {}", show(best.value, exact)));
+    doc.line(format!(
         "P(win) = {}   P(draw) = {}   P(loss) = {}",
         show(eval.p_win, exact),
         show(eval.p_draw, exact),
         show(eval.p_loss, exact)
-    );
-    println!("first decisions (* = optimal):");
+    ));
+    let fraction = |x: f64| exact(x).map_or(Cell::Missing, |(p, q)| Cell::text(format!("{p}/{q}")));
+    let figures = ["game", "game_value", "seat", "opponent"].map(Column::text).into_iter();
+    let figures = figures.chain(["positions", "agent_states"].map(Column::integers));
+    let figures = figures.chain([Column::numbers("value"), Column::text("value_fraction")]);
+    let figures = figures.chain(["p_win", "p_draw", "p_loss"].map(Column::numbers));
+    let mut solution = Table::new("the optimum", figures.collect());
+    solution.push(vec![
+        Cell::text(args.game.to_string()),
+        Cell::text(game_value(positions.minimax(0))),
+        Cell::text(args.seat.name()),
+        Cell::text(args.opponent.name()),
+        Cell::int(positions.len()),
+        Cell::int(mdp.len()),
+        Cell::Float(best.value),
+        fraction(best.value),
+        Cell::Float(eval.p_win),
+        Cell::Float(eval.p_draw),
+        Cell::Float(eval.p_loss),
+    ]);
+    doc.data(solution);
+    doc.line("first decisions (* = optimal):");
+    let columns = vec![
+        Column::text("board").at_least(0),
+        Column::integers("cell").at_least(0),
+        Column::numbers("value").at_least(0),
+        Column::text("optimal").at_least(0),
+    ];
+    let mut decisions = Table::new("first decisions (* = optimal)", columns).headless().indented(2);
     for (board, cell, value, optimal) in &first {
         // Where a move is not written as its cell (gravity boards: the column), say both.
         let text = args.game.move_text(*cell);
         let shown = if text == cell.to_string() { String::new() } else { format!(" (move {text})") };
-        println!("  {board}  cell {cell}{shown}  value {value:+.6}{}", if *optimal { "  *" } else { "" });
+        decisions.push(vec![
+            Cell::text(board.to_string()),
+            Cell::Shown { text: format!("cell {cell}{shown}"), full: cell.to_string() },
+            Cell::number_as(format!("value {value:+.6}"), *value),
+            Cell::text(if *optimal { "*" } else { "" }),
+        ]);
     }
+    doc.table(decisions);
     match &checked {
         Some((pi, (vi, vi_sweeps))) => {
-            println!(
+            doc.line(format!(
                 "policy iteration: {} rounds; value iteration: {} sweeps, V* = {:.12}",
                 pi.rounds.len(),
                 vi_sweeps,
                 vi.value
-            );
+            ));
             if args.trace {
-                println!("round  sweeps  V(start)   changed");
+                let columns = vec![
+                    Column::integers("round").right().at_least(5),
+                    Column::integers("sweeps").right().at_least(6),
+                    Column::numbers("V(start)").at_least(0),
+                    Column::integers("changed").right().at_least(7),
+                ];
+                let mut rounds = Table::new("policy iteration's rounds", columns);
                 for (i, r) in pi.rounds.iter().enumerate() {
-                    println!("{:>5}  {:>6}  {:.6}  {:>7}", i + 1, r.sweeps, r.value, r.changed);
+                    rounds.push(vec![
+                        Cell::int(i + 1),
+                        Cell::Integer(r.sweeps.into()),
+                        Cell::Float(r.value),
+                        Cell::Integer(r.changed.into()),
+                    ]);
                 }
+                doc.table(rounds);
             }
         }
-        None => println!(
+        None => doc.line(format!(
             "solved by backward induction (one pass; {} action slots): --check also runs policy and value iteration",
             mdp.slots()
-        ),
+        )),
     }
     if let Some(path) = &args.values {
-        println!("values of all {} states written to {}", mdp.len(), path.display());
+        doc.line(format!("values of all {} states written to {}", mdp.len(), path.display()));
     }
-    println!("time: {elapsed_ms:.2} ms");
+    doc.line(format!("time: {elapsed_ms:.2} ms"));
+    super::table::print_doc(&doc, args.format.format());
     Ok(exit::OK)
 }
 

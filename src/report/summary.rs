@@ -23,23 +23,16 @@ use crate::spec::Sweep;
 
 pub use crate::schema::{NEEDED_COLUMNS, config_columns};
 
-/// Two-sided 95% quantiles of Student's t for 1..=30 degrees of freedom.
-const T95: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-    2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-];
-
-/// The two-sided 95% quantile of Student's t with `df` degrees of freedom (a table up to
-/// 30, then the Cornish–Fisher expansion around the normal quantile, within 1e-3).
+/// The two-sided 95% quantile of Student's t with `df` degrees of freedom: the one t
+/// quantile ([`student_t_quantile`](crate::stats::special::student_t_quantile) at 0.975), rounded to three decimals up to 30 degrees
+/// of freedom, as the printed tables give it (the figure every `ci95` of this project has
+/// used there, so that a results file's intervals do not move), in full above.
 pub fn t95(df: usize) -> f64 {
+    let q = || crate::stats::special::student_t_quantile(0.975, df as f64);
     match df {
         0 => f64::NAN,
-        1..=30 => T95[df - 1],
-        _ => {
-            let z: f64 = 1.959_964;
-            let d = df as f64;
-            z + (z.powi(3) + z) / (4.0 * d) + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
-        }
+        1..=30 => (q() * 1000.0).round() / 1000.0,
+        _ => q(),
     }
 }
 
@@ -507,6 +500,14 @@ mod tests {
     #[test]
     fn t_quantiles() {
         assert_eq!(t95(4), 2.776);
+        // The printed tables' figures (e.g. Fisher and Yates), 1 to 30 degrees of freedom.
+        let printed = [
+            12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+            2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        ];
+        for (df, &t) in (1..).zip(&printed) {
+            assert_eq!(t95(df), t, "{df} degrees of freedom");
+        }
         assert!((t95(40) - 2.021).abs() < 1e-3);
         assert!((t95(120) - 1.980).abs() < 1e-3);
     }

@@ -1,6 +1,7 @@
-//! The tables of `summary`, `compare` and `importance` in their three printed forms
-//! (`--format text|csv|json`, `--csv`) on a real run: the JSON holds the CSV's numbers to
-//! the bit; and the executor hands its end-of-run summary back to its caller.
+//! The tables of every command that prints one in each printed form (`--format
+//! text|csv|json|markdown|latex|html`, `--csv`) on a real run: the JSON holds the CSV's
+//! numbers to the bit, each form has every row; and the executor hands its end-of-run
+//! summary back to its caller.
 
 use std::path::Path;
 
@@ -115,8 +116,121 @@ fn csv_and_another_format_together_are_refused() {
     for command in ["summary", "compare", "importance"] {
         let o = run(&[command, out.to_str().unwrap(), "--csv", "--format", "json"]);
         assert_eq!(o.status.code(), Some(2), "{command}: {}", stderr(&o));
-        let o = run(&[command, out.to_str().unwrap(), "--format", "html"]);
+        let o = run(&[command, out.to_str().unwrap(), "--format", "yaml"]);
         assert_eq!(o.status.code(), Some(2), "{command}: {}", stderr(&o));
+    }
+}
+
+/// The tables of one JSON form: the object itself, or a doc's table blocks.
+fn tables(json: &Value) -> Vec<&Value> {
+    match json.get("blocks") {
+        Some(blocks) => blocks.as_array().unwrap().iter().filter_map(|b| b.get("table")).collect(),
+        None => vec![json],
+    }
+}
+
+/// One command's every form: `--format text` is the default output; the JSON's tables
+/// are the CSV's, in order, cell for cell; Markdown, LaTeX and HTML have each table with
+/// every row (Markdown: as many cells in each row as columns).
+fn check_every_form(args: &[&str], calibration: &Path) {
+    let with = |extra: &[&str]| {
+        let args = [args, extra].concat();
+        let o = sweep().env("SWEEP_CALIBRATION", calibration).args(&args).output().expect("sweep runs");
+        assert!(o.status.success(), "sweep {}: {}", args.join(" "), stderr(&o));
+        stdout(&o)
+    };
+    // The lines with a measured time (plan's calibration, solve's run time) aside.
+    let timeless = |text: String| {
+        text.lines().filter(|l| !l.contains("calibration") && !l.starts_with("time: ")).collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(timeless(with(&[])), timeless(with(&["--format", "text"])), "{args:?}");
+    let json: Value = serde_json::from_str(&with(&["--format", "json"])).expect("JSON");
+    let tables = tables(&json);
+    assert!(!tables.is_empty(), "{args:?}: no table");
+    let csv = with(&["--format", "csv"]);
+    let parts: Vec<&str> = csv.split("\n\n").collect();
+    assert_eq!(parts.len(), tables.len(), "{args:?}: one CSV table per table");
+    for (table, part) in tables.iter().zip(&parts) {
+        let mut reader = csv::Reader::from_reader(part.as_bytes());
+        let records: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let rows = table["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), records.len(), "{args:?}");
+        let names: Vec<&str> =
+            table["columns"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        for (row, record) in rows.iter().zip(&records) {
+            for ((cell, written), name) in row.as_array().unwrap().iter().zip(record.iter()).zip(&names) {
+                // plan's wall time reads the host's load at the time (each run its own).
+                if name.contains("wall") {
+                    continue;
+                }
+                match cell {
+                    Value::Null => assert_eq!(written, ""),
+                    Value::String(s) => assert_eq!(s, written),
+                    Value::Number(n) => {
+                        assert_eq!(n.as_f64().unwrap().to_bits(), written.parse::<f64>().unwrap().to_bits())
+                    }
+                    other => panic!("{args:?}: {other}"),
+                }
+            }
+        }
+    }
+    let rows: usize = tables.iter().map(|t| t["rows"].as_array().unwrap().len()).sum();
+    let markdown = with(&["--format", "markdown"]);
+    let table_lines: Vec<&str> = markdown.lines().filter(|l| l.starts_with("| ")).collect();
+    assert_eq!(table_lines.len(), rows + 2 * tables.len(), "{args:?}: header, rule and rows of each table");
+    for line in &table_lines {
+        let cells = line.replace("\\|", "").matches(" | ").count() + 1;
+        assert!(tables.iter().any(|t| t["columns"].as_array().unwrap().len() == cells), "{args:?}: {line}");
+    }
+    let latex = with(&["--format", "latex"]);
+    assert_eq!(latex.matches("\\begin{tabular}").count(), tables.len(), "{args:?}");
+    assert_eq!(latex.matches("\\midrule").count(), tables.len(), "{args:?}");
+    let html = with(&["--format", "html"]);
+    assert_eq!(html.matches("<table").count(), tables.len(), "{args:?}");
+    assert_eq!(html.matches("<tr").count(), rows + tables.len(), "{args:?}");
+}
+
+#[test]
+fn every_command_that_prints_a_table_prints_it_in_every_form() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("smoke");
+    run_smoke(&out, &[]);
+    let dir = out.to_str().unwrap();
+    // A fixed calibration: plan's estimates are then the same in every run.
+    let calibration = tmp.path().join("calibration.json");
+    let fixed = r#"{"q_per_s": 2e7, "shares": {"q-learning": 1.0}, "big_table": 60.0, "mcts_per_s": 1.2e7,
+        "eval_s": 3.4e-6, "solve_s": 3.8e-4, "per_job_s": 5e-5, "shared_s_per_byte": 7e-9, "page_s": 2e-6,
+        "free": 1.0, "others": 0.0, "source": "fixed"}"#;
+    std::fs::write(&calibration, fixed).unwrap();
+    for args in [
+        vec!["summary", dir],
+        vec!["compare", dir, "--by", "solver"],
+        vec!["importance", dir, "--by", "iterations"],
+        vec!["plan", "experiments/smoke.toml"],
+        vec!["plan", "experiments/halving.toml"],
+        vec!["solve", "--trace"],
+        vec!["solve", "--game", "3x4g3", "--seat", "o"],
+        vec!["columns"],
+    ] {
+        check_every_form(&args, &calibration);
+    }
+    // A fidelity table (a grid of learners with curves) and a game of two policies.
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let learner = |seat: &str| {
+        rows.iter()
+            .find(|r| r[col("seat")] == seat && r[col("solver")] == "q-learning")
+            .map(|r| r[col("job_id")].clone())
+    };
+    let (x, o) = (learner("x").expect("an x job"), learner("o").expect("an o job"));
+    let (px, po) = (tmp.path().join("x.csv"), tmp.path().join("o.csv"));
+    for (job, file) in [(&x, &px), (&o, &po)] {
+        ok(&["reproduce", dir, "--job", job, "--policy-out", file.to_str().unwrap()]);
+    }
+    check_every_form(&["evaluate", px.to_str().unwrap(), po.to_str().unwrap()], &calibration);
+    if run(&["fidelity", dir]).status.success() {
+        check_every_form(&["fidelity", dir], &calibration);
+        assert_eq!(ok(&["fidelity", dir, "--csv"]), ok(&["fidelity", dir, "--format", "csv"]));
     }
 }
 
