@@ -405,16 +405,20 @@ pub fn render_doc(doc: &Doc, format: Format) -> String {
     if let [Block::Table(table)] = doc.blocks.as_slice() {
         return render(table, format);
     }
-    match format {
-        Format::Text => doc
-            .blocks
+    // Each block in one form: a line by `line`, a table by `table` (a data table but in text).
+    let each = |line: &dyn Fn(&str) -> String, table: &dyn Fn(&Table) -> String| -> Vec<String> {
+        let text = format == Format::Text;
+        doc.blocks
             .iter()
-            .map(|b| match b {
-                Block::Line(line) => format!("{line}\n"),
-                Block::Table(t) => text(t),
-                Block::Data(_) => String::new(),
+            .filter_map(|b| match b {
+                Block::Line(l) => Some(line(l)),
+                Block::Table(t) => Some(table(t)),
+                Block::Data(t) => (!text).then(|| table(t)),
             })
-            .collect(),
+            .collect()
+    };
+    match format {
+        Format::Text => each(&|l| format!("{l}\n"), &text).concat(),
         Format::Csv => doc.tables().map(csv).collect::<Vec<_>>().join("\n"),
         Format::Json => {
             let blocks: Vec<Value> = doc
@@ -428,32 +432,9 @@ pub fn render_doc(doc: &Doc, format: Format) -> String {
             let object = json!({ "title": doc.title, "blocks": blocks });
             format!("{}\n", serde_json::to_string_pretty(&object).expect("JSON of a doc"))
         }
-        Format::Markdown => doc
-            .blocks
-            .iter()
-            .map(|b| match b {
-                Block::Line(line) => format!("{}\n", markdown_text(line)),
-                Block::Table(t) | Block::Data(t) => markdown(t),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Format::Latex => doc
-            .blocks
-            .iter()
-            .map(|b| match b {
-                Block::Line(line) => format!("{}\n", latex_text(line)),
-                Block::Table(t) | Block::Data(t) => latex(t),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Format::Html => doc
-            .blocks
-            .iter()
-            .map(|b| match b {
-                Block::Line(line) => format!("<p>{}</p>\n", escape(line)),
-                Block::Table(t) | Block::Data(t) => html(t),
-            })
-            .collect(),
+        Format::Markdown => each(&|l| format!("{}\n", markdown_text(l)), &markdown).join("\n"),
+        Format::Latex => each(&|l| format!("{}\n", latex_text(l)), &latex).join("\n"),
+        Format::Html => each(&|l| format!("<p>{}</p>\n", escape(l)), &html).concat(),
     }
 }
 
