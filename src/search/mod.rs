@@ -19,10 +19,12 @@
 //! shards, order of completion or interruptions. This module reads no file: the scores
 //! come from the results file through its edge, `search/scores.rs`. [`survivors`] and [`rank`]
 //! are the one cut and the one ranking, which `[test]`'s choice ([`test_split`]) uses
-//! too.
+//! too. [`tpe`] is the multivariate Parzen estimator for model-based proposals, a pure
+//! function of the finished trials and a seed (no `[search]` method asks it yet).
 
 mod scores;
 pub mod test_split;
+pub mod tpe;
 
 pub use scores::{read_metric, read_scores};
 
