@@ -52,13 +52,21 @@ pub struct Parzen<'a> {
     axes: &'a [Axis],
     points: Vec<&'a [f64]>,
     width: f64,
+    /// Each point's log normalising constant over the continuous axes (the log of the
+    /// width times `sqrt(2π)` times the kernel's mass inside `[0, 1]`), summed.
+    ln_norms: Vec<f64>,
+}
+
+/// The log normalising constant of a normal of `width` at `mean` truncated to `[0, 1]`.
+fn ln_norm(mean: f64, width: f64) -> f64 {
+    let mass = normal_cdf((1.0 - mean) / width) - normal_cdf(-mean / width);
+    (width * (2.0 * std::f64::consts::PI).sqrt()).ln() + mass.ln()
 }
 
 /// `ln(φ((x - mean) / width) / width)` truncated to `[0, 1]`.
 fn ln_truncated_normal(x: f64, mean: f64, width: f64) -> f64 {
     let z = (x - mean) / width;
-    let mass = normal_cdf((1.0 - mean) / width) - normal_cdf(-mean / width);
-    -0.5 * z * z - (width * (2.0 * std::f64::consts::PI).sqrt()).ln() - mass.ln()
+    -0.5 * z * z - ln_norm(mean, width)
 }
 
 /// The share a categorical kernel at choice `center` gives choice `x` of `k`.
@@ -87,7 +95,14 @@ impl<'a> Parzen<'a> {
     pub fn new(axes: &'a [Axis], points: Vec<&'a [f64]>) -> Parzen<'a> {
         let n = (points.len() + 1) as f64;
         let width = (0.2 * n.powf(-1.0 / (axes.len() as f64 + 4.0))).max(0.01);
-        Parzen { axes, points, width }
+        let ln_norms = points
+            .iter()
+            .map(|p| {
+                let continuous = axes.iter().zip(p.iter()).filter(|(a, _)| **a == Axis::Continuous);
+                continuous.map(|(_, &c)| ln_norm(c, width)).sum()
+            })
+            .collect();
+        Parzen { axes, points, width, ln_norms }
     }
 
     /// The log-density at `x`: the mean over the kernels (the points' and the prior) of
@@ -102,19 +117,21 @@ impl<'a> Parzen<'a> {
                 Axis::Categorical(k) => -(k as f64).ln(),
             })
             .sum();
-        let mut terms = vec![prior];
-        for p in &self.points {
-            terms.push(
-                self.axes
-                    .iter()
-                    .zip(x)
-                    .zip(p.iter())
-                    .map(|((axis, &v), &c)| match *axis {
-                        Axis::Continuous => ln_truncated_normal(v, c, self.width),
-                        Axis::Categorical(k) => categorical(v as usize, c as usize, k).ln(),
-                    })
-                    .sum(),
-            );
+        let mut terms = Vec::with_capacity(self.points.len() + 1);
+        terms.push(prior);
+        let half_precision = -0.5 / (self.width * self.width);
+        for (p, norm) in self.points.iter().zip(&self.ln_norms) {
+            let kernel: f64 = self
+                .axes
+                .iter()
+                .zip(x)
+                .zip(p.iter())
+                .map(|((axis, &v), &c)| match *axis {
+                    Axis::Continuous => half_precision * (v - c) * (v - c),
+                    Axis::Categorical(k) => categorical(v as usize, c as usize, k).ln(),
+                })
+                .sum();
+            terms.push(kernel - norm);
         }
         ln_sum_exp(&terms) - (terms.len() as f64).ln()
     }
