@@ -457,7 +457,11 @@ pub fn text(table: &Table) -> String {
         .iter()
         .enumerate()
         .map(|(k, c)| match c.width {
-            Width::Fit => rows.iter().map(|r| r[k].len()).chain([header[k].len()]).max().unwrap_or(0),
+            // A headless table's columns are as wide as their cells alone.
+            Width::Fit => {
+                let named = if table.header_line { header[k].len() } else { 0 };
+                rows.iter().map(|r| r[k].len()).chain([named]).max().unwrap_or(0)
+            }
             Width::AtLeast(w) => w,
         })
         .collect();
