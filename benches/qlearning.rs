@@ -6,7 +6,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use sweep::mdp::{Evaluator, Opponent, Seat};
 use sweep::solvers::learners::LEARNERS;
-use sweep::solvers::{QParams, TrainOpponent, ground_truth, q_learning, self_play};
+use sweep::solvers::{QParams, TrainOpponent, ground_truth, q_learning};
 
 fn qlearning(c: &mut Criterion) {
     let episodes = 200_000u64;
@@ -22,7 +22,7 @@ fn qlearning(c: &mut Criterion) {
         b.iter(|| q_learning::train(&sym, 1, &[], |_, _| {}))
     });
     let sp = QParams { opponent: TrainOpponent::SelfPlay, ..params };
-    group.bench_function("self-play, 200k episodes", |b| b.iter(|| self_play::train(&sp, 1, &[], |_, _| {})));
+    group.bench_function("self-play, 200k episodes", |b| b.iter(|| q_learning::train(&sp, 1, &[], |_, _| {})));
     group.finish();
 
     // The other tabular learners, same settings, for the ratio to Q-learning.

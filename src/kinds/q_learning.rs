@@ -9,8 +9,8 @@ use crate::cost::Load;
 use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Seat};
+use crate::solvers::QParams;
 use crate::solvers::q_learning::{self, Checkpoint};
-use crate::solvers::{QParams, TrainOpponent, self_play};
 
 impl Declared for QParams {
     const NAME: &'static str = "q-learning";
@@ -44,12 +44,7 @@ impl Solver for QParams {
     }
 
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
-        match self.opponent {
-            TrainOpponent::SelfPlay => Agent::Table(self_play::train(self, seed, marks, |c, t| record(c, t))),
-            TrainOpponent::Fixed(_) => {
-                let trained = q_learning::train_table(self, seed, marks, |c, t| record(c, t));
-                learner::agent(self, trained, Self::NAME)
-            }
-        }
+        let trained = q_learning::train_table(self, seed, marks, |c, t| record(c, t));
+        learner::agent(self, trained, Self::NAME)
     }
 }

@@ -36,15 +36,19 @@
 //! inside an episode.
 //! References: van Hasselt 2010; Sutton & Barto 2018, §6.7.
 
+use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 use rand::RngCore;
 
-use super::params::{QParams, TrainOpponent};
-use super::q_learning::{first_state, outcome, table, training_mdp};
-use super::self_play::{END, build};
-use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, choose_among, run_schedule};
-use crate::seed::{self, Stream};
+use super::driver::{self, Episodes, outcome};
+use super::layout::Layout;
+use super::params::QParams;
+use super::self_play::{END, Successors};
+use super::tabular::{Checkpoint, Exploration, Table, Trained, choose_among};
+use crate::mdp::AgentMdp;
+use crate::seed;
 
 /// The two tables, `A` and `B`, entry beside entry: one scan reads both with one index.
 struct Pair {
@@ -191,59 +195,59 @@ impl Pair {
 /// Trains Double Q-learning against `params.opponent` (a fixed one or itself); calls
 /// `checkpoint` with the mean table after each listed episode.
 pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
-    let (gamma, symmetry) = (params.gamma, params.symmetry);
-    if params.opponent == TrainOpponent::SelfPlay {
-        let (table, successors) = build(params.game, params.q_init, symmetry);
-        // Every game starts from the empty board, position 0; the opponent is the table
-        // itself, seen from the side to move.
+    let gamma = params.gamma;
+    // Without symmetry every slot has its own entry (checked when the pair is made).
+    if params.symmetry {
+        driver::train(params, seed, checkpoints, checkpoint, |table, _| DoubleQ::<false>::new(table, gamma))
+    } else {
+        driver::train(params, seed, checkpoints, checkpoint, |table, _| DoubleQ::<true>::new(table, gamma))
+    }
+}
+
+/// Double Q-learning's state for one layout of its table (`DIRECT`, see [`Pair`]): the
+/// pair of tables, their layout (read while the pair is being updated) and the discount.
+struct DoubleQ<const DIRECT: bool> {
+    pair: Pair,
+    layout: Arc<Layout>,
+    gamma: f64,
+}
+
+impl<const DIRECT: bool> DoubleQ<DIRECT> {
+    fn new(table: Table, gamma: f64) -> DoubleQ<DIRECT> {
+        assert_eq!(table.slots_are_entries(), DIRECT, "the layout the loops are compiled for");
+        let layout = table.shared_layout();
+        DoubleQ { pair: Pair::new(table), layout, gamma }
+    }
+}
+
+impl<const DIRECT: bool> Episodes for DoubleQ<DIRECT> {
+    /// A game against the fixed opponent: the next state is the agent's, so the discount
+    /// is `gamma`.
+    #[inline(always)]
+    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
+        let layout = &*self.layout;
+        let next = |slot: usize, rng: &mut seed::Rng| outcome(mdp, layout, slot, rng);
+        game::<DIRECT>(&mut self.pair, rng, first, exploration, alpha, self.gamma, next);
+    }
+
+    /// A self-play game: the opponent is the pair itself, seen from the side to move, so
+    /// the discount is `-gamma`.
+    #[inline(always)]
+    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
         let next = |slot: usize, _: &mut seed::Rng| match successors.child[slot] {
             END => Err(successors.reward[slot]),
             child => Ok(child as usize),
         };
-        let pair = Pair::new(table);
-        return if pair.table.slots_are_entries() {
-            train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
-                game::<true>(p, rng, 0, e, a, -gamma, next)
-            })
-        } else {
-            train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
-                game::<false>(p, rng, 0, e, a, -gamma, next)
-            })
-        };
+        game::<DIRECT>(&mut self.pair, rng, 0, exploration, alpha, -self.gamma, next);
     }
-    let mdp = training_mdp(params, "double q-learning");
-    let pair = Pair::new(table(mdp, params.q_init, symmetry));
-    let shape = pair.table.shared_layout();
-    let next = |slot: usize, rng: &mut seed::Rng| outcome(mdp, &shape, slot, rng);
-    if pair.table.slots_are_entries() {
-        train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
-            let s = first_state(mdp, rng);
-            game::<true>(p, rng, s, e, a, gamma, next)
-        })
-    } else {
-        train_with(params, seed, checkpoints, checkpoint, pair, |p, rng, e, a| {
-            let s = first_state(mdp, rng);
-            game::<false>(p, rng, s, e, a, gamma, next)
-        })
-    }
-}
 
-/// The schedule and the checkpoints of [`train`] around `play` (one game on the pair, with
-/// the episode's exploration and step size).
-fn train_with(
-    params: &QParams,
-    seed: u64,
-    checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
-    mut pair: Pair,
-    mut play: impl FnMut(&mut Pair, &mut seed::Rng, Exploration, f64),
-) -> Trained {
-    let mut rng = seed::rng(seed, Stream::Train);
-    let exploration = run_schedule(params, checkpoints, |step| match step {
-        Step::Play { exploration, alpha } => play(&mut pair, &mut rng, exploration, alpha),
-        Step::Checkpoint(c) => checkpoint(c, &pair.mean()),
-    });
-    Trained { table: pair.mean(), exploration }
+    fn table(&self) -> Cow<'_, Table> {
+        Cow::Owned(self.pair.mean())
+    }
+
+    fn into_table(self) -> Table {
+        self.pair.mean()
+    }
 }
 
 /// One game from state `s`, for one layout of the table (see [`Pair`]): `next` gives the

@@ -27,10 +27,12 @@
 //! No allocation inside an episode. References: van Seijen et al. 2009; Sutton & Barto
 //! 2018, §6.6.
 
+use std::borrow::Cow;
+
 use rand::RngCore;
 
+use super::driver::{self, Episodes, outcome};
 use super::params::QParams;
-use super::q_learning::{drive, outcome};
 use super::self_play::{END, Successors};
 use super::tabular::{Checkpoint, Exploration, Table, Trained};
 use crate::mdp::AgentMdp;
@@ -40,13 +42,33 @@ use crate::seed;
 /// `checkpoint` after each listed episode.
 pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
     let gamma = params.gamma;
-    let fixed = |table: &mut Table, mdp: &AgentMdp, rng: &mut seed::Rng, s, exploration, alpha| {
-        episode(table, mdp, rng, s, exploration, alpha, gamma)
-    };
-    let self_play = |table: &mut Table, successors: &Successors, rng: &mut seed::Rng, exploration, alpha| {
-        self_play_episode(table, successors, rng, exploration, alpha, gamma)
-    };
-    drive(params, seed, "expected sarsa", checkpoints, checkpoint, fixed, Some(self_play))
+    driver::train(params, seed, checkpoints, checkpoint, |table, _| ExpectedSarsa { table, gamma })
+}
+
+/// Expected SARSA's state: its table and its discount.
+struct ExpectedSarsa {
+    table: Table,
+    gamma: f64,
+}
+
+impl Episodes for ExpectedSarsa {
+    #[inline]
+    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
+        episode(&mut self.table, mdp, rng, first, exploration, alpha, self.gamma);
+    }
+
+    #[inline]
+    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
+        self_play_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma);
+    }
+
+    fn table(&self) -> Cow<'_, Table> {
+        Cow::Borrowed(&self.table)
+    }
+
+    fn into_table(self) -> Table {
+        self.table
+    }
 }
 
 /// One game against the fixed opponent from agent state `s`.

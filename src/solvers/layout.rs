@@ -62,7 +62,7 @@ pub struct Layout {
     /// Whether each slot has its own entry, the slot's number (no symmetry).
     pub(super) identity: bool,
     /// Whether the slots outgrow the caches (more than [`DEEP_SLOTS`]), so that a learner
-    /// asks for a state's MDP rows ahead of their use (see `q_learning::outcome`); on a
+    /// asks for a state's MDP rows ahead of their use (see `driver::outcome`); on a
     /// smaller board they are in the cache and asking would only cost instructions.
     pub(super) deep: bool,
     /// The number of entries.

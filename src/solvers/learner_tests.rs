@@ -50,14 +50,7 @@ fn greedy_behaviour(params: QParams) -> QParams {
 fn final_entries(name: &str, params: &QParams, seed: u64) -> Vec<u64> {
     let mut entries = Vec::new();
     let mut keep = |_: Checkpoint, t: &Table| entries = t.entries().iter().map(|v| v.to_bits()).collect();
-    match (name, params.opponent) {
-        ("q-learning", TrainOpponent::SelfPlay) => {
-            super::self_play::train(params, seed, &[params.episodes], keep);
-        }
-        _ => {
-            train(name, params, seed, &[params.episodes], &mut keep);
-        }
-    }
+    train(name, params, seed, &[params.episodes], &mut keep);
     entries
 }
 

@@ -3,6 +3,7 @@
 
 pub mod action_values;
 pub mod double_q_learning;
+pub mod driver;
 pub mod expected_sarsa;
 pub mod ground_truth;
 pub mod layout;

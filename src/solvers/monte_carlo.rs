@@ -39,13 +39,16 @@
 //! changes there, and one comparison with the updated entry finishes it. References:
 //! Sutton & Barto 2018, §5.3–5.4.
 
+use std::borrow::Cow;
+
 use rand::RngCore;
 
-use super::params::{MonteCarloParams, StepRule, TrainOpponent};
-use super::q_learning::{first_state, outcome, table, training_mdp};
-use super::self_play::{END, build};
-use super::tabular::{Checkpoint, Exploration, Step, Table, Trained, run_schedule};
-use crate::seed::{self, Stream};
+use super::driver::{self, Episodes, Mode, outcome};
+use super::params::{MonteCarloParams, StepRule};
+use super::self_play::{END, Successors};
+use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use crate::mdp::AgentMdp;
+use crate::seed;
 
 /// The update of a finished game.
 struct Returns {
@@ -183,77 +186,97 @@ pub fn train(
     params: &MonteCarloParams,
     seed: u64,
     checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
+    checkpoint: impl FnMut(Checkpoint, &Table),
 ) -> Trained {
-    let learner = &params.learner;
-    let mut rng = seed::rng(seed, Stream::Train);
-    let gamma = learner.gamma;
-    if learner.opponent == TrainOpponent::SelfPlay {
-        let (mut table, successors) = build(learner.game, learner.q_init, learner.symmetry);
-        let mut returns = Returns::new(&table, params.step, -gamma);
-        // Every game starts from the empty board, position 0.
-        let mut first = FirstGreedy::new(&table, 0);
-        let exploration = run_schedule(learner, checkpoints, |step| match step {
-            Step::Play { exploration, alpha } => {
-                let mut slot = first.choose(&table, exploration, &mut rng);
-                let reward = loop {
-                    returns.moves.push(table.entry(slot) as u32);
-                    match successors.child[slot] {
-                        END => break successors.reward[slot],
-                        next => slot = table.choose_lazily(next as usize, exploration, &mut rng),
-                    }
-                };
-                returns.update(&mut table, alpha, reward);
-                first.updated(&table);
-            }
-            Step::Checkpoint(c) => checkpoint(c, &table),
-        });
-        return Trained { table, exploration };
-    }
-    let mdp = training_mdp(learner, "monte carlo control");
-    let mut table = table(mdp, learner.q_init, learner.symmetry);
-    table.expect_episodes(learner.episodes);
-    let mut returns = Returns::new(&table, params.step, gamma);
-    // As X every game starts from the empty board; as O from one of the opponent's openings.
-    let mut first = match mdp.start() {
-        [only] => Some(FirstGreedy::new(&table, only.next as usize)),
-        _ => None,
-    };
-    let exploration = run_schedule(learner, checkpoints, |step| match step {
-        Step::Play { exploration, alpha } => {
-            let mut slot = match &mut first {
-                Some(first) => first.choose(&table, exploration, &mut rng),
-                None => table.choose_lazily(first_state(mdp, &mut rng), exploration, &mut rng),
-            };
-            let reward = loop {
-                returns.moves.push(table.entry(slot) as u32);
-                match outcome(mdp, table.layout(), slot, &mut rng) {
-                    Err(reward) => break reward,
-                    Ok(next) => slot = table.choose_lazily(next, exploration, &mut rng),
-                }
-            };
-            returns.update(&mut table, alpha, reward);
-            if let Some(first) = &mut first {
-                first.updated(&table);
-            }
+    let (gamma, step) = (params.learner.gamma, params.step);
+    driver::train(&params.learner, seed, checkpoints, checkpoint, |table, mode| {
+        // In self-play each move's return is the negation of the reply's.
+        let factor = if mode == Mode::SelfPlay { -gamma } else { gamma };
+        let returns = Returns::new(&table, step, factor);
+        // As X, and in self-play, every game starts from the empty board; as O from one of
+        // the opponent's openings.
+        let first = mode.start().map(|state| FirstGreedy::new(&table, state));
+        MonteCarlo { table, returns, first }
+    })
+}
+
+/// Monte Carlo control's state: its table, the update of the game being played, and the
+/// greedy move of the state every game starts in, when there is only one.
+struct MonteCarlo {
+    table: Table,
+    returns: Returns,
+    first: Option<FirstGreedy>,
+}
+
+impl MonteCarlo {
+    /// The game's first move in state `s`, by the behaviour policy `exploration`.
+    #[inline(always)]
+    fn first_move(&mut self, s: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
+        match &mut self.first {
+            Some(first) => first.choose(&self.table, exploration, rng),
+            None => self.table.choose_lazily(s, exploration, rng),
         }
-        Step::Checkpoint(c) => checkpoint(c, &table),
-    });
-    Trained { table, exploration }
+    }
+
+    /// Updates every move of the game just played, whose final reward is `reward`.
+    #[inline(always)]
+    fn learn(&mut self, alpha: f64, reward: f64) {
+        self.returns.update(&mut self.table, alpha, reward);
+        if let Some(first) = &mut self.first {
+            first.updated(&self.table);
+        }
+    }
+}
+
+impl Episodes for MonteCarlo {
+    #[inline(always)]
+    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
+        let mut slot = self.first_move(first, exploration, rng);
+        let reward = loop {
+            self.returns.moves.push(self.table.entry(slot) as u32);
+            match outcome(mdp, self.table.layout(), slot, rng) {
+                Err(reward) => break reward,
+                Ok(next) => slot = self.table.choose_lazily(next, exploration, rng),
+            }
+        };
+        self.learn(alpha, reward);
+    }
+
+    #[inline(always)]
+    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
+        let mut slot = self.first_move(0, exploration, rng);
+        let reward = loop {
+            self.returns.moves.push(self.table.entry(slot) as u32);
+            match successors.child[slot] {
+                END => break successors.reward[slot],
+                next => slot = self.table.choose_lazily(next as usize, exploration, rng),
+            }
+        };
+        self.learn(alpha, reward);
+    }
+
+    fn table(&self) -> Cow<'_, Table> {
+        Cow::Borrowed(&self.table)
+    }
+
+    fn into_table(self) -> Table {
+        self.table
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::driver::table;
     use super::super::tabular::below;
     use super::*;
-    use crate::solvers::QParams;
+    use crate::mdp::{Opponent, Seat};
+    use crate::solvers::ground_truth;
 
     #[test]
     fn the_first_states_greedy_move_is_the_scans_after_every_update() {
         // Values from a set of five, so that ties are frequent; with and without symmetry.
         for symmetry in [false, true] {
-            let params = QParams { symmetry, ..QParams::default() };
-            let mdp = training_mdp(&params, "test");
+            let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random).mdp;
             let mut table = table(mdp, 0.0, symmetry);
             let state = mdp.start()[0].next as usize;
             let mut first = FirstGreedy::new(&table, state);

@@ -30,10 +30,12 @@
 //! no allocation inside an episode. References: Watkins 1989; Sutton & Barto 1998, §7.6;
 //! Sutton & Barto 2018, §12.10.
 
+use std::borrow::Cow;
+
 use rand::RngCore;
 
+use super::driver::{self, Episodes, outcome};
 use super::params::QLambdaParams;
-use super::q_learning::{drive, outcome};
 use super::self_play::{END, Successors};
 use super::tabular::{Checkpoint, Exploration, Table, Trained};
 use crate::mdp::AgentMdp;
@@ -49,15 +51,39 @@ pub fn train(
 ) -> Trained {
     let q = &params.learner;
     let (gamma, fade) = (q.gamma, q.gamma * params.lambda);
-    let mut traces = Vec::with_capacity(16);
-    let fixed = |table: &mut Table, mdp: &AgentMdp, rng: &mut seed::Rng, s, exploration, alpha| {
-        episode(table, mdp, rng, s, exploration, alpha, gamma, fade, &mut traces)
-    };
-    let mut own = Vec::with_capacity(32);
-    let self_play = |table: &mut Table, successors: &Successors, rng: &mut seed::Rng, exploration, alpha| {
-        self_play_episode(table, successors, rng, exploration, alpha, gamma, -fade, &mut own)
-    };
-    drive(q, seed, "q-lambda", checkpoints, checkpoint, fixed, Some(self_play))
+    let traces = Vec::with_capacity(32);
+    driver::train(q, seed, checkpoints, checkpoint, |table, _| QLambda { table, gamma, fade, traces })
+}
+
+/// Q(lambda)'s state: its table, its discount, the traces' fade per move (`gamma *
+/// lambda`) and the traces of the game being played.
+struct QLambda {
+    table: Table,
+    gamma: f64,
+    fade: f64,
+    traces: Vec<(usize, f64)>,
+}
+
+impl Episodes for QLambda {
+    #[inline]
+    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
+        let traces = &mut self.traces;
+        episode(&mut self.table, mdp, rng, first, exploration, alpha, self.gamma, self.fade, traces);
+    }
+
+    #[inline]
+    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
+        let traces = &mut self.traces;
+        self_play_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma, -self.fade, traces);
+    }
+
+    fn table(&self) -> Cow<'_, Table> {
+        Cow::Borrowed(&self.table)
+    }
+
+    fn into_table(self) -> Table {
+        self.table
+    }
 }
 
 /// Before a move is played: the earlier moves' traces fade by `fade`, or end when the move
@@ -158,7 +184,7 @@ mod tests {
     use super::*;
     use crate::mdp::{Opponent, Seat};
     use crate::solvers::params::{ExplorationRule, QParams, TrainOpponent};
-    use crate::solvers::{q_learning, self_play};
+    use crate::solvers::q_learning;
 
     fn entries(table: &Table) -> Vec<u64> {
         table.entries().iter().map(|v| v.to_bits()).collect()
@@ -197,7 +223,7 @@ mod tests {
         let mut a = Vec::new();
         let ours = train(&QLambdaParams { learner: q, lambda: 0.0 }, 3, &[3000], |_, t| a.push(entries(t)));
         let mut b = Vec::new();
-        let theirs = self_play::train(&q, 3, &[3000], |_, t| b.push(entries(t)));
+        let theirs = q_learning::train(&q, 3, &[3000], |_, t| b.push(entries(t)));
         assert_eq!(a, b);
         assert_eq!(ours.table.policy(), theirs);
     }

@@ -1,4 +1,4 @@
-//! Tabular Q-learning for one seat against a fixed opponent.
+//! Tabular Q-learning for one seat against a fixed opponent, or in self-play.
 //!
 //! Algorithm (Watkins 1989; Sutton & Barto 2018, §6.5), in the seed articles' formulation:
 //! the agent picks ε-greedily among the legal moves (greedy ties: lowest cell); after its
@@ -15,84 +15,34 @@
 //! - Hyperparameters: `alpha`, `alpha_decay`, `alpha_min`, `gamma`, `epsilon`,
 //!   `epsilon_decay`, `epsilon_min`, `q_init`, `symmetry`, `episodes`. The table, the
 //!   symmetry index, the greedy scan, the schedules, the ε-greedy step and the
-//!   checkpoints are the shared core's ([`tabular`]); this file holds the
-//!   update rule and the episode loop.
+//!   checkpoints are the shared core's ([`tabular`](super::tabular)), run by the
+//!   [`driver`]; this file holds the update rule and the episode loop.
 //! - Stopping rule: a fixed number of `episodes` (games).
 //! - What the table means: Q* of the agent MDP under the learner's own `gamma`, which
 //!   Q-learning estimates off-policy whatever its exploration
 //!   ([`action_values`](super::action_values), the `q_error` column).
 //!
-//! The helpers that every fixed-opponent learner shares (the table over the MDP, the
-//! first state, the opponent's sampled reply) are here too.
+//! Its self-play form, one table for both seats with negamax updates, is
+//! [`self_play`]'s episode.
 //!
 //! No allocation inside an episode; the table's states and slots are the MDP's.
 
+use std::borrow::Cow;
+
 use rand::RngCore;
 
-use super::ground_truth::ground_truth;
-use super::layout::{Layout, LayoutKey, layout};
-use super::params::{QParams, TrainOpponent};
-use super::self_play::Successors;
-use super::tabular::{self, Exploration, Step, Table, Trained};
+use super::driver::{self, Episodes, outcome, plain_outcome};
+use super::params::QParams;
+use super::self_play::{self, Successors};
+use super::tabular::{Exploration, Table, Trained};
 use crate::mdp::{AgentMdp, Policy};
-use crate::seed::{self, Stream};
+use crate::seed;
 
 pub use super::tabular::{Checkpoint, checkpoint_episodes};
 
-/// A table over the agent states of `mdp` (one of the ground truth's), whose slots are
-/// the MDP's action slots: the run's shared layout and values of its own.
-pub(super) fn table(mdp: &AgentMdp, q_init: f64, symmetry: bool) -> Table {
-    let key = LayoutKey { game: mdp.game(), agent: Some((mdp.seat(), mdp.opponent())), symmetry };
-    let table = Table::with_layout(layout(key), q_init);
-    assert_eq!(table.states(), mdp.len(), "the table's states are the MDP's");
-    table
-}
-
-/// The MDP a fixed-opponent learner trains on (a bug to ask for self-play's).
-pub(super) fn training_mdp(params: &QParams, learner: &str) -> &'static AgentMdp {
-    let TrainOpponent::Fixed(opponent) = params.opponent else {
-        panic!("{learner} trains against a fixed opponent here; self-play has its own loop");
-    };
-    &ground_truth(params.game, params.seat, opponent).mdp
-}
-
-/// The agent's first state of an episode: one uniform draw among the opponent's openings
-/// when the agent plays O, no draw when it plays X.
-#[inline(always)]
-pub(super) fn first_state(mdp: &AgentMdp, rng: &mut impl RngCore) -> usize {
-    let start = mdp.start();
-    let first = if start.len() == 1 { start[0] } else { start[tabular::below(rng.next_u64() as u32, start.len())] };
-    first.next as usize
-}
-
-/// The outcome of playing `slot`: the opponent's reply is one uniform draw among the
-/// action's outcomes (no draw when there is one). `Ok(next state)` or `Err(reward)`.
-///
-/// On a big board each step of an episode waits on memory: the next state's slot range
-/// (`layout`), then its values and its rows, then the chosen move's outcome codes. The
-/// rows are asked for here, as soon as the next state is known, so that they arrive with
-/// its values instead of after them: one wait fewer per step (see `docs/performance.md`
-/// §16). The table's own layout gives the slot range, the one the values' read needs too;
-/// on a board whose tables stay in the caches (tic-tac-toe, 3x4k4) nothing is asked.
-#[inline(always)]
-pub(super) fn outcome(mdp: &AgentMdp, layout: &Layout, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
-    let next = plain_outcome(mdp, slot, rng);
-    if let (Ok(next), true) = (next, layout.deep()) {
-        mdp.prefetch_rows(layout.slots(next));
-    }
-    next
-}
-
-/// [`outcome`] without asking for anything: for a loop that knows its tables stay in the
-/// caches.
-#[inline(always)]
-fn plain_outcome(mdp: &AgentMdp, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
-    let n = mdp.outcome_count(slot);
-    mdp.sampled(slot, if n == 1 { 0 } else { tabular::below(rng.next_u64() as u32, n) })
-}
-
-/// Trains a Q-learner against a fixed opponent; calls `checkpoint` with the table after
-/// each episode listed in `checkpoints` (increasing). Returns the final greedy policy.
+/// Trains a Q-learner against `params.opponent` (a fixed one or itself); calls
+/// `checkpoint` with the table after each episode listed in `checkpoints` (increasing).
+/// Returns the final greedy policy.
 pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Policy {
     train_table(params, seed, checkpoints, checkpoint).table.policy()
 }
@@ -105,49 +55,33 @@ pub fn train_table(
     checkpoint: impl FnMut(Checkpoint, &Table),
 ) -> Trained {
     let gamma = params.gamma;
-    let fixed = |table: &mut Table, mdp: &AgentMdp, rng: &mut seed::Rng, s, exploration, alpha| {
-        run_episode(table, mdp, rng, s, exploration, alpha, gamma)
-    };
-    drive(params, seed, "q_learning::train", checkpoints, checkpoint, fixed, None::<SelfPlayEpisode>)
+    driver::train(params, seed, checkpoints, checkpoint, |table, _| QLearning { table, gamma })
 }
 
-/// One self-play episode of a one-table learner: table, successors, generator,
-/// exploration, step size.
-pub(super) type SelfPlayEpisode = fn(&mut Table, &Successors, &mut seed::Rng, Exploration, f64);
+/// A Q-learner's state: its table and its discount.
+struct QLearning {
+    table: Table,
+    gamma: f64,
+}
 
-/// The training loop of the one-table learners: against a fixed opponent, `fixed` plays
-/// an episode from the agent's first state; in self-play (`params.opponent` is `self`),
-/// `self_play` plays one on the table over every position. `learner` names the learner
-/// in the message of a bug (self-play asked of a learner without a self-play form).
-pub(super) fn drive(
-    params: &QParams,
-    seed: u64,
-    learner: &str,
-    checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
-    mut fixed: impl FnMut(&mut Table, &AgentMdp, &mut seed::Rng, usize, Exploration, f64),
-    self_play: Option<impl FnMut(&mut Table, &Successors, &mut seed::Rng, Exploration, f64)>,
-) -> Trained {
-    let mut rng = seed::rng(seed, Stream::Train);
-    if let (TrainOpponent::SelfPlay, Some(mut self_play)) = (params.opponent, self_play) {
-        let (mut table, successors) = super::self_play::build(params.game, params.q_init, params.symmetry);
-        let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
-            Step::Play { exploration, alpha } => self_play(&mut table, &successors, &mut rng, exploration, alpha),
-            Step::Checkpoint(c) => checkpoint(c, &table),
-        });
-        return Trained { table, exploration };
+impl Episodes for QLearning {
+    #[inline(always)]
+    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
+        run_episode(&mut self.table, mdp, rng, first, exploration, alpha, self.gamma);
     }
-    let mdp = training_mdp(params, learner);
-    let mut table = table(mdp, params.q_init, params.symmetry);
-    table.expect_episodes(params.episodes);
-    let exploration = tabular::run_schedule(params, checkpoints, |step| match step {
-        Step::Play { exploration, alpha } => {
-            let first = first_state(mdp, &mut rng);
-            fixed(&mut table, mdp, &mut rng, first, exploration, alpha);
-        }
-        Step::Checkpoint(c) => checkpoint(c, &table),
-    });
-    Trained { table, exploration }
+
+    #[inline(always)]
+    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
+        self_play::run_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma);
+    }
+
+    fn table(&self) -> Cow<'_, Table> {
+        Cow::Borrowed(&self.table)
+    }
+
+    fn into_table(self) -> Table {
+        self.table
+    }
 }
 
 /// One game from agent state `s`.
@@ -209,6 +143,7 @@ fn episode<const BIG: bool>(
 mod tests {
     use super::*;
     use crate::mdp::{Evaluator, Opponent, Seat};
+    use crate::solvers::ground_truth;
 
     fn regret_after(params: &QParams, seed: u64) -> f64 {
         let policy = train(params, seed, &[], |_, _| {});

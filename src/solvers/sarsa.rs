@@ -25,10 +25,12 @@
 //! No allocation inside an episode. References: Rummery & Niranjan 1994; Sutton & Barto
 //! 2018, §6.4; Singh, Jaakkola, Littman & Szepesvári 2000.
 
+use std::borrow::Cow;
+
 use rand::RngCore;
 
+use super::driver::{self, Episodes, outcome};
 use super::params::QParams;
-use super::q_learning::{drive, outcome};
 use super::self_play::{END, Successors};
 use super::tabular::{Checkpoint, Exploration, Table, Trained};
 use crate::mdp::AgentMdp;
@@ -38,13 +40,33 @@ use crate::seed;
 /// each listed episode.
 pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
     let gamma = params.gamma;
-    let fixed = |table: &mut Table, mdp: &AgentMdp, rng: &mut seed::Rng, s, exploration, alpha| {
-        episode(table, mdp, rng, s, exploration, alpha, gamma)
-    };
-    let self_play = |table: &mut Table, successors: &Successors, rng: &mut seed::Rng, exploration, alpha| {
-        self_play_episode(table, successors, rng, exploration, alpha, gamma)
-    };
-    drive(params, seed, "sarsa", checkpoints, checkpoint, fixed, Some(self_play))
+    driver::train(params, seed, checkpoints, checkpoint, |table, _| Sarsa { table, gamma })
+}
+
+/// SARSA's state: its table and its discount.
+struct Sarsa {
+    table: Table,
+    gamma: f64,
+}
+
+impl Episodes for Sarsa {
+    #[inline]
+    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
+        episode(&mut self.table, mdp, rng, first, exploration, alpha, self.gamma);
+    }
+
+    #[inline]
+    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
+        self_play_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma);
+    }
+
+    fn table(&self) -> Cow<'_, Table> {
+        Cow::Borrowed(&self.table)
+    }
+
+    fn into_table(self) -> Table {
+        self.table
+    }
 }
 
 /// One game against the fixed opponent from agent state `s`.

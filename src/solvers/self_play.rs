@@ -16,23 +16,21 @@
 //!   the states are all positions (by position id), every game starts from the empty board.
 //! - Hyperparameters: those of [`q_learning`](super::q_learning) (`seat` and the opponent
 //!   aside). The table, the symmetry index, the greedy scan, the schedules, the ε-greedy
-//!   step and the checkpoints are the shared core's ([`tabular`]); this
-//!   file holds the negamax update rule and the episode loop.
+//!   step and the checkpoints are the shared core's ([`tabular`](super::tabular)), run by
+//!   the [`driver`](super::driver) as its self-play mode (Q-learning's `train` with
+//!   `opponent = "self"`); this file holds the negamax update rule and the episode loop.
 //! - Stopping rule: a fixed number of `episodes` (games).
 //! - What the table means: no single MDP's values (the opponent is the learner itself),
 //!   so self-play jobs leave `q_error` empty. The table over all positions and its
-//!   successors (`build`) are shared by the other learners' self-play forms.
+//!   successors (`build`) are every learner's in self-play.
 //!
 //! References: Tesauro 1995 (self-play); Littman 1994 (minimax-Q / negamax values).
 
 use rand::RngCore;
 
 use super::layout::{LayoutKey, layout};
-use super::params::QParams;
-use super::tabular::{self, Checkpoint, Exploration, Step, Table};
+use super::tabular::{Exploration, Table};
 use crate::game::{Game, Status};
-use crate::mdp::Policy;
-use crate::seed::{self, Stream};
 
 /// No next position: the move ended the game.
 pub(super) const END: u32 = u32::MAX;
@@ -67,27 +65,8 @@ pub(super) fn build(game: Game, q_init: f64, symmetry: bool) -> (Table, Successo
     (table, successors)
 }
 
-/// Trains by self-play; calls `checkpoint` after each listed episode. Returns the greedy
-/// policy, defined for both seats.
-pub fn train(
-    params: &QParams,
-    seed: u64,
-    checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
-) -> Policy {
-    let (mut table, successors) = build(params.game, params.q_init, params.symmetry);
-    let mut rng = seed::rng(seed, Stream::Train);
-    tabular::run_schedule(params, checkpoints, |step| match step {
-        Step::Play { exploration, alpha } => {
-            run_episode(&mut table, &successors, &mut rng, exploration, alpha, params.gamma)
-        }
-        Step::Checkpoint(c) => checkpoint(c, &table),
-    });
-    table.policy()
-}
-
-/// One game from the empty board (position 0).
-fn run_episode(
+/// One game from the empty board (position 0): Q-learning's self-play episode.
+pub(super) fn run_episode(
     table: &mut Table,
     successors: &Successors,
     rng: &mut impl RngCore,
@@ -117,9 +96,8 @@ fn run_episode(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::mdp::{Evaluator, Opponent, Seat};
-    use crate::solvers::ground_truth;
+    use crate::mdp::{Evaluator, Opponent, Policy, Seat};
+    use crate::solvers::{QParams, ground_truth, q_learning};
 
     /// A long self-play schedule: 500,000 episodes, rates decaying per episode.
     pub(crate) fn schedule() -> QParams {
@@ -145,7 +123,7 @@ mod tests {
 
     #[test]
     fn self_play_learns_not_to_lose_to_minimax_in_either_seat() {
-        let policy = train(&schedule(), 1, &[], |_, _| {});
+        let policy = q_learning::train(&schedule(), 1, &[], |_, _| {});
         // Measured with this schedule (seeds 0..5): value 0 against minimax in both seats;
         // regret against random 0 as X and 0.1185 as O (self-play learns safe, not
         // exploiting, play for O).

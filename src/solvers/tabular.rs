@@ -1,6 +1,6 @@
-//! The tabular-learner core: what the table-based learners (Q-learning against a fixed
-//! opponent, self-play) share, so that each of them is only an update rule and an episode
-//! loop.
+//! The tabular-learner core: what the table-based learners share, so that each of them is
+//! only an update rule and an episode loop (the [`driver`](super::driver) runs the loop
+//! around them, in either mode: against a fixed opponent or in self-play).
 //!
 //! - [`Table`]: one action-value entry per (state, legal move), flat, every entry starting
 //!   at `q_init`. A learner numbers its states and gives each state's legal cells; the
@@ -615,7 +615,7 @@ mod tests {
     use crate::game::symmetry;
     use crate::mdp::{Opponent, Seat};
     use crate::seed::{self, Stream, fnv1a};
-    use crate::solvers::{TrainOpponent, q_learning, self_play};
+    use crate::solvers::{TrainOpponent, q_learning};
 
     /// A table over every position, the side to move playing each legal cell.
     fn every_position(symmetry: bool) -> Table {
@@ -681,11 +681,7 @@ mod tests {
         for (symmetry, opponent) in [(false, TrainOpponent::Fixed(Opponent::Random)), (true, TrainOpponent::SelfPlay)] {
             let params = QParams { symmetry, opponent, episodes: 500, ..QParams::default() };
             let mut tables = Vec::new();
-            let keep = |_: Checkpoint, t: &Table| tables.push(t.clone());
-            match opponent {
-                TrainOpponent::SelfPlay => drop(self_play::train(&params, 1, &[500], keep)),
-                TrainOpponent::Fixed(_) => drop(q_learning::train(&params, 1, &[500], keep)),
-            }
+            q_learning::train(&params, 1, &[500], |_, t| tables.push(t.clone()));
             let table = &tables[0];
             let (policy, positions) = (table.policy(), Game::TIC_TAC_TOE.positions());
             for id in 0..positions.len() {
@@ -804,14 +800,7 @@ mod tests {
     fn digest(params: &QParams, seed: u64) -> u64 {
         let marks = checkpoint_episodes(params.episodes, 4);
         let mut bytes = Vec::new();
-        let policy = match params.opponent {
-            TrainOpponent::SelfPlay => {
-                self_play::train(params, seed, &marks, |c, t| record(&mut bytes, c, t.entries(), &t.policy()))
-            }
-            TrainOpponent::Fixed(_) => {
-                q_learning::train(params, seed, &marks, |c, t| record(&mut bytes, c, t.entries(), &t.policy()))
-            }
-        };
+        let policy = q_learning::train(params, seed, &marks, |c, t| record(&mut bytes, c, t.entries(), &t.policy()));
         moves(&mut bytes, &policy);
         fnv1a(&bytes)
     }
