@@ -30,8 +30,8 @@ pub struct BenchArgs {
     /// Print one JSON object with a key per figure (each its median, min and max).
     #[arg(long, conflicts_with = "format")]
     json: bool,
-    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = super::table::FORMAT_HELP, hide_possible_values = true)]
-    format: super::table::FormatArg,
+    #[command(flatten)]
+    format: super::table::FormatFlag,
     /// Rough time budget in seconds for all figures.
     #[arg(long, default_value_t = 20.0)]
     seconds: f64,

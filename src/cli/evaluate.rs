@@ -34,8 +34,8 @@ pub struct EvaluateArgs {
     /// Print one JSON object instead of text.
     #[arg(long, conflicts_with = "format")]
     json: bool,
-    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = super::table::FORMAT_HELP, hide_possible_values = true)]
-    format: super::table::FormatArg,
+    #[command(flatten)]
+    format: super::table::FormatFlag,
 }
 
 /// A policy file and the seat it plays.

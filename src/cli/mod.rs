@@ -66,8 +66,8 @@ enum Command {
         /// already holds are counted as done, and the estimate covers the rest.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = table::FORMAT_HELP, hide_possible_values = true)]
-        format: table::FormatArg,
+        #[command(flatten)]
+        format: table::FormatFlag,
     },
     /// Solve a (seat, opponent) MDP exactly by policy and value iteration.
     #[command(
@@ -132,8 +132,8 @@ enum Command {
         /// Print one JSON object: {"results": [...], "curves": [...]}.
         #[arg(long, conflicts_with = "format")]
         json: bool,
-        #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = table::FORMAT_HELP, hide_possible_values = true)]
-        format: table::FormatArg,
+        #[command(flatten)]
+        format: table::FormatFlag,
     },
     /// Print a shell completion script.
     #[command(

@@ -261,9 +261,8 @@ pub fn needs(sweep: &Sweep) -> Needs {
     needs
 }
 
-/// Adds the memory the sweep needs at `threads` jobs at once against the budget.
-fn memory_lines(doc: &mut Doc, sweep: &Sweep, threads: usize, max_memory: Option<u64>) {
-    let needs = needs(sweep);
+/// Adds the memory the sweep needs (`needs`) at `threads` jobs at once against the budget.
+fn memory_lines(doc: &mut Doc, needs: &Needs, threads: usize, max_memory: Option<u64>) {
     let shared = needs.shared_bytes();
     let games: std::collections::BTreeSet<String> = needs
         .shared
@@ -379,6 +378,7 @@ pub fn plan(
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
     ));
+    let need = needs(&sweep);
     let columns = vec![Column::integers("jobs"), Column::integers("threads")];
     let columns = columns.into_iter().chain(["cpu_s", "shared_cpu_s", "wall_s", "shared_wall_s"].map(Column::numbers));
     let mut total = Table::new("the estimate", columns.chain([Column::integers("peak_memory")]).collect());
@@ -391,14 +391,14 @@ pub fn plan(
         Cell::Float(estimate.shared_cpu_seconds),
         Cell::Float(estimate.wall_seconds),
         Cell::Float(estimate.shared_seconds),
-        Cell::Integer(needs(&sweep).peak(threads)),
+        Cell::Integer(need.peak(threads)),
     ]);
     doc.data(total);
     let dir = out.map_or_else(|| Path::new("results").join(&sweep.name), Path::to_path_buf);
     if let Some(line) = already_done(&sweep, &dir, threads, &cal) {
         doc.line(line);
     }
-    memory_lines(&mut doc, &sweep, threads, max_memory);
+    memory_lines(&mut doc, &need, threads, max_memory);
     for line in program_notes(&sweep, &dir) {
         doc.line(line);
     }

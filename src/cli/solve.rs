@@ -45,8 +45,8 @@ pub struct SolveArgs {
     /// Print one JSON object instead of a table.
     #[arg(long, conflicts_with = "format")]
     json: bool,
-    #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = super::table::FORMAT_HELP, hide_possible_values = true)]
-    format: super::table::FormatArg,
+    #[command(flatten)]
+    format: super::table::FormatFlag,
 }
 
 /// A bound on the absolute floating-point error of a value or probability of `game`

@@ -42,11 +42,25 @@ pub const FORMAT_HELP: &str = "How to print the tables: text (aligned, as a term
 json (one object: title, columns, rows as arrays, notes; numbers in full, missing as null), markdown (pipe tables to \
 paste into a document), latex (booktabs tables) or html (sortable tables)";
 
-/// The flags that choose the form of a command's table.
+/// `--format`: the form of a command's tables.
 #[derive(clap::Args, Debug, Clone)]
-pub struct FormatArgs {
+pub struct FormatFlag {
     #[arg(long, value_enum, default_value = "text", value_name = "FORMAT", help = FORMAT_HELP, hide_possible_values = true)]
     format: FormatArg,
+}
+
+impl FormatFlag {
+    /// The form asked for.
+    pub fn format(&self) -> Format {
+        self.format.format()
+    }
+}
+
+/// The flags that choose the form of a command's table where it also has `--csv`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct FormatArgs {
+    #[command(flatten)]
+    format: FormatFlag,
     /// Write the table as CSV to standard output (numbers in full): the same as --format csv.
     #[arg(long, conflicts_with = "format")]
     csv: bool,
