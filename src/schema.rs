@@ -80,6 +80,8 @@ fields! {
     Split = ("split", 4, false),
     Metrics = ("metrics", 5, false),
     PolicyHash = ("policy_hash", 5, false),
+    Trial = ("trial", 6, true),
+    Round = ("round", 6, true),
 }
 
 impl Field {

@@ -58,6 +58,7 @@ fn speedup_jobs(episodes: u64) -> Vec<Job> {
                 params,
                 rung: None,
                 split: crate::spec::Split::Tune,
+                trial: None,
             }
         })
         .collect()

@@ -88,6 +88,31 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
             e
         })
         .collect();
+    let mut solvers = solvers;
+    if let Some(search) = sweep.search.as_ref().filter(|s| s.method.proposes()) {
+        // The points are round 0's: every trial costs what they cost on average.
+        for (e, s) in solvers.iter_mut().zip(&sweep.solvers) {
+            let scale = search.trials as f64 / s.points.len().max(1) as f64;
+            e.seconds *= scale;
+            e.episodes = (e.episodes as f64 * scale) as u128;
+            e.iterations = (e.iterations as f64 * scale) as u128;
+            e.points = search.trials;
+            e.jobs = search.trials * u64::from(s.replicates);
+        }
+        let cpu_seconds: f64 = solvers.iter().map(|s| s.seconds).sum::<f64>() + test_cost(sweep, cal).1;
+        let shared = needs(sweep).shared;
+        let shared_seconds = crate::cost::shared_wall_seconds(&shared, threads, cal);
+        let shared_cpu_seconds = crate::cost::shared_seconds(&shared, cal);
+        // Rounds run one after another: each takes its share of the CPU time on the
+        // threads, but never less than its longest job.
+        let rounds = tpe_rounds(sweep);
+        let per_trial = cpu_seconds / rounds.iter().sum::<u64>().max(1) as f64;
+        let quiet: f64 =
+            shared_seconds + rounds.iter().map(|&n| (n as f64 * per_trial / threads as f64).max(longest)).sum::<f64>();
+        let most = rounds.iter().max().copied().unwrap_or(1) as usize * sweep.replicates as usize;
+        let wall_seconds = crate::cost::wall_seconds(quiet, threads.min(most.max(1)), cal);
+        return Estimate { solvers, cpu_seconds, wall_seconds, shared_seconds, shared_cpu_seconds };
+    }
     let mut cpu_seconds: f64 = solvers.iter().map(|s| s.seconds).sum();
     if sweep.search.is_some() {
         // The solvers' points hold the last rung's budget: a search's work is a share of it.
@@ -103,12 +128,84 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
     Estimate { solvers, cpu_seconds, wall_seconds, shared_seconds, shared_cpu_seconds }
 }
 
+/// A model-based search's planned rounds, as the configurations of each (over all
+/// solvers; the test pass, if any, not counted).
+pub fn tpe_rounds(sweep: &Sweep) -> Vec<u64> {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let solvers = sweep.solvers.len() as u64;
+    let startup = search.startup.min(search.trials);
+    let rounds = crate::search::rounds::planned_rounds(search.trials, startup, search.batch);
+    (0..rounds)
+        .map(|r| match r {
+            0 => startup * solvers,
+            r => (search.trials - startup - (r - 1) * search.batch).min(search.batch) * solvers,
+        })
+        .collect()
+}
+
 /// The jobs a run of `sweep` starts at most at once (a search's largest rung).
 fn jobs_to_run(sweep: &Sweep) -> usize {
     if sweep.search.is_some() {
         return crate::search::planned(sweep).iter().map(|r| r.2).max().unwrap_or(1) as usize;
     }
     sweep.solvers.iter().map(|s| s.points.len() * s.replicates as usize).sum()
+}
+
+/// Adds a model-based search's lines: its rounds and the warnings of a search too small
+/// to learn much.
+fn tpe_lines(doc: &mut Doc, sweep: &Sweep, seat: &str) {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let rounds = tpe_rounds(sweep);
+    doc.line(format!(
+        "search: tpe, {} per solver in {} (round 0: {} Sobol points, then {} proposed per round from the scores \
+         so far); ranked by {} against {} ({seat}), mean over replicates; the table above counts every trial at \
+         round 0's mean cost",
+        count(search.trials, "trial"),
+        count(rounds.len(), "round"),
+        search.startup.min(search.trials),
+        search.batch,
+        search.metric.name(),
+        search.opponent.name(),
+    ));
+    let columns = vec![
+        Column::integers("round").right().at_least(6),
+        Column::integers("configurations").right().at_least(15).gap(1),
+        Column::integers("jobs").right().at_least(10).gap(1),
+    ];
+    let replicates: u64 = sweep.solvers.iter().map(|s| u64::from(s.replicates)).sum();
+    let solvers = sweep.solvers.len() as u64;
+    let mut table = Table::new("the search's rounds", columns);
+    for (r, n) in rounds.iter().enumerate() {
+        table.push(vec![Cell::int(r), Cell::Integer(*n), Cell::Integer(n / solvers.max(1) * replicates)]);
+    }
+    doc.table(table);
+}
+
+/// A model-based search too small to learn much: fewer than 10 trials per axis, or no
+/// round proposed from the scores after the startup.
+fn tpe_warnings(sweep: &Sweep) -> Vec<String> {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let mut out = Vec::new();
+    for (s, solver) in sweep.solvers.iter().enumerate() {
+        let axes = sweep.searched_axes_count(s) as u64;
+        if search.trials < 10 * axes {
+            out.push(format!(
+                "{} searches {} with {}: fewer than 10 per axis, so the model has little to learn from; raise trials",
+                solver.label,
+                if axes == 1 { "1 axis".to_string() } else { format!("{axes} axes") },
+                count(search.trials, "trial")
+            ));
+        }
+    }
+    if search.trials < search.startup + search.batch {
+        out.push(format!(
+            "trials = {} is below startup + batch = {}: at most one round is proposed from the scores; raise trials \
+             or lower startup",
+            search.trials,
+            search.startup + search.batch
+        ));
+    }
+    out
 }
 
 /// A `[test]`'s jobs and seconds of one core, at most: each solver's share of the chosen
@@ -165,6 +262,10 @@ pub fn search_work(sweep: &Sweep) -> (u64, u128, u128) {
 fn search_lines(doc: &mut Doc, sweep: &Sweep) {
     let Some(search) = &sweep.search else { return };
     let seat = search.seat.map_or("the mean over its seats".to_string(), |s| format!("seat {s}"));
+    if search.method.proposes() {
+        tpe_lines(doc, sweep, &seat);
+        return;
+    }
     doc.line(format!(
         "search: {}, eta {}, {} rungs; ranked by {} against {} ({seat}), mean over replicates; \
          the table above is the full grid at {} = {}",
@@ -192,7 +293,7 @@ fn search_lines(doc: &mut Doc, sweep: &Sweep) {
         ]);
     }
     match search.method {
-        crate::spec::Method::Halving => {}
+        crate::spec::Method::Halving | crate::spec::Method::Tpe => {}
         crate::spec::Method::Hyperband => {
             for (start, rungs_of) in crate::search::planned_brackets(sweep) {
                 let shown: Vec<String> = rungs_of.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
@@ -217,6 +318,9 @@ fn search_lines(doc: &mut Doc, sweep: &Sweep) {
 /// (printed by `plan` and before `run`).
 pub(super) fn search_warnings(sweep: &Sweep) -> Vec<String> {
     let Some(search) = &sweep.search else { return Vec::new() };
+    if search.method.proposes() {
+        return tpe_warnings(sweep);
+    }
     let mut out = Vec::new();
     let budgets = search.budgets();
     if budgets.len() == 1 {
@@ -245,8 +349,11 @@ pub(super) fn search_warnings(sweep: &Sweep) -> Vec<String> {
 /// budget, of which the search runs a share decided by the scores (its rungs follow the
 /// table). Empty without a search.
 fn grid_note(sweep: &Sweep) -> String {
-    sweep.search.as_ref().map_or(String::new(), |search| {
-        format!("  (full grid at {} = {}; the search runs a share, see below)", search.parameter, search.max_budget)
+    sweep.search.as_ref().map_or(String::new(), |search| match search.method.proposes() {
+        true => "  (every trial, at round 0's mean cost)".to_string(),
+        false => {
+            format!("  (full grid at {} = {}; the search runs a share, see below)", search.parameter, search.max_budget)
+        }
     })
 }
 
@@ -383,7 +490,11 @@ pub fn plan(
     let columns = columns.into_iter().chain(["cpu_s", "shared_cpu_s", "wall_s", "shared_wall_s"].map(Column::numbers));
     let mut total = Table::new("the estimate", columns.chain([Column::integers("peak_memory")]).collect());
     // The jobs a run starts: the search's own when searched (the table shows its full grid).
-    let planned = if sweep.search.is_some() { search_work(&sweep).0 } else { jobs };
+    let planned = match &sweep.search {
+        Some(search) if search.method.proposes() => jobs,
+        Some(_) => search_work(&sweep).0,
+        None => jobs,
+    };
     total.push(vec![
         Cell::Integer(planned),
         Cell::int(threads),

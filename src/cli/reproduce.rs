@@ -86,7 +86,15 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     };
     check_policies(&manifest)?;
     let sweep = spec::parse(&manifest.spec_text, &manifest.spec_file).map_err(|e| bad_input(e.to_string()))?;
-    let jobs = sweep.jobs();
+    let jobs = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+        // A model-based search's jobs are what its results decide.
+        Some(_) => {
+            let scores = crate::search::test_split::Scores::read(&dir.join("results.csv"), &sweep)
+                .map_err(|e| bad_input(format!("{e:#}")))?;
+            crate::search::rounds::decide(&sweep, &scores).jobs
+        }
+        None => sweep.jobs(),
+    };
     let job = jobs
         .iter()
         .find(|j| j.id == id)

@@ -33,6 +33,8 @@ pub struct JobKey<'a> {
     pub rung: Option<u32>,
     /// Tuning or test (`[test]`).
     pub split: crate::spec::Split,
+    /// The trial (configuration number) and round of a search, if the job is one's.
+    pub trial: Option<(u32, u32)>,
     /// The program parameters' columns of the run's results (after every fixed column).
     pub extras: &'a [&'static str],
 }
@@ -75,6 +77,10 @@ fn head(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent) -> Record {
     r[Field::EvalOpponent.column()] = opponent.name().to_string();
     r[Field::Rung.column()] = job.rung.map(|k| k.to_string()).unwrap_or_default();
     r[Field::Split.column()] = job.split.name().to_string();
+    if let Some((trial, round)) = job.trial {
+        r[Field::Trial.column()] = trial.to_string();
+        r[Field::Round.column()] = round.to_string();
+    }
     r
 }
 

@@ -79,6 +79,7 @@ pub fn execute(
         params: &job.params,
         rung: job.rung,
         split: job.split,
+        trial: job.trial,
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         injected_fault(&job.id, fault).and_then(|()| match &job.params {

@@ -122,7 +122,11 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     let manifests = read_manifests(&shards, n)?;
     let first = &manifests[0].1;
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
-    let jobs = sweep.jobs();
+    let jobs = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+        // A model-based search's jobs are what the shards' scores decide.
+        Some(_) => crate::search::rounds::decide(&sweep, &shard_scores(&sweep, &shards)?).jobs,
+        None => sweep.jobs(),
+    };
     let header = sweep.result_header();
     let mut scan = scan_shards(&shards, &jobs, &header)?;
     let (expected, finished) = expected_jobs(&sweep, &jobs, &scan.result_files, |j| scan.owner[j] != NOBODY)?;
@@ -150,6 +154,16 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     merged.shared_tables = None;
     merged.write(dir)?;
     Ok(MergeReport { shards: n, jobs: merged_jobs, rows: row_count, failed, upgraded: scan.upgraded })
+}
+
+/// The scores in every shard's results (a model-based search decides its jobs from them).
+fn shard_scores(sweep: &spec::Sweep, shards: &BTreeMap<u32, PathBuf>) -> Result<crate::search::test_split::Scores> {
+    let mut scores = crate::search::test_split::Scores::default();
+    for shard in shards.values() {
+        let file = shard.join("results.csv");
+        scores.extend(crate::search::test_split::Scores::read(&file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
+    }
+    Ok(scores)
 }
 
 /// No shard holds the job.
@@ -269,7 +283,10 @@ fn expected_jobs(
     for file in result_files {
         scores.extend(crate::search::test_split::Scores::read(file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
     }
-    let mut decided = crate::search::test_split::decide(sweep, jobs, &scores);
+    let mut decided = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+        Some(_) => crate::search::rounds::decide(sweep, &scores).decided,
+        None => crate::search::test_split::decide(sweep, jobs, &scores),
+    };
     let last_run = decided.rungs.last().is_some_and(|rung| rung.iter().any(|&j| present(j)));
     if decided.rungs.len() > 1 && !last_run {
         decided.rungs.pop();

@@ -157,6 +157,26 @@ struct Plan<'a> {
     earlier: Earlier,
 }
 
+impl<'a> Plan<'a> {
+    /// This plan's settings for another pass (its own sweep, jobs and earlier passes are
+    /// the pass's to set).
+    fn share(&self) -> Plan<'a> {
+        Plan {
+            opts: self.opts,
+            sweep: self.sweep,
+            all_jobs: self.all_jobs,
+            jobs: Vec::new(),
+            dir: self.dir.clone(),
+            threads: self.threads,
+            shard: self.shard,
+            last: self.last,
+            tell_resume: self.tell_resume,
+            memory: self.memory.clone(),
+            earlier: Earlier::default(),
+        }
+    }
+}
+
 /// A search's earlier passes: the jobs they ran and failed, the jobs the first kept from
 /// before, their wall time, the shared tables they built, and one line per rung to print
 /// before the summary.
@@ -199,6 +219,16 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         None => base.clone(),
     };
     check_writable(&dir)?;
+    let decided_jobs;
+    let all_jobs: &[Job] = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+        // A model-based search's jobs so far are what its results decide.
+        Some(_) => {
+            let scores = crate::search::test_split::Scores::read(&base.join("results.csv"), &sweep);
+            decided_jobs = crate::search::rounds::decide(&sweep, &scores.unwrap_or_default()).jobs;
+            &decided_jobs
+        }
+        None => &all_jobs,
+    };
     let memory = memory_budget(opts);
     if let Some((limit, source)) = &memory {
         // Refuse a job that cannot fit even alone before anything is written.
@@ -213,12 +243,12 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         // Refuse at once if another sweep writes here, before moving anything aside.
         drop(state::lock(&dir)?);
     }
-    prepare(&dir, &sweep, opts.existing, &all_jobs, &opts.notices)?;
+    prepare(&dir, &sweep, opts.existing, all_jobs, &opts.notices)?;
     let _lock = state::lock(&dir)?;
     let plan = Plan {
         opts,
         sweep: &sweep,
-        all_jobs: &all_jobs,
+        all_jobs,
         jobs,
         dir,
         threads,

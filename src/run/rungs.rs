@@ -33,6 +33,9 @@ use crate::search::test_split::{Scores, decide, tuning_passes};
 /// Runs the search or test split of `plan` (whose `jobs` are ignored: the passes decide
 /// them).
 pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunReport> {
+    if plan.sweep.search.as_ref().is_some_and(|s| s.method.proposes()) {
+        return execute_rounds(plan, base, stop);
+    }
     let sweep = plan.sweep;
     let tuning = tuning_passes(sweep);
     let passes = tuning + usize::from(sweep.test.is_some());
@@ -124,6 +127,155 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             rung_lines: Vec::new(),
         };
     }
+}
+
+/// Runs a model-based search (`method = "tpe"`) round by round: before each pass the
+/// scores decide the rounds ([`crate::search::rounds::decide`]), and the pass runs the
+/// jobs of every decided round that are not done (so a job's index, which shards share
+/// out, never changes). After a round, one line: the best trial so far per solver.
+fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunReport> {
+    let sweep = plan.sweep;
+    let scores_dir = match plan.shard {
+        Some(_) => {
+            check_base(base, &sweep.hash())?;
+            base.to_path_buf()
+        }
+        None => plan.dir.clone(),
+    };
+    let (mut ran, mut failed, mut kept) = (0, 0, None);
+    let mut shared_tables = crate::report::manifest::SharedTables::default();
+    let started = std::time::Instant::now();
+    let mut earlier = super::Earlier::default();
+    let mut tell_resume = true;
+    loop {
+        let read = |dir: &Path| Scores::read(&dir.join("results.csv"), sweep).map_err(|e| bad_input(format!("{e:#}")));
+        let mut scores = read(&scores_dir)?;
+        if plan.shard.is_none() && tell_resume {
+            // Cut what an interrupted run left half written, then read again.
+            let rounds = crate::search::rounds::decide(sweep, &scores);
+            let pass = Plan { all_jobs: &rounds.jobs, sweep: &rounds.sweep, jobs: Vec::new(), ..plan.share() };
+            clean(&pass)?;
+            scores = read(&scores_dir)?;
+        }
+        let rounds = crate::search::rounds::decide(sweep, &scores);
+        let decided = &rounds.decided;
+        let pass_index = decided.rungs.len() - 1;
+        let test_pass = sweep.test.is_some() && rounds.tuned;
+        let last = plan.shard.is_some() || rounds.last_pass;
+        if !plan.opts.quiet {
+            if pass_index > 0 {
+                for line in best_so_far(&rounds, pass_index) {
+                    plan.opts.notices.say(&line);
+                }
+            }
+            let shard = plan.shard.map(|s| format!(" (shard {}/{})", s.index, s.count)).unwrap_or_default();
+            let jobs = decided.rungs[pass_index].len();
+            let configurations = decided.configurations[pass_index].len();
+            let line = match (&sweep.test, test_pass) {
+                (Some(test), true) => format!(
+                    "test: the best {} per {} by {} against {}: {}, {} fresh seeds each, {}{shard}",
+                    test.top,
+                    test.per.name(),
+                    test.metric.name(),
+                    test.opponent.name(),
+                    count(configurations, "configuration"),
+                    test.replicates,
+                    count(jobs, "job")
+                ),
+                _ => {
+                    let search = sweep.search.as_ref().expect("a searched spec");
+                    let planned = crate::search::rounds::planned_rounds(search.trials, search.startup, search.batch);
+                    format!(
+                        "tpe round {pass_index} of {planned}: {}, {}{shard}",
+                        count(configurations, "configuration"),
+                        count(jobs, "job")
+                    )
+                }
+            };
+            plan.opts.notices.say(&line);
+        }
+        let mut pass = Plan {
+            all_jobs: &rounds.jobs,
+            sweep: &rounds.sweep,
+            jobs: decided
+                .jobs()
+                .map(|i| &rounds.jobs[i])
+                .filter(|j| plan.shard.is_none_or(|s| s.owns(j.index)))
+                .collect(),
+            ..plan.share()
+        };
+        pass.last = last;
+        pass.tell_resume = tell_resume;
+        pass.earlier = std::mem::take(&mut earlier);
+        if last && plan.shard.is_none() {
+            pass.earlier.rung_lines = round_lines(&rounds);
+        }
+        let report = execute(&pass, stop)?;
+        tell_resume = false;
+        ran += report.ran;
+        failed += report.failed;
+        shared_tables.add(&report.shared_tables);
+        let kept = *kept.get_or_insert(report.kept);
+        if last || !matches!(report.outcome, RunOutcome::Completed) {
+            return Ok(RunReport { ran, kept, failed, shared_tables, ..report });
+        }
+        earlier = super::Earlier {
+            ran,
+            failed,
+            kept: Some(kept),
+            wall: started.elapsed(),
+            shared_tables: shared_tables.clone(),
+            rung_lines: Vec::new(),
+        };
+    }
+}
+
+/// One line per solver: the best of its scored trials so far (by the search's metric,
+/// ties to the earlier trial) with its configuration, after round `round - 1`.
+fn best_so_far(rounds: &crate::search::rounds::Rounds, round: usize) -> Vec<String> {
+    let sweep = &rounds.sweep;
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let mut lines = Vec::new();
+    for (s, scored) in rounds.scores.iter().enumerate() {
+        let Some(&(trial, score)) = scored.iter().min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0))) else {
+            continue;
+        };
+        let shown: Vec<String> = sweep
+            .searched_axes(s)
+            .iter()
+            .zip(sweep.searched_values(s, trial))
+            .map(|((name, _), v)| format!("{name}={}", v.show()))
+            .collect();
+        lines.push(format!(
+            "after round {}: {} best so far trial {trial} (round {}), {} {score:.6}: {}",
+            round - 1,
+            sweep.solvers[s].label,
+            rounds.trials[s][trial].round,
+            search.metric.name(),
+            shown.join(", ")
+        ));
+    }
+    lines
+}
+
+/// The end-of-run lines of a model-based search: its rounds, then the best trial per
+/// solver.
+fn round_lines(rounds: &crate::search::rounds::Rounds) -> Vec<String> {
+    let mut lines = Vec::new();
+    let search = rounds.sweep.search.as_ref().expect("a searched spec");
+    let tuning = rounds.decided.rungs.len() - usize::from(rounds.sweep.test.is_some() && rounds.tuned);
+    let jobs: usize = rounds.decided.rungs[..tuning].iter().map(Vec::len).sum();
+    let trials: usize = rounds.trials.iter().map(Vec::len).sum();
+    lines.push(format!(
+        "search: tpe, {} in {}, {}; ranked by {} against {}",
+        count(trials, "trial"),
+        count(tuning, "round"),
+        count(jobs, "job"),
+        search.metric.name(),
+        search.opponent.name()
+    ));
+    lines.extend(best_so_far(rounds, tuning));
+    lines
 }
 
 /// One line per pass of a run whose every pass is decided: for a search, each rung's

@@ -20,8 +20,10 @@
 //! come from the results file through its edge, `search/scores.rs`. [`survivors`] and [`rank`]
 //! are the one cut and the one ranking, which `[test]`'s choice ([`test_split`]) uses
 //! too. [`tpe`] is the multivariate Parzen estimator for model-based proposals, a pure
-//! function of the finished trials and a seed (no `[search]` method asks it yet).
+//! function of the finished trials and a seed; [`rounds`] runs it round by round for
+//! `method = "tpe"`.
 
+pub mod rounds;
 mod scores;
 pub mod test_split;
 pub mod tpe;
@@ -97,6 +99,7 @@ pub fn brackets(search: &SearchSpec, count: usize) -> Vec<Bracket> {
         Method::Halving => return one(),
         Method::Hyperband if last == 0 => return one(),
         Method::Hyperband => {}
+        Method::Tpe => unreachable!("a model-based search has no brackets"),
     }
     // Bracket of s cuts, s = last..=0, starts at rung last - s.
     let eta = search.eta as f64;

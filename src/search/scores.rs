@@ -85,6 +85,11 @@ impl Scores {
             Some(t) => read_metric(path, t.metric, t.opponent, t.seat)?,
             None => HashMap::new(),
         };
-        Ok(Scores { search, test })
+        let mut rows = HashMap::new();
+        if sweep.search.as_ref().is_some_and(|s| s.method.proposes()) && path.exists() {
+            let id = crate::report::column("job_id");
+            each_row(path, &RESULT_COLUMNS, &["job_id"], |row| *rows.entry(row[id].to_string()).or_insert(0) += 1)?;
+        }
+        Ok(Scores { search, test, rows })
     }
 }

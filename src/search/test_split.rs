@@ -26,6 +26,9 @@ pub struct Scores {
     pub search: HashMap<String, f64>,
     /// By job id, under the `[test]` ranking (empty without a test).
     pub test: HashMap<String, f64>,
+    /// By job id, its rows (against every opponent): a model-based search counts a job
+    /// as scored only when it has all of them (empty for the other searches).
+    pub rows: HashMap<String, usize>,
 }
 
 impl Scores {
@@ -33,12 +36,17 @@ impl Scores {
     pub fn extend(&mut self, other: Scores) {
         self.search.extend(other.search);
         self.test.extend(other.test);
+        self.rows.extend(other.rows);
     }
 }
 
 /// The number of tuning passes: a search's rungs, or one.
 pub fn tuning_passes(sweep: &Sweep) -> usize {
-    sweep.search.as_ref().map_or(1, |s| s.budgets().len())
+    match &sweep.search {
+        Some(s) if s.method.proposes() => super::rounds::planned_rounds(s.trials, s.startup, s.batch) as usize,
+        Some(s) => s.budgets().len(),
+        None => 1,
+    }
 }
 
 /// The passes the scores decide for `sweep` (whose [`Sweep::jobs`] are `jobs`): every
@@ -56,10 +64,20 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], scores: &Scores) -> Decided {
             Decided { rungs: vec![all], configurations: vec![(0..configurations).collect()], finished }
         }
     };
-    let Some(test) = &sweep.test else { return decided };
-    if !decided.finished {
+    if sweep.test.is_none() || !decided.finished {
         return decided;
     }
+    let pool = decided.rungs.last().expect("one tuning pass at least").clone();
+    add_test(sweep, jobs, scores, &mut decided, &pool);
+    decided
+}
+
+/// Adds the test pass to a finished tuning decision: the configurations of the tuning
+/// jobs `pool` ranked by the `[test]` metric, the best `top` per group, their test jobs
+/// (which follow the tuning jobs in `jobs`, `replicates` per configuration in order).
+pub fn add_test(sweep: &Sweep, jobs: &[Job], scores: &Scores, decided: &mut Decided, pool: &[usize]) {
+    let test = sweep.test.as_ref().expect("a [test]");
+    let tune_len = jobs.iter().position(|j| j.split == Split::Test).unwrap_or(jobs.len());
     let firsts: Vec<usize> = sweep
         .solvers
         .iter()
@@ -71,7 +89,7 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], scores: &Scores) -> Decided {
         .collect();
     let configuration = |j: &Job| firsts[j.solver] + j.point;
     let mut sums: HashMap<usize, (f64, u32)> = HashMap::new();
-    for &j in decided.rungs.last().expect("one tuning pass at least") {
+    for &j in pool {
         let sum = sums.entry(configuration(&jobs[j])).or_default();
         *sum = (sum.0 + scores.test.get(&jobs[j].id).copied().unwrap_or(f64::INFINITY), sum.1 + 1);
     }
@@ -97,7 +115,6 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], scores: &Scores) -> Decided {
     decided.finished = pass.iter().all(|&j| scores.test.contains_key(&jobs[j].id));
     decided.rungs.push(pass);
     decided.configurations.push(chosen);
-    decided
 }
 
 /// The group whose best `top` a `[test]` re-runs that point `point` of solver `solver`
@@ -141,7 +158,7 @@ pub fn planned(sweep: &Sweep) -> Option<(u64, u64)> {
     let test = sweep.test.as_ref()?;
     let top = u64::from(test.top);
     let mut configurations: u64 = groups(sweep, test.per).iter().map(|g| (g.len() as u64).min(top)).sum();
-    if sweep.search.is_some() {
+    if sweep.search.as_ref().is_some_and(|s| !s.method.proposes()) {
         let last = search::planned(sweep).last().map_or(0, |r| r.0 as u64);
         configurations = configurations.min(last);
     }

@@ -182,33 +182,53 @@ pub fn good_count(n: usize) -> usize {
 }
 
 /// `batch` proposals from the finished `trials` over `axes`, drawn with a generator seeded
-/// by `seed`; a pure function of its arguments (see the module's documentation).
+/// by `seed`; a pure function of its arguments (see the module's documentation). The
+/// first `k` of them do not depend on `batch`.
 pub fn propose(axes: &[Axis], trials: &[Trial], batch: usize, seed: u64) -> Vec<Vec<f64>> {
-    let mut rng = Rng::seed_from_u64(seed);
-    let worst = trials.iter().map(|t| t.score).filter(|s| !s.is_nan()).fold(f64::NEG_INFINITY, f64::max);
-    let mut seen: Vec<Trial> = trials.to_vec();
-    let mut out = Vec::with_capacity(batch);
-    for _ in 0..batch {
+    let mut proposer = Proposer::new(axes, trials.to_vec(), seed);
+    (0..batch).map(|_| proposer.next_proposal()).collect()
+}
+
+/// Proposals one at a time: each is scored by the constant liar (as the worst finished
+/// trial) before the next is drawn.
+pub struct Proposer<'a> {
+    axes: &'a [Axis],
+    seen: Vec<Trial>,
+    worst: f64,
+    rng: Rng,
+}
+
+impl<'a> Proposer<'a> {
+    /// A proposer over `axes` from the finished `trials`, its generator seeded by `seed`.
+    pub fn new(axes: &'a [Axis], trials: Vec<Trial>, seed: u64) -> Proposer<'a> {
+        let worst = trials.iter().map(|t| t.score).filter(|s| !s.is_nan()).fold(f64::NEG_INFINITY, f64::max);
+        Proposer { axes, seen: trials, worst, rng: Rng::seed_from_u64(seed) }
+    }
+
+    /// The next proposal: of [`CANDIDATES`] draws from the good trials' density, the one
+    /// with the highest ratio of good to bad density.
+    pub fn next_proposal(&mut self) -> Vec<f64> {
+        let seen = &self.seen;
         // Best first; ties (and NaN, last) in the order the trials finished.
         let mut order: Vec<usize> = (0..seen.len()).collect();
         order.sort_by(|&a, &b| seen[a].score.total_cmp(&seen[b].score).then(a.cmp(&b)));
         let good = good_count(seen.len()).min(seen.len());
         let (best, rest) = order.split_at(good);
-        let l = Parzen::new(axes, best.iter().map(|&i| seen[i].u.as_slice()).collect());
-        let g = Parzen::new(axes, rest.iter().map(|&i| seen[i].u.as_slice()).collect());
+        let l = Parzen::new(self.axes, best.iter().map(|&i| seen[i].u.as_slice()).collect());
+        let g = Parzen::new(self.axes, rest.iter().map(|&i| seen[i].u.as_slice()).collect());
         let mut chosen: Option<(f64, Vec<f64>)> = None;
         for _ in 0..CANDIDATES {
-            let x = l.draw(&mut rng);
+            let x = l.draw(&mut self.rng);
             let gain = l.ln_density(&x) - g.ln_density(&x);
             if chosen.as_ref().is_none_or(|(top, _)| gain > *top) {
                 chosen = Some((gain, x));
             }
         }
         let (_, x) = chosen.expect("at least one candidate");
-        seen.push(Trial { u: x.clone(), score: if worst.is_finite() { worst } else { f64::INFINITY } });
-        out.push(x);
+        let lie = if self.worst.is_finite() { self.worst } else { f64::INFINITY };
+        self.seen.push(Trial { u: x.clone(), score: lie });
+        x
     }
-    out
 }
 
 #[cfg(test)]

@@ -88,12 +88,22 @@ pub(crate) struct Report<'a> {
     values_left: u64,
     /// What the spec should be told about how it was read (not problems).
     notes: Vec<String>,
+    /// Whether `[search]` proposes the points of sampled axes (`method = "tpe"`): then
+    /// solvers give no `samples` (the search's `trials` replaces it).
+    pub proposed: bool,
 }
 
 impl<'a> Report<'a> {
     /// An empty report on `text`, read from `file`.
     pub fn new(file: &'a str, text: &'a str) -> Report<'a> {
-        Report { file, lines: Lines::new(text), problems: Vec::new(), values_left: 2 * MAX_JOBS, notes: Vec::new() }
+        Report {
+            file,
+            lines: Lines::new(text),
+            problems: Vec::new(),
+            values_left: 2 * MAX_JOBS,
+            notes: Vec::new(),
+            proposed: false,
+        }
     }
 
     /// The spec file as given (saved policies are read relative to its folder).

@@ -50,6 +50,36 @@ impl Grid {
         }
     }
 
+    /// How many axes a model-based search over this grid has: its sampled axes and the
+    /// axes that list more than one value.
+    pub fn searched_axes(&self) -> usize {
+        let sampled = self.sampled.as_ref().map_or(0, |s| s.axes.len());
+        sampled + self.listed().count()
+    }
+
+    /// The positions of the axes that list several values and are not sampled.
+    fn listed(&self) -> impl Iterator<Item = usize> + '_ {
+        let sampled: Vec<usize> = self.sampled.iter().flat_map(|s| s.axes.iter().map(|(i, _)| *i)).collect();
+        (0..self.axes.len()).filter(move |i| self.axes[*i].len() > 1 && !sampled.contains(i))
+    }
+
+    /// Makes the grid a model-based search's space (`[search] method = "tpe"`): every axis
+    /// that lists several values becomes a sampled `choice` over them, so a point fixes
+    /// every searched axis; the points are the `startup` Sobol points of round 0 for the
+    /// solver labelled `label` under the master seed `seed` (later rounds' points are
+    /// proposed from the scores, see [`crate::search::rounds`]).
+    pub fn searched_by_model(&mut self, startup: u64, seed: u64, label: &str) {
+        let listed: Vec<usize> = self.listed().collect();
+        let mut axes: Vec<(usize, Dist)> = self.sampled.take().map(|s| s.axes).unwrap_or_default();
+        for i in listed {
+            axes.push((i, Dist::Choice(self.axes[i].clone())));
+            self.axes[i].truncate(1);
+        }
+        axes.sort_by_key(|(i, _)| *i);
+        self.sampled = Some(Sampled { axes, samples: startup, sampler: Sampler::Sobol, points: Vec::new() });
+        self.draw(seed, label);
+    }
+
     /// Replaces the axis of the parameter `name` by the single value `budget` (a search
     /// sets its budget parameter rung by rung).
     pub fn set_budget(&mut self, name: &str, budget: u64) {

@@ -58,6 +58,9 @@ pub struct Job {
     pub params: Params,
     /// The rung of a search (`None` without a `[search]`, and for test jobs).
     pub rung: Option<u32>,
+    /// A search's trial (the configuration's number within its solver) and the round
+    /// (pass) it runs in; `None` for a grid and for test jobs.
+    pub trial: Option<(u32, u32)>,
     /// Tuning or test: a test job's seed is [`crate::seed::test_seed`] and its key ends in
     /// `;split=test`.
     pub split: Split,
@@ -77,6 +80,13 @@ impl Sweep {
         let mut jobs = Vec::with_capacity(count);
         match &self.search {
             None => self.list_jobs(&self.grids, None, Split::Tune, &seeds, &mut jobs),
+            Some(search) if search.method.proposes() => {
+                // Round 0 of a model-based search: each point is a trial.
+                self.list_jobs(&self.grids, None, Split::Tune, &seeds, &mut jobs);
+                for job in &mut jobs {
+                    job.trial = Some((job.point as u32, 0));
+                }
+            }
             Some(search) => {
                 for (rung, budget) in search.budgets().into_iter().enumerate() {
                     let mut grids = self.grids.clone();
@@ -122,7 +132,19 @@ impl Sweep {
                         }
                         let id = job_id(&key);
                         let (index, params) = (jobs.len(), *params);
-                        jobs.push(Job { index, solver: s, point: p, replicate: r, seed, id, params, rung, split });
+                        let trial = rung.map(|k| (p as u32, k));
+                        jobs.push(Job {
+                            index,
+                            solver: s,
+                            point: p,
+                            replicate: r,
+                            seed,
+                            id,
+                            params,
+                            rung,
+                            split,
+                            trial,
+                        });
                     }
                 }
                 continue;
@@ -141,7 +163,19 @@ impl Sweep {
                         }
                         let id = job_id(&keys.key);
                         let (index, params) = (jobs.len(), *params);
-                        jobs.push(Job { index, solver: s, point: p, replicate: r, seed, id, params, rung, split });
+                        let trial = rung.map(|k| (p as u32, k));
+                        jobs.push(Job {
+                            index,
+                            solver: s,
+                            point: p,
+                            replicate: r,
+                            seed,
+                            id,
+                            params,
+                            rung,
+                            split,
+                            trial,
+                        });
                     }
                     keys.key.truncate(point_len);
                     keys.advance();
@@ -150,9 +184,47 @@ impl Sweep {
         }
     }
 
+    /// A model-based search's sweep whose solvers' points are `trials` (per solver, each
+    /// trial one value per searched axis, in trial order): what the search has decided so
+    /// far. Its [`Sweep::jobs`] are those trials' jobs (and their test jobs).
+    pub fn with_trials(&self, trials: &[Vec<Vec<Val>>]) -> Sweep {
+        let mut out = self.clone();
+        for ((grid, solver), points) in out.grids.iter_mut().zip(&mut out.solvers).zip(trials) {
+            if let Some(s) = &mut grid.sampled {
+                s.points = points.clone();
+            }
+            solver.points = grid.points();
+        }
+        out
+    }
+
+    /// The searched axes of solver `solver` of a model-based search, as `(parameter,
+    /// distribution)`, in the kind's parameter order (listed axes are `choice`s).
+    pub(crate) fn searched_axes(&self, solver: usize) -> Vec<(&'static str, super::sample::Dist)> {
+        let grid = &self.grids[solver];
+        let params = grid.params();
+        grid.sampled.iter().flat_map(|s| &s.axes).map(|(i, d)| (params[*i].name, d.clone())).collect()
+    }
+
+    /// The number of searched axes of solver `solver` of a model-based search.
+    pub fn searched_axes_count(&self, solver: usize) -> usize {
+        self.grids[solver].sampled.as_ref().map_or(0, |s| s.axes.len())
+    }
+
+    /// The values of the searched axes at point `point` of solver `solver` (in the order
+    /// of [`Sweep::searched_axes`]).
+    pub fn searched_values(&self, solver: usize, point: usize) -> Vec<Val> {
+        let grid = &self.grids[solver];
+        grid.sampled.as_ref().map(|s| s.points[point].clone()).unwrap_or_default()
+    }
+
     /// Tuning jobs per solver, as `(label, count)` in spec order, without listing them (a
-    /// `[test]`'s jobs are counted by [`crate::search::test_split::planned`]).
+    /// `[test]`'s jobs are counted by [`crate::search::test_split::planned`]; a
+    /// model-based search's count is its `trials`' jobs, if no proposal repeats).
     pub fn job_counts(&self) -> Vec<(String, u64)> {
+        if let Some(search) = self.search.as_ref().filter(|s| s.method.proposes()) {
+            return self.solvers.iter().map(|s| (s.label.clone(), search.trials * u64::from(s.replicates))).collect();
+        }
         let rungs = self.search.as_ref().map_or(1, |s| s.budgets().len() as u64);
         self.solvers
             .iter()

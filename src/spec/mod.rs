@@ -78,7 +78,7 @@ mod error;
 mod grid;
 mod jobs;
 pub(crate) mod policy_file;
-mod sample;
+pub(crate) mod sample;
 pub mod search;
 mod sobol;
 mod solver;

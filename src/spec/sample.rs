@@ -96,6 +96,49 @@ impl Dist {
         }
     }
 
+    /// Where the value `v` lies on the unit interval that [`Dist::value`] maps: the
+    /// middle of the interval of `u` that gives `v` for whole numbers, and for a `choice`
+    /// the value's index instead (a categorical axis). The inverse a model-based search
+    /// reads finished trials through.
+    pub fn position(&self, v: Val) -> f64 {
+        let number = |v: Val| match v {
+            Val::Real(x) => x,
+            Val::Count(n) => n as f64,
+            _ => f64::NAN,
+        };
+        let x = number(v);
+        let u = match *self {
+            Dist::Uniform(lo, hi) => (x - lo) / (hi - lo),
+            Dist::LogUniform(lo, hi) => (x / lo).ln() / (hi / lo).ln(),
+            Dist::OneMinusLogUniform(lo, hi) => ((1.0 - x).log10() - lo) / (hi - lo),
+            Dist::IntUniform(lo, hi) => (x - lo as f64 + 0.5) / (hi - lo + 1) as f64,
+            Dist::IntLogUniform(lo, hi) => {
+                let span = ((hi + 1) as f64 / lo as f64).ln();
+                0.5 * ((x / lo as f64).ln() + ((x + 1.0) / lo as f64).ln()) / span
+            }
+            Dist::Choice(ref values) => {
+                return values.iter().position(|c| c.identity() == v.identity()).unwrap_or(0) as f64;
+            }
+        };
+        if u.is_finite() { u.clamp(0.0, 1.0 - f64::EPSILON) } else { 0.5 }
+    }
+
+    /// The number of values of a `choice` (`None` for the other forms).
+    pub fn choices(&self) -> Option<usize> {
+        match self {
+            Dist::Choice(values) => Some(values.len()),
+            _ => None,
+        }
+    }
+
+    /// The value at a position as [`Dist::position`] gives it (an index for a `choice`).
+    pub fn at_position(&self, x: f64) -> Val {
+        match self {
+            Dist::Choice(values) => values[(x as usize).min(values.len() - 1)],
+            _ => self.value(x),
+        }
+    }
+
     /// The values that bound what it draws (its ends, or every choice): what the checks
     /// between two parameters consider.
     pub fn span(&self) -> Vec<Val> {

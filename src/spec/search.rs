@@ -1,13 +1,20 @@
 //! The `[search]` table: successive halving or Hyperband over a budget parameter
-//! (`episodes` for learners, `iterations` for MCTS), read and checked against the solvers.
+//! (`episodes` for learners, `iterations` for MCTS), or a model-based search (TPE) over the
+//! solvers' sampled and listed axes; read and checked against the solvers.
 //!
-//! Keys: `method` (`"halving"` or `"hyperband"`, required), `eta` (the cut factor, a whole
+//! Keys: `method` (`"halving"`, `"hyperband"` or `"tpe"`, required), `eta` (the cut factor, a whole
 //! number >= 2, default 3), `min_budget` and `max_budget` (whole numbers, required,
 //! `1 <= min_budget <= max_budget`), `metric` (`"regret"`, default, or `"regret_auc"`, which
 //! only learners write, so it needs the `episodes` budget),
 //! `opponent` (the evaluation opponent the configurations are judged on; one of
 //! `[evaluation] opponents`, default the first) and `seat` (`"x"` or `"o"`; default the
 //! mean over the seats a job is evaluated in).
+//!
+//! With `method = "tpe"` the keys are `trials` (the configurations tried per solver,
+//! required), `batch` (proposed per round, default 8), `startup` (Sobol points of round 0,
+//! default `min(trials, 10)`), `metric`, `opponent` and `seat`; no budget keys (every trial
+//! runs at the solver's own budget), and solvers give no `samples` (see
+//! [`crate::search::rounds`]).
 //!
 //! The rung budgets are `max_budget / eta^k` (rounded to whole numbers) for every `k` that
 //! keeps them at or above `min_budget`, in increasing order, so the last rung always has
@@ -28,6 +35,9 @@ pub enum Method {
     Halving,
     /// Several brackets, each starting at a higher rung with fewer configurations.
     Hyperband,
+    /// Tree-structured Parzen estimator: rounds of configurations proposed from the
+    /// scores of the earlier rounds, every one at the full budget.
+    Tpe,
 }
 
 /// What a search ranks configurations by (lower is better), mean over replicates.
@@ -45,8 +55,23 @@ impl Method {
         match self {
             Method::Halving => "halving",
             Method::Hyperband => "hyperband",
+            Method::Tpe => "tpe",
         }
     }
+
+    /// Whether the method proposes configurations from scores (then there are no rungs).
+    pub fn proposes(self) -> bool {
+        self == Method::Tpe
+    }
+}
+
+/// Whether the spec's `[search]` asks for a method that proposes the solvers' points
+/// (read before the solvers, which then take no `samples`).
+pub(crate) fn proposes(root: &[Entry]) -> bool {
+    let Some(Leaf::Table(entries)) = root.iter().find(|e| e.key == "search").map(|e| &e.node.value) else {
+        return false;
+    };
+    entries.iter().any(|e| e.key == "method" && matches!(&e.node.value, Leaf::Str(m) if m == "tpe"))
 }
 
 impl Metric {
@@ -76,18 +101,35 @@ pub struct SearchSpec {
     pub opponent: EvalOpponent,
     /// The evaluated seat it is judged on (`None`: the mean over the job's seats).
     pub seat: Option<Seat>,
-    /// The budget parameter (`episodes` or `iterations`).
+    /// The budget parameter (`episodes` or `iterations`; empty for TPE, which has none).
     pub parameter: &'static str,
+    /// TPE: configurations tried per solver (0 for the rung methods).
+    pub trials: u64,
+    /// TPE: configurations proposed per round after the first.
+    pub batch: u64,
+    /// TPE: the Sobol points of round 0.
+    pub startup: u64,
 }
 
 /// The parameters a search can use as its budget, in order of preference.
 pub const BUDGET_PARAMETERS: [&str; 2] = ["episodes", "iterations"];
 
-const KEYS: [&str; 7] = ["method", "eta", "min_budget", "max_budget", "metric", "opponent", "seat"];
+const KEYS: [&str; 10] =
+    ["method", "eta", "min_budget", "max_budget", "metric", "opponent", "seat", "trials", "batch", "startup"];
+
+/// The keys only the rung methods take, and those only TPE takes.
+const RUNG_KEYS: [&str; 3] = ["eta", "min_budget", "max_budget"];
+const TPE_KEYS: [&str; 3] = ["trials", "batch", "startup"];
+
+/// The most trials one search may have.
+pub const MAX_TRIALS: u64 = 100_000;
 
 impl SearchSpec {
-    /// The rung budgets, increasing; the last is `max_budget`.
+    /// The rung budgets, increasing; the last is `max_budget` (TPE: no rungs, an empty list).
     pub fn budgets(&self) -> Vec<u64> {
+        if self.method.proposes() {
+            return Vec::new();
+        }
         let (eta, min, max) = (u128::from(self.eta), u128::from(self.min_budget), u128::from(self.max_budget));
         let mut divisors = vec![1u128];
         while min * divisors.last().expect("one") * eta <= max {
@@ -98,6 +140,17 @@ impl SearchSpec {
 
     /// The resolved form (part of the spec hash).
     pub fn to_json(&self) -> serde_json::Value {
+        if self.method.proposes() {
+            return serde_json::json!({
+                "method": self.method.name(),
+                "trials": self.trials,
+                "batch": self.batch,
+                "startup": self.startup,
+                "metric": self.metric.name(),
+                "opponent": self.opponent.name(),
+                "seat": self.seat.map(|s| s.name()),
+            });
+        }
         serde_json::json!({
             "method": self.method.name(),
             "eta": self.eta,
@@ -126,6 +179,9 @@ struct Fields {
     metric: Metric,
     opponent: Option<EvalOpponent>,
     seat: Option<Seat>,
+    trials: Option<u64>,
+    batch: u64,
+    startup: Option<u64>,
 }
 
 /// Reads `[search]` and checks it against the solvers (`tables` are the `[[solver]]`
@@ -155,6 +211,9 @@ pub(crate) fn read(
         metric: Metric::Regret,
         opponent: None,
         seat: None,
+        trials: None,
+        batch: 8,
+        startup: None,
     };
     let clean = report.is_clean();
     for e in entries {
@@ -165,10 +224,18 @@ pub(crate) fn read(
     let given = |key: &str| entries.iter().any(|e| e.key == key);
     let Some(method) = fields.method else {
         if !given("method") {
-            problem(report, "has no method: add method = \"halving\" or \"hyperband\"".into());
+            problem(report, "has no method: add method = \"halving\", \"hyperband\" or \"tpe\"".into());
         }
         return None;
     };
+    if method.proposes() {
+        return read_tpe(report, entry, entries, &fields, opponents, drafts).filter(|_| clean && report.is_clean());
+    }
+    if let Some(e) = entries.iter().find(|e| TPE_KEYS.contains(&e.key.as_str())) {
+        let message = format!("is a key of method = \"tpe\", not of {}: remove it", method.name());
+        report.entry(&format!("search.{}", e.key), e, message);
+        return None;
+    }
     let (Some(min_budget), Some(max_budget)) = (fields.min_budget, fields.max_budget) else {
         if !given("min_budget") || !given("max_budget") {
             problem(report, "needs min_budget and max_budget (the budgets of the first and last rungs)".into());
@@ -190,6 +257,9 @@ pub(crate) fn read(
         opponent,
         seat: fields.seat,
         parameter,
+        trials: 0,
+        batch: 0,
+        startup: 0,
     };
     if !first_rung_fits(report, entry, &search, checkpoints) || !metric_is_written(report, entry, &search) {
         return None;
@@ -231,8 +301,9 @@ fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Ev
     let text = |report: &mut Report, allowed: &[&str]| one_of(report, &key, e, allowed);
     match e.key.as_str() {
         "method" => {
-            fields.method = text(report, &["halving", "hyperband"]).map(|m| match m.as_str() {
+            fields.method = text(report, &["halving", "hyperband", "tpe"]).map(|m| match m.as_str() {
                 "halving" => Method::Halving,
+                "tpe" => Method::Tpe,
                 _ => Method::Hyperband,
             });
         }
@@ -248,6 +319,19 @@ fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Ev
             let rule = format!("{} must be a whole number >= 1 (episodes or iterations of a rung)", e.key);
             let value = whole(report, &key, e, 1, i64::MAX as u64, &rule);
             if e.key == "min_budget" { fields.min_budget = value } else { fields.max_budget = value }
+        }
+        "trials" => {
+            let rule =
+                format!("trials must be a whole number from 1 to {MAX_TRIALS} (configurations tried per solver)");
+            fields.trials = whole(report, &key, e, 1, MAX_TRIALS, &rule);
+        }
+        "batch" => {
+            let rule = "batch must be a whole number from 1 to 1000 (configurations proposed per round)";
+            fields.batch = whole(report, &key, e, 1, 1000, rule).unwrap_or(8);
+        }
+        "startup" => {
+            let rule = format!("startup must be a whole number from 1 to {MAX_TRIALS} (Sobol points of round 0)");
+            fields.startup = whole(report, &key, e, 1, MAX_TRIALS, &rule);
         }
         "opponent" => {
             let names: Vec<&str> = opponents.iter().map(|o| o.name()).collect();
@@ -299,4 +383,60 @@ fn check_solvers(report: &mut Report, drafts: &[Draft], tables: &[&[Entry]], max
         }
     }
     found
+}
+
+/// The rest of a TPE `[search]`: `trials` given, no rung keys, and every solver has
+/// something to search (a sampled axis, or an axis that lists several values).
+fn read_tpe(
+    report: &mut Report,
+    entry: &Entry,
+    entries: &[Entry],
+    fields: &Fields,
+    opponents: &[EvalOpponent],
+    drafts: &[Draft],
+) -> Option<SearchSpec> {
+    if let Some(e) = entries.iter().find(|e| RUNG_KEYS.contains(&e.key.as_str())) {
+        let message = format!(
+            "is a key of the rung methods (halving, hyperband), not of tpe: remove it; a tpe trial runs at \
+             the solver's own budget"
+        );
+        report.entry(&format!("search.{}", e.key), e, message);
+        return None;
+    }
+    let Some(trials) = fields.trials else {
+        if !entries.iter().any(|e| e.key == "trials") {
+            let message = "has method = \"tpe\" but no trials: add trials = N, the configurations to try per solver";
+            report.entry("search", entry, message.into());
+        }
+        return None;
+    };
+    for draft in drafts {
+        let Some(grid) = &draft.grid else { continue };
+        let dimensions = grid.searched_axes();
+        if dimensions == 0 {
+            let message = "has nothing for [search] to search: sample an axis ({ uniform = [low, high] }, ..) \
+                           or list several values of one";
+            report.at(draft.span.as_ref(), Some(&format!("solver[{}]", draft.number)), None, message.into());
+        } else if dimensions > super::sobol::MAX_DIMENSIONS {
+            let message = format!(
+                "searches {dimensions} axes; [search] method = \"tpe\" starts from Sobol points, which cover at \
+                 most {}",
+                super::sobol::MAX_DIMENSIONS
+            );
+            report.at(draft.span.as_ref(), Some(&format!("solver[{}]", draft.number)), None, message);
+        }
+    }
+    Some(SearchSpec {
+        method: Method::Tpe,
+        eta: 0,
+        min_budget: 0,
+        max_budget: 0,
+        metric: fields.metric,
+        opponent: fields.opponent.unwrap_or(opponents[0]),
+        seat: fields.seat,
+        parameter: "",
+        trials,
+        batch: fields.batch,
+        startup: fields.startup.unwrap_or(trials.min(10)).min(trials),
+    })
 }

@@ -254,6 +254,20 @@ pub(crate) fn sampled(
         }
         return Some(grid);
     }
+    if report.proposed {
+        // `[search] method = "tpe"` proposes the points: its `trials` is their number.
+        if let Some((name, entry)) =
+            sampling.samples.map(|(_, e)| ("samples", e)).or(sampling.sampler.map(|(_, e)| ("sampler", e)))
+        {
+            let message = format!(
+                "is given, but [search] proposes this solver's points (method = \"tpe\"): remove {name}; \
+                 [search] trials is how many points it tries"
+            );
+            report.entry(&format!("{key}.{name}"), entry, message);
+            return None;
+        }
+        return Some(grid);
+    }
     let Some((samples, _)) = sampling.samples else {
         let message = format!(
             "has sampled axes ({}) but no samples: add samples = N, the number of points to draw from them",

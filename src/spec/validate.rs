@@ -87,6 +87,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         search: None,
         test: None,
     };
+    report.proposed = search::proposes(&root);
     for entry in &root {
         read_top_entry(&mut report, &mut top, entry, &numbers);
     }
@@ -105,7 +106,9 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
     across::check_checkpoints(&mut report, &top.solvers, checkpoints);
     across::check_size(&mut report, &top.solvers, top.replicates, &labels);
     let mut notes = report.take_notes();
-    notes.extend(across::sample_notes(&top.solvers, &labels));
+    if !report.proposed {
+        notes.extend(across::sample_notes(&top.solvers, &labels));
+    }
     if report.is_clean() {
         across::check_shared_points(&mut report, &top.solvers, &labels);
     }
@@ -123,8 +126,10 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         .zip(labels)
         .map(|(draft, label)| {
             let mut grid = draft.grid.expect("a clean report means every grid is valid");
-            if let Some(search) = &search {
-                grid.set_budget(search.parameter, search.max_budget);
+            match &search {
+                Some(search) if search.method.proposes() => grid.searched_by_model(search.startup, top.seed, &label),
+                Some(search) => grid.set_budget(search.parameter, search.max_budget),
+                None => {}
             }
             CheckedSolver { label, grid, replicates: draft.replicates }
         })

@@ -34,3 +34,4 @@ mod spec_props;
 mod statistics;
 mod table_formats;
 mod test_split;
+mod tpe;
