@@ -80,8 +80,8 @@ fields! {
     Split = ("split", 4, false),
     Metrics = ("metrics", 5, false),
     PolicyHash = ("policy_hash", 5, false),
-    Trial = ("trial", 6, true),
-    Round = ("round", 6, true),
+    Trial = ("trial", 7, true),
+    Round = ("round", 7, true),
 }
 
 impl Field {

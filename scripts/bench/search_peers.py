@@ -55,6 +55,7 @@ regret no higher than random search at --trials, and no higher than random searc
 
 import argparse
 import csv
+import importlib.util
 import math
 import re
 import shutil
@@ -546,11 +547,9 @@ def main() -> int:
     args = p.parse_args()
     if args.random_trials < args.trials:
         p.error("--random-trials must be at least --trials")
-    try:
-        import matplotlib  # noqa: F401
-        import optuna  # noqa: F401
-    except ImportError as e:
-        sys.exit(f"search_peers: {e}; install with `pip install optuna matplotlib`")
+    missing = [m for m in ("optuna", "matplotlib") if importlib.util.find_spec(m) is None]
+    if missing:
+        sys.exit(f"search_peers: missing {', '.join(missing)}; `pip install optuna matplotlib`")
 
     args.sweep = find_sweep(args.sweep)
     args.out = args.out.resolve()

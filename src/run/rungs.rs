@@ -207,10 +207,17 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
         pass.last = last;
         pass.tell_resume = tell_resume;
         pass.earlier = std::mem::take(&mut earlier);
-        if last && plan.shard.is_none() {
-            pass.earlier.rung_lines = round_lines(&rounds);
+        let mut report = execute(&pass, stop)?;
+        if last && plan.shard.is_none() && !plan.opts.quiet && matches!(report.outcome, RunOutcome::Completed) {
+            // The end of the search: its rounds, its best, and whether that is better
+            // than the rest, from every row (the last round's included).
+            let scores = read(&scores_dir)?;
+            let rounds = crate::search::rounds::decide(sweep, &scores);
+            let mut lines = round_lines(&rounds);
+            lines.extend(verdict_lines(&rounds.sweep, &plan.dir.join("results.csv")));
+            lines.append(&mut report.summary);
+            report.summary = lines;
         }
-        let report = execute(&pass, stop)?;
         tell_resume = false;
         ran += report.ran;
         failed += report.failed;
@@ -258,8 +265,7 @@ fn best_so_far(rounds: &crate::search::rounds::Rounds, round: usize) -> Vec<Stri
     lines
 }
 
-/// The end-of-run lines of a model-based search: its rounds, then the best trial per
-/// solver.
+/// The end-of-run line of a model-based search: its trials, rounds and jobs.
 fn round_lines(rounds: &crate::search::rounds::Rounds) -> Vec<String> {
     let mut lines = Vec::new();
     let search = rounds.sweep.search.as_ref().expect("a searched spec");
@@ -274,7 +280,62 @@ fn round_lines(rounds: &crate::search::rounds::Rounds) -> Vec<String> {
         search.metric.name(),
         search.opponent.name()
     ));
-    lines.extend(best_so_far(rounds, tuning));
+    lines
+}
+
+/// The end-of-search verdict per solver (and seat, where the search is judged per seat):
+/// the best trial against the runner-up, paired by replicate (the same seeds), with the
+/// power-aware verdict of `sweep compare` (paired t, Holm-adjusted over every trial
+/// against the best, alpha 0.05), and how many trials are within noise of the best (not
+/// `worse`). Empty when the results cannot be read.
+fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
+    use crate::report::compare::{Verdicts, best, compare_block};
+    use crate::report::paired_runs::{Metric, read_blocks_in};
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let metric = match search.metric {
+        crate::spec::Metric::Regret => Metric::Regret,
+        crate::spec::Metric::RegretAuc => Metric::RegretAuc,
+    };
+    let by = ["label", "eval_opponent", "seat"];
+    let Ok(blocks) = read_blocks_in(results, metric, &by, &["trial"], crate::spec::Split::Tune) else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for block in blocks {
+        let (label, opponent, seat) = (&block.key[0], &block.key[1], &block.key[2]);
+        if opponent != search.opponent.name() || search.seat.is_some_and(|s| s.name() != seat) {
+            continue;
+        }
+        let Some(top) = best(&block, metric) else { continue };
+        let comparisons = compare_block(&block, top, metric, Verdicts::default());
+        let runner_up = comparisons
+            .iter()
+            .filter(|c| c.config != top && c.mean.is_finite())
+            .min_by(|a, b| a.mean.total_cmp(&b.mean).then(a.config.cmp(&b.config)));
+        let trial = |c: usize| block.configs[c].key[0].clone();
+        let within = comparisons.iter().filter(|c| c.config != top && c.verdict != "worse").count();
+        let mut line = format!(
+            "{label} ({seat} vs {opponent}): best trial {} at mean {} {:.6} over {} replicates",
+            trial(top),
+            metric.name(),
+            block.configs[top].mean(),
+            comparisons[top].runs
+        );
+        if let Some(r) = runner_up {
+            let (low, high) = r.difference.interval(0.95);
+            line.push_str(&format!(
+                "; runner-up trial {} is {} ({:+.6}, 95% CI {low:+.6} to {high:+.6}, Holm p {}); {} of {} other \
+                 trials within noise of the best",
+                trial(r.config),
+                r.verdict,
+                r.difference.mean,
+                crate::report::compare::short_p(r.p_holm),
+                within,
+                comparisons.len() - 1
+            ));
+        }
+        lines.push(line);
+    }
     lines
 }
 
