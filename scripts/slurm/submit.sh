@@ -14,9 +14,10 @@ Submit the sweep SPEC to Slurm as N array tasks, task K running shard K of N,
 and a merge job that starts when all of them have succeeded
 (--dependency=afterok). Both job ids are printed.
 
-A spec with a [search] (successive halving or Hyperband) runs rung by rung: one
-array and one merge per rung, each array starting after the previous rung's
-merge (afterok), since the merged results decide which configurations go on.
+A spec with a [search] (successive halving, Hyperband or TPE) runs rung by rung
+(TPE: round by round): one array and one merge per rung, each array starting
+after the previous rung's merge (afterok), since the merged results decide which
+configurations go on (TPE: which configurations the next round proposes).
 The rungs are counted with '\$SWEEP plan SPEC', so sweep must run here too.
 A [test] adds one more array and merge after tuning (after the last rung, or
 after the grid's), since the merged results decide which configurations re-run.
@@ -218,7 +219,9 @@ if table search || table test; then
         die "--tasks does not apply to a [search] or [test]: submit the same command again (finished jobs are kept)"
     rungs=1
     if table search; then
-        rungs=$("$sweep" plan "$spec" 2>/dev/null | sed -n 's/^search: .*, \([0-9][0-9]*\) rungs;.*/\1/p')
+        # Halving and Hyperband say "N rungs;", TPE "in N rounds (".
+        rungs=$("$sweep" plan "$spec" 2>/dev/null |
+            sed -n -e 's/^search: .*, \([0-9][0-9]*\) rungs;.*/\1/p' -e 's/^search: tpe, .* in \([0-9][0-9]*\) rounds (.*/\1/p')
         [[ $rungs =~ ^[1-9][0-9]*$ ]] || die "cannot count the rungs of '$spec': see '$sweep plan $spec'"
     fi
     if table test; then

@@ -396,11 +396,9 @@ fn read_tpe(
     drafts: &[Draft],
 ) -> Option<SearchSpec> {
     if let Some(e) = entries.iter().find(|e| RUNG_KEYS.contains(&e.key.as_str())) {
-        let message = format!(
-            "is a key of the rung methods (halving, hyperband), not of tpe: remove it; a tpe trial runs at \
-             the solver's own budget"
-        );
-        report.entry(&format!("search.{}", e.key), e, message);
+        let message = "is a key of the rung methods (halving, hyperband), not of tpe: remove it; a tpe trial runs \
+                       at the solver's own budget";
+        report.entry(&format!("search.{}", e.key), e, message.into());
         return None;
     }
     let Some(trials) = fields.trials else {

@@ -50,6 +50,34 @@ pub struct Rung {
     pub train_ms: f64,
 }
 
+/// One trial of a model-based search (`method = "tpe"`): its solver label, number and
+/// round, its metric summed over its successful rows against the search's opponent, its
+/// jobs' training time, and its configuration (the values of `summary`'s columns).
+#[derive(Clone, Debug, Default)]
+pub struct Trial {
+    /// The solver's label.
+    pub label: String,
+    /// The trial's number within its solver.
+    pub trial: u32,
+    /// The round that proposed it.
+    pub round: u32,
+    /// The metric's sum and count over its rows.
+    pub metric: (f64, u32),
+    /// Its jobs.
+    pub jobs: BTreeSet<String>,
+    /// Training time of its jobs, ms.
+    pub train_ms: f64,
+    /// Its configuration: `(column, value)` of every configuration column.
+    pub config: Vec<(&'static str, String)>,
+}
+
+impl Trial {
+    /// The metric's mean over its rows (+inf without any).
+    pub fn score(&self) -> f64 {
+        if self.metric.1 == 0 { f64::INFINITY } else { self.metric.0 / f64::from(self.metric.1) }
+    }
+}
+
 /// The learning curves of one configuration: one curve per replicate, (episode, regret).
 pub type Curves = Vec<Vec<(f64, f64)>>;
 
@@ -99,6 +127,9 @@ pub struct Data {
     pub solver_blocks: Vec<Block>,
     /// A search's rungs (empty without a search).
     pub rungs: Vec<Rung>,
+    /// A model-based search's trials, by label and trial number (empty without one), and
+    /// the metric and opponent it ranks by.
+    pub trials: (Vec<Trial>, String, String),
     /// Failed rows (at most `FAILURES_KEPT`) and how many there were.
     pub failures: (Vec<Failure>, usize),
     /// Boards, and rows evaluated exactly / by sampled games (all rows).
@@ -158,6 +189,17 @@ pub fn read(dir: &Path) -> Result<Data> {
     let positions: HashMap<&str, usize> = names.iter().map(|&n| (n, column(n))).collect();
     let c = |name: &str| positions[name];
     let rung_at = RungColumns::new();
+    // A model-based search ranks by its metric against its opponent (the manifest's).
+    let searched = manifest.as_ref().and_then(|m| {
+        let search = m.spec.get("search")?;
+        let text = |k: &str| search.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        let metric = text("metric");
+        (search.get("method")?.as_str()? == "tpe" && ["regret", "regret_auc"].contains(&metric.as_str()))
+            .then(|| (metric, text("opponent")))
+    });
+    let metric_at = searched.as_ref().map_or(0, |(metric, _)| column(metric));
+    let mut trials: BTreeMap<(String, u32), Trial> = BTreeMap::new();
+    let (trial_at, round_at) = (column("trial"), column("round"));
     let mut key = vec![String::new(); by.len()];
     each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
         let s = splits::of_row(rec);
@@ -189,6 +231,24 @@ pub fn read(dir: &Path) -> Result<Data> {
                 failures.push(Failure {
                     cells: [cell("job_id"), cell("label"), cell("seat"), cell("eval_opponent"), cell("error")],
                 });
+            }
+        }
+        if let (Some((_, opponent)), Ok(t), Split::Tune) = (&searched, rec[trial_at].parse::<u32>(), s) {
+            let label = rec[c("label")].to_string();
+            let trial = trials.entry((label.clone(), t)).or_insert_with(|| Trial {
+                label,
+                trial: t,
+                round: rec[round_at].parse().unwrap_or(0),
+                config: by.iter().zip(&key_at).map(|(&n, &i)| (n, rec[i].to_string())).collect(),
+                ..Trial::default()
+            });
+            if trial.jobs.insert(rec[c("job_id")].to_string()) {
+                trial.train_ms += rec[rung_at.train_ms].parse::<f64>().unwrap_or(0.0);
+            }
+            if ok && &rec[c("eval_opponent")] == opponent.as_str() {
+                if let Ok(x) = rec[metric_at].parse::<f64>() {
+                    trial.metric = (trial.metric.0 + x, trial.metric.1 + 1);
+                }
             }
         }
         if let (Ok(r), Split::Tune) = (rec[c("rung")].parse::<u32>(), s) {
@@ -267,6 +327,10 @@ pub fn read(dir: &Path) -> Result<Data> {
         tune_blocks,
         solver_blocks,
         rungs: rungs.into_values().collect(),
+        trials: {
+            let (metric, opponent) = searched.unwrap_or_default();
+            (trials.into_values().collect(), metric, opponent)
+        },
         failures: (failures, failed),
         boards,
         evaluation,

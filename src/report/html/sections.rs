@@ -98,6 +98,7 @@ pub fn sections(d: &Data) -> Vec<Section> {
     out.extend(profiles(d));
     out.extend(paired(d));
     out.extend(search(d));
+    out.extend(trials(d));
     out.extend(failures(d));
     out
 }
@@ -659,6 +660,124 @@ fn search(d: &Data) -> Option<Section> {
             Part::Table(page_table(header, rows)),
             Part::Chart(bars("Training time per rung", "training time summed over jobs (s)", &cost)),
         ],
+    })
+}
+
+/// A model-based search, per solver: the best score so far against trials and against
+/// training time (every trial a dot), and each searched axis's proposals against the trial
+/// number, so a reader sees whether the search narrowed in.
+fn trials(d: &Data) -> Option<Section> {
+    let (trials, metric, opponent) = &d.trials;
+    if trials.is_empty() {
+        return None;
+    }
+    let mut labels: Vec<&str> = trials.iter().map(|t| t.label.as_str()).collect();
+    labels.dedup();
+    let mut parts = Vec::new();
+    for label in labels {
+        let mine: Vec<&super::data::Trial> = trials.iter().filter(|t| t.label == label).collect();
+        let scores: Vec<f64> = mine.iter().map(|t| t.score()).collect();
+        let finite = scores.iter().copied().filter(|s| s.is_finite());
+        let top = finite.fold(0.0f64, f64::max).max(1e-3) * 1.05;
+        let mut best = f64::INFINITY;
+        let best_so_far: Vec<f64> = scores
+            .iter()
+            .map(|&s| {
+                best = best.min(s);
+                best
+            })
+            .collect();
+        let mut cpu = 0.0;
+        let cumulative: Vec<f64> = mine
+            .iter()
+            .map(|t| {
+                cpu += t.train_ms / 1000.0;
+                cpu
+            })
+            .collect();
+        let colour = super::svg::series(0);
+        let y = || Axis::new(&format!("mean {metric} against {opponent}"), 0.0, top);
+        for (x, name, what) in [
+            (mine.iter().map(|t| f64::from(t.trial) + 1.0).collect::<Vec<_>>(), "trials", "trials"),
+            (cumulative, "training time of the trials so far (CPU s)", "training time"),
+        ] {
+            let xmax = x.last().copied().unwrap_or(1.0);
+            let mut plot = Plot::new(&format!("{label}: best so far against {what}"), Axis::new(name, 0.0, xmax), y());
+            let points: Vec<(f64, f64)> = x.iter().copied().zip(best_so_far.iter().copied()).collect();
+            plot.steps(&points, colour);
+            plot.dots(&x.iter().copied().zip(scores.iter().copied()).collect::<Vec<_>>(), "#555", 0.6);
+            plot.legend("best so far", colour);
+            parts.push(Part::Chart(plot.finish()));
+        }
+        // The axes: configuration columns that vary among the trials.
+        let n = mine.first().map_or(0, |t| t.config.len());
+        for k in 0..n {
+            let name = mine[0].config[k].0;
+            let columns: Vec<&str> = mine[0].config.iter().map(|c| c.0).collect();
+            let derived = |t: &super::data::Trial| {
+                let key: Vec<String> = t.config.iter().map(|c| c.1.clone()).collect();
+                crate::schema::derived(&columns, &key, k)
+            };
+            let same = mine.iter().all(|t| t.config[k].1 == mine[0].config[k].1);
+            if ["solver", "label"].contains(&name) || same || mine.iter().all(|t| derived(t)) {
+                continue;
+            }
+            let values: Vec<Option<f64>> = mine.iter().map(|t| t.config[k].1.parse::<f64>().ok()).collect();
+            let numeric = values.iter().all(Option::is_some);
+            let (lo, hi) =
+                values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            let log = numeric && lo > 0.0 && hi / lo > 20.0;
+            let mut levels: Vec<&str> = Vec::new();
+            let ys: Vec<f64> = mine
+                .iter()
+                .zip(&values)
+                .map(|(t, v)| match (numeric, v) {
+                    (true, Some(v)) if log => v.log10(),
+                    (true, Some(v)) => *v,
+                    _ => {
+                        let level = t.config[k].1.as_str();
+                        if !levels.contains(&level) {
+                            levels.push(level);
+                        }
+                        levels.iter().position(|l| *l == level).unwrap_or(0) as f64
+                    }
+                })
+                .collect();
+            let axis_name = match (numeric, log) {
+                (true, true) => format!("log10 {name}"),
+                (true, false) => name.to_string(),
+                (false, _) => format!("{name} ({})", levels.join(" = 0, ") + " = last"),
+            };
+            let (ylo, yhi) = ys.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            let mut plot = Plot::new(
+                &format!("{label}: {name} proposed, trial by trial"),
+                Axis::new("trial", 0.0, mine.len() as f64 + 1.0),
+                Axis::new(&axis_name, ylo, yhi),
+            );
+            let points: Vec<(f64, f64)> = mine.iter().map(|t| f64::from(t.trial) + 1.0).zip(ys).collect();
+            plot.dots(&points, super::svg::series(1).0, 0.8);
+            parts.push(Part::Chart(plot.finish()));
+        }
+        let best_trial = mine.iter().min_by(|a, b| a.score().total_cmp(&b.score()).then(a.trial.cmp(&b.trial)));
+        if let Some(b) = best_trial {
+            let rounds = mine.iter().map(|t| t.round).max().unwrap_or(0) + 1;
+            parts.push(Part::Note(format!(
+                "{label}: {} trials in {rounds} rounds; best trial {} (round {}), mean {metric} {:.6}.",
+                mine.len(),
+                b.trial,
+                b.round,
+                b.score()
+            )));
+        }
+    }
+    Some(Section {
+        id: "tpe",
+        title: "Search (TPE)".into(),
+        how: "Each dot is a trial's mean score over its replicates; the line is the best so far, against trials and \
+              against the training time spent. Below, each searched axis's proposals in trial order: a search that \
+              learns gathers them where the scores are low (round 0 is spread evenly by Sobol points)."
+            .into(),
+        parts,
     })
 }
 

@@ -167,6 +167,18 @@ impl Plot {
         let _ = write!(self.marks, "<path d=\"{d}Z\" fill=\"{colour}\" fill-opacity=\"0.15\" stroke=\"none\"/>");
     }
 
+    /// A dot at each of `points` in `colour` (`opacity` below 1 for many dots).
+    pub fn dots(&mut self, points: &[(f64, f64)], colour: &str, opacity: f64) {
+        for &(x, y) in points.iter().filter(|(x, y)| x.is_finite() && y.is_finite()) {
+            let _ = write!(
+                self.marks,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{colour}\" fill-opacity=\"{opacity}\"/>",
+                self.px(x),
+                self.py(y)
+            );
+        }
+    }
+
     /// A vertical reference line at `x` (dotted).
     pub fn rule_x(&mut self, x: f64) {
         let (px, top, bottom) = (self.px(x), self.py(self.y.hi), self.py(self.y.lo));
