@@ -294,7 +294,7 @@ fn search_lines(doc: &mut Doc, sweep: &Sweep) {
     }
     match search.method {
         crate::spec::Method::Halving | crate::spec::Method::Tpe => {}
-        crate::spec::Method::Hyperband => {
+        crate::spec::Method::Hyperband | crate::spec::Method::Bohb => {
             for (start, rungs_of) in crate::search::planned_brackets(sweep) {
                 let shown: Vec<String> = rungs_of.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
                 rungs.notes.push(format!("  bracket from rung {start}: {}", shown.join(" -> ")));

@@ -86,7 +86,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     };
     check_policies(&manifest)?;
     let sweep = spec::parse(&manifest.spec_text, &manifest.spec_file).map_err(|e| bad_input(e.to_string()))?;
-    let jobs = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+    let jobs = match sweep.search.as_ref().filter(|s| s.method.models()) {
         // A model-based search's jobs are what its results decide.
         Some(_) => {
             let scores = crate::search::test_split::Scores::read(&dir.join("results.csv"), &sweep)

@@ -122,7 +122,7 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     let manifests = read_manifests(&shards, n)?;
     let first = &manifests[0].1;
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
-    let jobs = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+    let jobs = match sweep.search.as_ref().filter(|s| s.method.models()) {
         // A model-based search's jobs are what the shards' scores decide.
         Some(_) => crate::search::rounds::decide(&sweep, &shard_scores(&sweep, &shards)?).jobs,
         None => sweep.jobs(),
@@ -283,7 +283,7 @@ fn expected_jobs(
     for file in result_files {
         scores.extend(crate::search::test_split::Scores::read(file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
     }
-    let mut decided = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+    let mut decided = match sweep.search.as_ref().filter(|s| s.method.models()) {
         Some(_) => crate::search::rounds::decide(sweep, &scores).decided,
         None => crate::search::test_split::decide(sweep, jobs, &scores),
     };

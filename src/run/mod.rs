@@ -220,7 +220,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     };
     check_writable(&dir)?;
     let decided_jobs;
-    let all_jobs: &[Job] = match sweep.search.as_ref().filter(|s| s.method.proposes()) {
+    let all_jobs: &[Job] = match sweep.search.as_ref().filter(|s| s.method.models()) {
         // A model-based search's jobs so far are what its results decide.
         Some(_) => {
             let scores = crate::search::test_split::Scores::read(&base.join("results.csv"), &sweep);

@@ -33,7 +33,7 @@ use crate::search::test_split::{Scores, decide, tuning_passes};
 /// Runs the search or test split of `plan` (whose `jobs` are ignored: the passes decide
 /// them).
 pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunReport> {
-    if plan.sweep.search.as_ref().is_some_and(|s| s.method.proposes()) {
+    if plan.sweep.search.as_ref().is_some_and(|s| s.method.models()) {
         return execute_rounds(plan, base, stop);
     }
     let sweep = plan.sweep;
@@ -184,12 +184,22 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
                 ),
                 _ => {
                     let search = sweep.search.as_ref().expect("a searched spec");
-                    let planned = crate::search::rounds::planned_rounds(search.trials, search.startup, search.batch);
-                    format!(
-                        "tpe round {pass_index} of {planned}: {}, {}{shard}",
-                        count(configurations, "configuration"),
-                        count(jobs, "job")
-                    )
+                    match search.method.proposes() {
+                        true => format!(
+                            "tpe round {pass_index} of {}: {}, {}{shard}",
+                            crate::search::rounds::planned_rounds(search.trials, search.startup, search.batch),
+                            count(configurations, "configuration"),
+                            count(jobs, "job")
+                        ),
+                        false => format!(
+                            "bohb rung {pass_index} of {}: {} at {} = {}, {}{shard}",
+                            search.budgets().len(),
+                            count(configurations, "configuration"),
+                            search.parameter,
+                            search.budgets()[pass_index],
+                            count(jobs, "job")
+                        ),
+                    }
                 }
             };
             plan.opts.notices.say(&line);
@@ -254,7 +264,8 @@ fn best_so_far(rounds: &crate::search::rounds::Rounds, round: usize) -> Vec<Stri
             .map(|((name, _), v)| format!("{name}={}", v.show()))
             .collect();
         lines.push(format!(
-            "after round {}: {} best so far trial {trial} (round {}), {} {score:.6}: {}",
+            "after {} {}: {} best so far trial {trial} (round {}), {} {score:.6}: {}",
+            if search.method.proposes() { "round" } else { "rung" },
             round - 1,
             sweep.solvers[s].label,
             rounds.trials[s][trial].round,
@@ -272,10 +283,12 @@ fn round_lines(rounds: &crate::search::rounds::Rounds) -> Vec<String> {
     let tuning = rounds.decided.rungs.len() - usize::from(rounds.sweep.test.is_some() && rounds.tuned);
     let jobs: usize = rounds.decided.rungs[..tuning].iter().map(Vec::len).sum();
     let trials: usize = rounds.trials.iter().map(Vec::len).sum();
+    let passes = if search.method.proposes() { "round" } else { "rung" };
     lines.push(format!(
-        "search: tpe, {} in {}, {}; ranked by {} against {}",
+        "search: {}, {} in {}, {}; ranked by {} against {}",
+        search.method.name(),
         count(trials, "trial"),
-        count(tuning, "round"),
+        count(tuning, passes),
         count(jobs, "job"),
         search.metric.name(),
         search.opponent.name()
@@ -284,7 +297,7 @@ fn round_lines(rounds: &crate::search::rounds::Rounds) -> Vec<String> {
 }
 
 /// The end-of-search verdict per solver (and seat, where the search is judged per seat):
-/// the best trial against the runner-up, paired by replicate (the same seeds), with the
+/// the best trial (for BOHB, of those at the last rung) against the runner-up, paired by replicate (the same seeds), with the
 /// power-aware verdict of `sweep compare` (paired t, Holm-adjusted over every trial
 /// against the best, alpha 0.05), and how many trials are within noise of the best (not
 /// `worse`). Empty when the results cannot be read.
@@ -297,11 +310,14 @@ fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
         crate::spec::Metric::RegretAuc => Metric::RegretAuc,
     };
     let by = ["label", "eval_opponent", "seat"];
-    let Ok(blocks) = read_blocks_in(results, metric, &by, &["trial"], crate::spec::Split::Tune) else {
+    let Ok(blocks) = read_blocks_in(results, metric, &by, &["trial", "rung"], crate::spec::Split::Tune) else {
         return Vec::new();
     };
+    // BOHB: only the last rung's trials, at the full budget, compare.
+    let last = search.budgets().len().checked_sub(1).map(|r| r.to_string()).unwrap_or_default();
     let mut lines = Vec::new();
-    for block in blocks {
+    for mut block in blocks {
+        block.configs.retain(|c| c.key[1] == last);
         let (label, opponent, seat) = (&block.key[0], &block.key[1], &block.key[2]);
         if opponent != search.opponent.name() || search.seat.is_some_and(|s| s.name() != seat) {
             continue;

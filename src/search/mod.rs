@@ -99,12 +99,22 @@ pub fn brackets(search: &SearchSpec, count: usize) -> Vec<Bracket> {
         Method::Halving => return one(),
         Method::Hyperband if last == 0 => return one(),
         Method::Hyperband => {}
+        Method::Bohb => {
+            // The configurations in proposal order: each bracket its nominal share, in turn.
+            let mut first = 0;
+            let mut out = Vec::new();
+            for (start, n) in search.nominal_brackets().into_iter().enumerate() {
+                let end = (first + n as usize).min(count);
+                out.push(Bracket { start, configurations: (first..end).collect() });
+                first = end;
+            }
+            out.retain(|b| !b.configurations.is_empty());
+            return out;
+        }
         Method::Tpe => unreachable!("a model-based search has no brackets"),
     }
     // Bracket of s cuts, s = last..=0, starts at rung last - s.
-    let eta = search.eta as f64;
-    let nominal: Vec<f64> =
-        (0..=last).rev().map(|s| ((last + 1) as f64 * eta.powi(s as i32) / (s + 1) as f64).ceil()).collect();
+    let nominal: Vec<f64> = search.nominal_brackets().into_iter().map(|n| n as f64).collect();
     let total: f64 = nominal.iter().sum();
     let mut bounds = Vec::with_capacity(nominal.len());
     let mut sum = 0.0;

@@ -74,10 +74,18 @@ pub fn planned_rounds(trials: u64, startup: u64, batch: u64) -> u64 {
     1 + (trials - startup.min(trials)).div_ceil(batch)
 }
 
-/// Decides the rounds of the model-based search `sweep` (as loaded: its points are round
-/// 0's) from `scores`: every round up to the first not fully scored, then the test pass
-/// once the last round is scored.
+/// Decides the passes of the model-based search `sweep` (as loaded: its points are round
+/// 0's Sobol points) from `scores`: for TPE every round, for BOHB every rung, up to the
+/// first not fully scored, then the test pass once tuning is scored.
 pub fn decide(sweep: &Sweep, scores: &Scores) -> Rounds {
+    match sweep.search.as_ref().map(|s| s.method) {
+        Some(crate::spec::Method::Bohb) => decide_bohb(sweep, scores),
+        _ => decide_tpe(sweep, scores),
+    }
+}
+
+/// The rounds of a TPE search.
+fn decide_tpe(sweep: &Sweep, scores: &Scores) -> Rounds {
     let search = sweep.search.as_ref().expect("a searched spec");
     let wanted = search.trials as usize;
     let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
@@ -97,7 +105,7 @@ pub fn decide(sweep: &Sweep, scores: &Scores) -> Rounds {
         .collect();
     let mut seen: HashSet<String> =
         sweep.solvers.iter().flat_map(|s| &s.points).map(|p| p.canonical_key(sweep.seed, 0)).collect();
-    let firsts: Vec<usize> = (0..solvers).map(|s| s * wanted).collect();
+    let firsts: Vec<usize> = (0..solvers).map(|s| s * wanted.max(1)).collect();
     let mut jobs: Vec<Job> = Vec::new();
     let mut decided = Decided { rungs: Vec::new(), configurations: Vec::new(), finished: false };
     let mut trial_scores: Vec<Vec<(usize, f64)>> = vec![Vec::new(); solvers];
@@ -179,21 +187,41 @@ pub fn decide(sweep: &Sweep, scores: &Scores) -> Rounds {
         }
         round += 1;
     };
-    let full =
-        sweep.with_trials(&trials.iter().map(|t| t.iter().map(|p| p.values.clone()).collect()).collect::<Vec<_>>());
+    finish(sweep, scores, trials, jobs, decided, last_pass, wanted.max(1), trial_scores)
+}
+
+/// The end of a decision: the sweep with every trial (at the full budget), the `[test]`
+/// jobs of every trial after the tuning jobs, the configurations renumbered to that
+/// sweep's, and the test pass once tuning is scored (ranked over every trial of TPE, over
+/// the last rung of BOHB). Configurations were counted as `solver * stride + trial`.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    sweep: &Sweep,
+    scores: &Scores,
+    trials: Vec<Vec<TrialPoint>>,
+    mut jobs: Vec<Job>,
+    mut decided: Decided,
+    mut last_pass: bool,
+    stride: usize,
+    trial_scores: Vec<Vec<(usize, f64)>>,
+) -> Rounds {
+    let values: Vec<Vec<Vec<Val>>> = trials.iter().map(|t| t.iter().map(|p| p.values.clone()).collect()).collect();
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let full = match search.method.proposes() {
+        true => sweep.with_trials(&values),
+        false => sweep.with_trials_at(&values, search.max_budget),
+    };
     let tune_len = jobs.len();
-    let mut test_jobs: Vec<Job> = Vec::new();
     if sweep.test.is_some() {
         // Test jobs in (solver, trial, replicate) order, as `[test]` indexes them.
-        let mut all = full.jobs();
-        all.retain(|j| j.split == Split::Test);
-        for (k, mut job) in all.into_iter().enumerate() {
+        let all = full.jobs().into_iter().filter(|j| j.split == Split::Test);
+        for (k, mut job) in all.enumerate() {
             job.index = tune_len + k;
-            test_jobs.push(job);
+            jobs.push(job);
         }
     }
     // The test ranks configurations by solver's first + trial: renumber to the full sweep's.
-    let full_firsts: Vec<usize> = full
+    let firsts: Vec<usize> = full
         .solvers
         .iter()
         .scan(0, |first, s| {
@@ -204,19 +232,166 @@ pub fn decide(sweep: &Sweep, scores: &Scores) -> Rounds {
         .collect();
     for configurations in &mut decided.configurations {
         for c in configurations.iter_mut() {
-            let (s, t) = (*c / wanted, *c % wanted);
-            *c = full_firsts[s] + t;
+            *c = firsts[*c / stride] + *c % stride;
         }
     }
-    jobs.extend(test_jobs);
-    let mut last_pass = last_pass;
     let tuned = decided.finished;
     if tuned && sweep.test.is_some() {
-        let pool: Vec<usize> = (0..tune_len).collect();
+        let pool: Vec<usize> = match search.method.proposes() {
+            true => (0..tune_len).collect(),
+            false => decided.rungs.last().expect("one rung at least").clone(),
+        };
         add_test(&full, &jobs, scores, &mut decided, &pool);
         last_pass = true;
     }
     Rounds { sweep: full, jobs, decided, trials, last_pass, tuned, scores: trial_scores }
+}
+
+/// The rungs of a BOHB search: Hyperband's brackets (the bracket of `s` cuts starts at
+/// rung `last - s` with its nominal number of configurations, and every rung keeps the
+/// best `max(1, floor(n / eta))` of each bracket's `n`, as [`super::decide`] does), run
+/// rung by rung over all brackets at once. A bracket's configurations are proposed when
+/// it starts: by TPE from the trials scored at the highest rung that has at least `d + 2`
+/// of them (`d` searched axes), or, while no rung has that many, the next points of the
+/// solver's Sobol sequence.
+fn decide_bohb(sweep: &Sweep, scores: &Scores) -> Rounds {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let budgets = search.budgets();
+    let nominal = search.nominal_brackets();
+    let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
+    let score = |j: &Job| {
+        let complete = scores.rows.get(&j.id).is_some_and(|&n| n == rows_per_job(j));
+        complete.then(|| scores.search.get(&j.id).copied().unwrap_or(f64::INFINITY))
+    };
+    let solvers = sweep.solvers.len();
+    let pool: Vec<Vec<Vec<Val>>> = (0..solvers)
+        .map(|s| (0..sweep.solvers[s].points.len()).map(|p| sweep.searched_values(s, p)).collect())
+        .collect();
+    let mut taken = vec![0usize; solvers];
+    let mut trials: Vec<Vec<TrialPoint>> = vec![Vec::new(); solvers];
+    let mut seen: HashSet<String> = HashSet::new();
+    // Per solver, its brackets' current configurations (trial numbers).
+    let mut brackets: Vec<Vec<Vec<usize>>> = vec![Vec::new(); solvers];
+    // Per solver and rung, the scored trials there.
+    let mut observed: Vec<Vec<Vec<(usize, f64)>>> = vec![vec![Vec::new(); budgets.len()]; solvers];
+    let stride = (nominal.iter().sum::<u64>() as usize).max(1);
+    let mut jobs: Vec<Job> = Vec::new();
+    let mut decided = Decided { rungs: Vec::new(), configurations: Vec::new(), finished: false };
+    let mut last_pass = false;
+    for (rung, &budget) in budgets.iter().enumerate() {
+        // The bracket that starts here.
+        for s in 0..solvers {
+            let want = nominal[rung] as usize;
+            let axes_spec = sweep.searched_axes(s);
+            let model = observed[s][..rung].iter().rposition(|o| o.len() >= axes_spec.len() + 2);
+            let mut new: Vec<Vec<Val>> = Vec::new();
+            let mut fresh = |values: Vec<Val>, new: &mut Vec<Vec<Val>>| {
+                let probe = sweep.with_trials_at(&one_point(solvers, s, values.clone()), search.max_budget);
+                if seen.insert(probe.solvers[s].points[0].canonical_key(sweep.seed, 0)) {
+                    new.push(values);
+                }
+            };
+            match model {
+                Some(r) => {
+                    let axes: Vec<Axis> = axes_spec
+                        .iter()
+                        .map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical))
+                        .collect();
+                    let finished: Vec<Trial> = observed[s][r]
+                        .iter()
+                        .map(|&(t, score)| Trial {
+                            u: axes_spec.iter().zip(&trials[s][t].values).map(|((_, d), v)| d.position(*v)).collect(),
+                            score,
+                        })
+                        .collect();
+                    let seed = mix(round_seed(sweep.seed, &sweep.solvers[s].label, rung as u32), fnv1a(b"bohb"));
+                    let mut proposer = Proposer::new(&axes, finished, seed);
+                    for _ in 0..want * ATTEMPTS {
+                        let x = proposer.next_proposal();
+                        fresh(axes_spec.iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect(), &mut new);
+                        if new.len() == want {
+                            break;
+                        }
+                    }
+                }
+                None => {
+                    while new.len() < want && taken[s] < pool[s].len() {
+                        fresh(pool[s][taken[s]].clone(), &mut new);
+                        taken[s] += 1;
+                    }
+                }
+            }
+            let first = trials[s].len();
+            trials[s].extend(new.into_iter().map(|values| TrialPoint { values, round: rung as u32 }));
+            brackets[s].push((first..trials[s].len()).collect());
+        }
+        // This rung's jobs: every bracket's current configurations at its budget.
+        let running: Vec<Vec<usize>> = brackets
+            .iter()
+            .map(|b| {
+                let mut all: Vec<usize> = b.iter().flatten().copied().collect();
+                all.sort_unstable();
+                all
+            })
+            .collect();
+        let values: Vec<Vec<Vec<Val>>> =
+            running.iter().zip(&trials).map(|(r, t)| r.iter().map(|&i| t[i].values.clone()).collect()).collect();
+        let offset = jobs.len();
+        let mut configurations = Vec::new();
+        for mut job in sweep.with_trials_at(&values, budget).jobs().into_iter().filter(|j| j.split == Split::Tune) {
+            let trial = running[job.solver][job.point];
+            (job.index, job.point, job.trial, job.rung) =
+                (jobs.len(), trial, Some((trial as u32, rung as u32)), Some(rung as u32));
+            if job.replicate == 0 {
+                configurations.push(job.solver * stride + trial);
+            }
+            jobs.push(job);
+        }
+        decided.rungs.push((offset..jobs.len()).collect());
+        decided.configurations.push(configurations);
+        let rung_scores: Vec<Option<f64>> = jobs[offset..].iter().map(score).collect();
+        if rung_scores.iter().any(Option::is_none) {
+            last_pass = rung + 1 == budgets.len() && sweep.test.is_none();
+            break;
+        }
+        let mut sums: std::collections::BTreeMap<(usize, usize), (f64, u32)> = Default::default();
+        for (job, s) in jobs[offset..].iter().zip(&rung_scores) {
+            let sum = sums.entry((job.solver, job.point)).or_default();
+            *sum = (sum.0 + s.expect("scored"), sum.1 + 1);
+        }
+        for (&(s, t), &(sum, n)) in &sums {
+            observed[s][rung].push((t, sum / f64::from(n)));
+        }
+        if rung + 1 == budgets.len() {
+            decided.finished = true;
+            last_pass = sweep.test.is_none();
+            break;
+        }
+        let mean = |s: usize, t: usize| sums.get(&(s, t)).map_or(f64::INFINITY, |&(sum, n)| sum / f64::from(n));
+        for (s, solver_brackets) in brackets.iter_mut().enumerate() {
+            for bracket in solver_brackets.iter_mut() {
+                let keep = super::survivors(bracket.len(), search.eta);
+                let ranked = super::rank(bracket.iter().map(|&t| (mean(s, t), t)).collect());
+                *bracket = ranked.into_iter().take(keep).map(|(_, t)| t).collect();
+                bracket.sort_unstable();
+            }
+        }
+    }
+    let scored = observed_scores(&observed);
+    finish(sweep, scores, trials, jobs, decided, last_pass, stride, scored)
+}
+
+/// Each solver's scored trials at the highest rung scored so far (scores at different
+/// budgets do not compare), as `(trial, score)` in trial order.
+fn observed_scores(observed: &[Vec<Vec<(usize, f64)>>]) -> Vec<Vec<(usize, f64)>> {
+    observed
+        .iter()
+        .map(|rungs| {
+            let mut top = rungs.iter().rev().find(|r| !r.is_empty()).cloned().unwrap_or_default();
+            top.sort_by_key(|&(t, _)| t);
+            top
+        })
+        .collect()
 }
 
 /// Per solver, no point but `values` for solver `s`.
@@ -306,6 +481,48 @@ mod tests {
         let sampled = crate::spec::parse(text, "s.toml").unwrap();
         let ids = |s: &Sweep| s.jobs().into_iter().map(|j| j.id).collect::<Vec<_>>();
         assert_eq!(ids(&sweep), ids(&sampled));
+    }
+
+    /// A BOHB search whose rung-0 scores favour small alphas: rung by rung its counts are
+    /// Hyperband's, and once a rung has enough scores the next bracket is proposed by the
+    /// model (not the Sobol points that follow), near the good alphas.
+    #[test]
+    fn bohb_runs_hyperband_s_brackets_with_proposed_configurations() {
+        let text = "replicates = 2\nseed = 9\n[evaluation]\ncheckpoints = 1\n[search]\nmethod = \"bohb\"\neta = 3\n\
+                    min_budget = 30\nmax_budget = 270\n[[solver]]\nkind = \"q-learning\"\n\
+                    alpha = { loguniform = [0.001, 1.0] }\ngamma = { uniform = [0.5, 1.0] }\n";
+        let sweep = crate::spec::parse(text, "bohb.toml").unwrap();
+        // Rungs 30, 90, 270: brackets of ceil(3*9/3) = 9, ceil(3*3/2) = 5 and 3.
+        assert_eq!(sweep.search.as_ref().unwrap().nominal_brackets(), [9, 5, 3]);
+        assert_eq!(sweep.solvers[0].points.len(), 17);
+        let mut scores = Scores::default();
+        let mut rounds = decide(&sweep, &scores);
+        while !rounds.decided.finished {
+            for j in &rounds.jobs {
+                let Val::Real(alpha) = rounds.sweep.searched_values(j.solver, j.point)[0] else { panic!() };
+                scores.search.insert(j.id.clone(), alpha.ln() - 0.001f64.ln());
+                scores.rows.insert(j.id.clone(), 1);
+            }
+            rounds = decide(&sweep, &scores);
+        }
+        let planned: Vec<usize> = super::super::planned(&sweep).iter().map(|r| r.0).collect();
+        let ran: Vec<usize> = rounds.decided.configurations.iter().map(Vec::len).collect();
+        assert_eq!(ran, planned);
+        assert_eq!(ran, [9, 3 + 5, 1 + 1 + 3]);
+        // Bracket 1 (trials 9..14) was proposed from rung 0's 9 scores (>= 2 axes + 2).
+        let sobol = |t: usize| sweep.searched_values(0, t);
+        let proposed: Vec<Vec<Val>> = rounds.trials[0][9..14].iter().map(|t| t.values.clone()).collect();
+        assert!((9..14).all(|t| !proposed.contains(&sobol(t))));
+        let alpha = |v: &[Val]| if let Val::Real(a) = v[0] { a } else { panic!() };
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let startup: Vec<f64> = rounds.trials[0][..9].iter().map(|t| alpha(&t.values)).collect();
+        let later: Vec<f64> = rounds.trials[0][9..].iter().map(|t| alpha(&t.values)).collect();
+        assert!(median(later.clone()) < median(startup.clone()), "{later:?} vs {startup:?}");
+        // The same scores decide the same jobs.
+        assert_eq!(decide(&sweep, &scores).jobs, rounds.jobs);
     }
 
     #[test]

@@ -86,7 +86,7 @@ impl Scores {
             None => HashMap::new(),
         };
         let mut rows = HashMap::new();
-        if sweep.search.as_ref().is_some_and(|s| s.method.proposes()) && path.exists() {
+        if sweep.search.as_ref().is_some_and(|s| s.method.models()) && path.exists() {
             let id = crate::report::column("job_id");
             each_row(path, &RESULT_COLUMNS, &["job_id"], |row| *rows.entry(row[id].to_string()).or_insert(0) += 1)?;
         }

@@ -80,8 +80,9 @@ impl Sweep {
         let mut jobs = Vec::with_capacity(count);
         match &self.search {
             None => self.list_jobs(&self.grids, None, Split::Tune, &seeds, &mut jobs),
-            Some(search) if search.method.proposes() => {
-                // Round 0 of a model-based search: each point is a trial.
+            Some(search) if search.method.models() => {
+                // Round 0 of a model-based search: each point is a trial (for BOHB, at
+                // the last rung's budget: `search::rounds` sets each rung's).
                 self.list_jobs(&self.grids, None, Split::Tune, &seeds, &mut jobs);
                 for job in &mut jobs {
                     job.trial = Some((job.point as u32, 0));
@@ -198,6 +199,21 @@ impl Sweep {
         out
     }
 
+    /// [`Sweep::with_trials`] with the search's budget parameter set to `budget` (a BOHB
+    /// rung's).
+    pub fn with_trials_at(&self, trials: &[Vec<Vec<Val>>], budget: u64) -> Sweep {
+        let parameter = self.search.as_ref().map_or("", |s| s.parameter);
+        let mut out = self.clone();
+        for ((grid, solver), points) in out.grids.iter_mut().zip(&mut out.solvers).zip(trials) {
+            if let Some(s) = &mut grid.sampled {
+                s.points = points.clone();
+            }
+            grid.set_budget(parameter, budget);
+            solver.points = grid.points();
+        }
+        out
+    }
+
     /// The searched axes of solver `solver` of a model-based search, as `(parameter,
     /// distribution)`, in the kind's parameter order (listed axes are `choice`s).
     pub(crate) fn searched_axes(&self, solver: usize) -> Vec<(&'static str, super::sample::Dist)> {
@@ -224,6 +240,20 @@ impl Sweep {
     pub fn job_counts(&self) -> Vec<(String, u64)> {
         if let Some(search) = self.search.as_ref().filter(|s| s.method.proposes()) {
             return self.solvers.iter().map(|s| (s.label.clone(), search.trials * u64::from(s.replicates))).collect();
+        }
+        if let Some(search) = self.search.as_ref().filter(|s| s.method.models()) {
+            // BOHB: each bracket's configurations at its first rung, then the best
+            // `max(1, floor(n / eta))` at each rung after.
+            let rungs = search.budgets().len();
+            let mut runs = 0u64;
+            for (start, n) in search.nominal_brackets().into_iter().enumerate() {
+                let mut n = n;
+                for _ in start..rungs {
+                    runs += n;
+                    n = (n / search.eta).max(1);
+                }
+            }
+            return self.solvers.iter().map(|s| (s.label.clone(), runs * u64::from(s.replicates))).collect();
         }
         let rungs = self.search.as_ref().map_or(1, |s| s.budgets().len() as u64);
         self.solvers

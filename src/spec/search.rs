@@ -38,6 +38,9 @@ pub enum Method {
     /// Tree-structured Parzen estimator: rounds of configurations proposed from the
     /// scores of the earlier rounds, every one at the full budget.
     Tpe,
+    /// Hyperband whose brackets' configurations TPE proposes from the scores so far
+    /// (Falkner, Klein and Hutter, 2018).
+    Bohb,
 }
 
 /// What a search ranks configurations by (lower is better), mean over replicates.
@@ -56,10 +59,18 @@ impl Method {
             Method::Halving => "halving",
             Method::Hyperband => "hyperband",
             Method::Tpe => "tpe",
+            Method::Bohb => "bohb",
         }
     }
 
-    /// Whether the method proposes configurations from scores (then there are no rungs).
+    /// Whether a model proposes the configurations (TPE, BOHB): the solvers' searched
+    /// axes are a space, not a grid, and take no `samples`.
+    pub fn models(self) -> bool {
+        matches!(self, Method::Tpe | Method::Bohb)
+    }
+
+    /// Whether the method proposes configurations in rounds at the full budget (TPE; then
+    /// there are no rungs).
     pub fn proposes(self) -> bool {
         self == Method::Tpe
     }
@@ -71,7 +82,7 @@ pub(crate) fn proposes(root: &[Entry]) -> bool {
     let Some(Leaf::Table(entries)) = root.iter().find(|e| e.key == "search").map(|e| &e.node.value) else {
         return false;
     };
-    entries.iter().any(|e| e.key == "method" && matches!(&e.node.value, Leaf::Str(m) if m == "tpe"))
+    entries.iter().any(|e| e.key == "method" && matches!(&e.node.value, Leaf::Str(m) if m == "tpe" || m == "bohb"))
 }
 
 impl Metric {
@@ -136,6 +147,15 @@ impl SearchSpec {
             divisors.push(divisors.last().expect("one") * eta);
         }
         divisors.iter().rev().map(|d| ((max + d / 2) / d) as u64).collect()
+    }
+
+    /// Hyperband's nominal bracket sizes, by first rung: the bracket of `s` cuts (`s =
+    /// last rung - first rung`) starts with `ceil((last + 1) * eta^s / (s + 1))`
+    /// configurations.
+    pub fn nominal_brackets(&self) -> Vec<u64> {
+        let last = self.budgets().len().saturating_sub(1);
+        let eta = self.eta as f64;
+        (0..=last).rev().map(|s| ((last + 1) as f64 * eta.powi(s as i32) / (s + 1) as f64).ceil() as u64).collect()
     }
 
     /// The resolved form (part of the spec hash).
@@ -224,7 +244,7 @@ pub(crate) fn read(
     let given = |key: &str| entries.iter().any(|e| e.key == key);
     let Some(method) = fields.method else {
         if !given("method") {
-            problem(report, "has no method: add method = \"halving\", \"hyperband\" or \"tpe\"".into());
+            problem(report, "has no method: add method = \"halving\", \"hyperband\", \"tpe\" or \"bohb\"".into());
         }
         return None;
     };
@@ -264,6 +284,14 @@ pub(crate) fn read(
     if !first_rung_fits(report, entry, &search, checkpoints) || !metric_is_written(report, entry, &search) {
         return None;
     }
+    if method == Method::Bohb {
+        // Its brackets' nominal configurations in all; the Sobol points drawn when the
+        // spec is read are that many (a bracket takes them while no model can propose).
+        check_searched(report, drafts);
+        let configurations = search.nominal_brackets().iter().sum::<u64>();
+        return Some(SearchSpec { trials: configurations, startup: configurations, ..search })
+            .filter(|_| clean && report.is_clean());
+    }
     (clean && report.is_clean()).then_some(search)
 }
 
@@ -301,9 +329,10 @@ fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Ev
     let text = |report: &mut Report, allowed: &[&str]| one_of(report, &key, e, allowed);
     match e.key.as_str() {
         "method" => {
-            fields.method = text(report, &["halving", "hyperband", "tpe"]).map(|m| match m.as_str() {
+            fields.method = text(report, &["halving", "hyperband", "tpe", "bohb"]).map(|m| match m.as_str() {
                 "halving" => Method::Halving,
                 "tpe" => Method::Tpe,
+                "bohb" => Method::Bohb,
                 _ => Method::Hyperband,
             });
         }
@@ -408,6 +437,25 @@ fn read_tpe(
         }
         return None;
     };
+    check_searched(report, drafts);
+    Some(SearchSpec {
+        method: Method::Tpe,
+        eta: 0,
+        min_budget: 0,
+        max_budget: 0,
+        metric: fields.metric,
+        opponent: fields.opponent.unwrap_or(opponents[0]),
+        seat: fields.seat,
+        parameter: "",
+        trials,
+        batch: fields.batch,
+        startup: fields.startup.unwrap_or(trials.min(10)).min(trials),
+    })
+}
+
+/// Every solver of a model-based search has something to search, in at most as many axes
+/// as Sobol points cover.
+fn check_searched(report: &mut Report, drafts: &[Draft]) {
     for draft in drafts {
         let Some(grid) = &draft.grid else { continue };
         let dimensions = grid.searched_axes();
@@ -424,17 +472,4 @@ fn read_tpe(
             report.at(draft.span.as_ref(), Some(&format!("solver[{}]", draft.number)), None, message);
         }
     }
-    Some(SearchSpec {
-        method: Method::Tpe,
-        eta: 0,
-        min_budget: 0,
-        max_budget: 0,
-        metric: fields.metric,
-        opponent: fields.opponent.unwrap_or(opponents[0]),
-        seat: fields.seat,
-        parameter: "",
-        trials,
-        batch: fields.batch,
-        startup: fields.startup.unwrap_or(trials.min(10)).min(trials),
-    })
 }

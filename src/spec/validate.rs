@@ -127,7 +127,12 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         .map(|(draft, label)| {
             let mut grid = draft.grid.expect("a clean report means every grid is valid");
             match &search {
-                Some(search) if search.method.proposes() => grid.searched_by_model(search.startup, top.seed, &label),
+                Some(search) if search.method.models() => {
+                    grid.searched_by_model(search.startup, top.seed, &label);
+                    if !search.method.proposes() {
+                        grid.set_budget(search.parameter, search.max_budget);
+                    }
+                }
                 Some(search) => grid.set_budget(search.parameter, search.max_budget),
                 None => {}
             }

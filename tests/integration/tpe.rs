@@ -78,16 +78,62 @@ fn the_same_files_on_any_thread_count_and_in_shards_merged_per_round() {
     assert!(test.iter().all(|r| &r[at("alpha")] == best_alpha));
 }
 
+/// The same with `method = "bohb"`: rungs of 100, 300 and 900 episodes (eta 3), brackets
+/// of 9, 5 and 3 configurations proposed by TPE once a rung has enough scores.
+#[test]
+fn bohb_gives_the_same_files_on_any_thread_count_and_in_shards_merged_per_rung() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = spec(20, 400)
+        .replace(
+            "method = \"tpe\"\ntrials = 20\nbatch = 4\nstartup = 8\n",
+            "method = \"bohb\"\neta = 3\nmin_budget = 100\nmax_budget = 900\n",
+        )
+        .replace("episodes = 400\n", "");
+    let spec = write_spec(tmp.path(), "bohb.toml", &text);
+    let (one, two, split) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("split"));
+    run_in(&spec, &one, 1, None);
+    run_in(&spec, &two, 2, None);
+    // Three rungs, then the test.
+    assert_eq!(run_sharded(&spec, &split, 3), 4);
+    let a = files(&one);
+    assert_eq!(a, files(&two));
+    assert_eq!(a, files(&split));
+    let (header, rows) = read_csv(&one.join("results.csv"));
+    let at = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let per_rung = |r: &str| rows.iter().filter(|row| row[at("rung")] == r).count();
+    // 9 configurations at rung 0; 3 + 5 at rung 1; 1 + 1 + 3 at rung 2; 2 replicates each.
+    assert_eq!([per_rung("0"), per_rung("1"), per_rung("2")], [18, 16, 10]);
+    let o = run(&["plan", spec.to_str().unwrap()]);
+    assert!(stdout(&o).contains("bracket from rung 1: 5 at 300 -> 1 at 900"), "{}", stdout(&o));
+}
+
 #[test]
 fn twenty_kills_at_random_moments_resume_to_the_same_files() {
+    killed_twenty_times(&spec(24, 20000));
+}
+
+#[test]
+fn a_bohb_search_killed_twenty_times_resumes_to_the_same_files() {
+    let text = spec(24, 20000)
+        .replace(
+            "method = \"tpe\"\ntrials = 24\nbatch = 4\nstartup = 8\n",
+            "method = \"bohb\"\neta = 3\nmin_budget = 2000\nmax_budget = 20000\n",
+        )
+        .replace("episodes = 20000\n", "");
+    killed_twenty_times(&text);
+}
+
+/// Kills a run of `text` 20 times at moments from 5 to 120 ms after its start (a fixed
+/// sequence), resumes it, and compares with an uninterrupted run on one thread.
+fn killed_twenty_times(text: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let spec = write_spec(tmp.path(), "tpe.toml", &spec(24, 20000));
+    let spec = write_spec(tmp.path(), "searched.toml", text);
     let spec = spec.to_str().unwrap();
     let (killed, whole) = (tmp.path().join("killed"), tmp.path().join("whole"));
     let out = killed.to_str().unwrap();
     // A fixed sequence of moments (a small LCG), from 5 to 120 ms after the start.
     let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut kills = 0;
+    let (mut kills, mut midway) = (0, 0);
     while kills < 20 {
         state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let wait = Duration::from_millis(5 + (state >> 33) % 115);
@@ -104,7 +150,11 @@ fn twenty_kills_at_random_moments_resume_to_the_same_files() {
         child.kill().unwrap();
         child.wait().unwrap();
         kills += 1;
+        let rows = std::fs::read_to_string(killed.join("results.csv")).map_or(0, |t| t.lines().count());
+        midway += usize::from(rows > 1);
     }
+    // Most kills land after some jobs finished and before the search did.
+    assert!(midway >= 10, "only {midway} of 20 kills came after the first rows");
     until_unlocked(&killed);
     let o = run(&["run", spec, "--threads", "2", "--out", out]);
     assert!(o.status.success(), "{}", stderr(&o));
