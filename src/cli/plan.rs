@@ -157,10 +157,11 @@ fn tpe_lines(doc: &mut Doc, sweep: &Sweep, seat: &str) {
     let search = sweep.search.as_ref().expect("a searched spec");
     let rounds = tpe_rounds(sweep);
     doc.line(format!(
-        "search: tpe, {} per solver in {} (round 0: {} Sobol points, then {} proposed per round from the scores \
+        "search: tpe, {} {} in {} (round 0: {} Sobol points, then {} proposed per round from the scores \
          so far); ranked by {} against {} ({seat}), mean over replicates; the table above counts every trial at \
          round 0's mean cost",
         count(search.trials, "trial"),
+        if search.per_sweep { "over the sweep (the solver a categorical)" } else { "per solver" },
         count(rounds.len(), "round"),
         search.startup.min(search.trials),
         search.batch,
@@ -186,12 +187,14 @@ fn tpe_lines(doc: &mut Doc, sweep: &Sweep, seat: &str) {
 fn tpe_warnings(sweep: &Sweep) -> Vec<String> {
     let search = sweep.search.as_ref().expect("a searched spec");
     let mut out = Vec::new();
-    for (s, solver) in sweep.solvers.iter().enumerate() {
-        let axes = sweep.searched_axes_count(s) as u64;
+    let per_sweep: u64 = 1 + (0..sweep.solvers.len()).map(|s| sweep.searched_axes_count(s) as u64).sum::<u64>();
+    for (s, solver) in sweep.solvers.iter().enumerate().take(if search.per_sweep { 1 } else { usize::MAX }) {
+        let axes = if search.per_sweep { per_sweep } else { sweep.searched_axes_count(s) as u64 };
+        let solver = if search.per_sweep { "the sweep" } else { solver.label.as_str() };
         if search.trials < 10 * axes {
             out.push(format!(
                 "{} searches {} with {}: fewer than 10 per axis, so the model has little to learn from; raise trials",
-                solver.label,
+                solver,
                 if axes == 1 { "1 axis".to_string() } else { format!("{axes} axes") },
                 count(search.trials, "trial")
             ));

@@ -309,8 +309,13 @@ fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
         crate::spec::Metric::Regret => Metric::Regret,
         crate::spec::Metric::RegretAuc => Metric::RegretAuc,
     };
-    let by = ["label", "eval_opponent", "seat"];
-    let Ok(blocks) = read_blocks_in(results, metric, &by, &["trial", "rung"], crate::spec::Split::Tune) else {
+    // One search over the sweep compares its trials across solvers: the label is part of
+    // the configuration, not of the block.
+    let (by, config): (&[&str], &[&str]) = match search.per_sweep {
+        true => (&["eval_opponent", "seat"], &["trial", "rung", "label"]),
+        false => (&["eval_opponent", "seat", "label"], &["trial", "rung"]),
+    };
+    let Ok(blocks) = read_blocks_in(results, metric, by, config, crate::spec::Split::Tune) else {
         return Vec::new();
     };
     // BOHB: only the last rung's trials, at the full budget, compare.
@@ -318,7 +323,8 @@ fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
     let mut lines = Vec::new();
     for mut block in blocks {
         block.configs.retain(|c| c.key[1] == last);
-        let (label, opponent, seat) = (&block.key[0], &block.key[1], &block.key[2]);
+        let (opponent, seat) = (&block.key[0], &block.key[1]);
+        let label = block.key.get(2).cloned().unwrap_or_else(|| "the sweep".to_string());
         if opponent != search.opponent.name() || search.seat.is_some_and(|s| s.name() != seat) {
             continue;
         }
@@ -328,7 +334,10 @@ fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
             .iter()
             .filter(|c| c.config != top && c.mean.is_finite())
             .min_by(|a, b| a.mean.total_cmp(&b.mean).then(a.config.cmp(&b.config)));
-        let trial = |c: usize| block.configs[c].key[0].clone();
+        let trial = |c: usize| match block.configs[c].key.get(2) {
+            Some(label) => format!("{} ({label})", block.configs[c].key[0]),
+            None => block.configs[c].key[0].clone(),
+        };
         let within = comparisons.iter().filter(|c| c.config != top && c.verdict != "worse").count();
         let mut line = format!(
             "{label} ({seat} vs {opponent}): best trial {} at mean {} {:.6} over {} replicates",

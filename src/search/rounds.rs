@@ -130,7 +130,11 @@ fn decide_tpe(sweep: &Sweep, scores: &Scores) -> Rounds {
         // Its scores.
         let round_scores: Vec<Option<f64>> = jobs[offset..].iter().map(score).collect();
         if round_scores.iter().any(Option::is_none) {
-            let done = trials.iter().all(|t| t.len() == wanted);
+            let total: usize = trials.iter().map(Vec::len).sum();
+            let done = match search.per_sweep {
+                true => total == wanted,
+                false => trials.iter().all(|t| t.len() == wanted),
+            };
             break done && sweep.test.is_none();
         }
         let mut sums: Vec<Vec<(f64, u32)>> = trials.iter().map(|t| vec![(0.0, 0); t.len()]).collect();
@@ -146,29 +150,65 @@ fn decide_tpe(sweep: &Sweep, scores: &Scores) -> Rounds {
             }
         }
         // The next round's proposals.
+        let axes_specs: Vec<_> = (0..solvers).map(|s| sweep.searched_axes(s)).collect();
+        let all_axes: Vec<Vec<Axis>> = axes_specs
+            .iter()
+            .map(|a| a.iter().map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical)).collect())
+            .collect();
+        let finished_of: Vec<Vec<Trial>> = (0..solvers)
+            .map(|s| {
+                let position = |t: usize| -> Vec<f64> {
+                    axes_specs[s].iter().zip(&trials[s][t].values).map(|((_, d), v)| d.position(*v)).collect()
+                };
+                trial_scores[s].iter().map(|&(t, score)| Trial { u: position(t), score }).collect()
+            })
+            .collect();
+        let solver_proposer = |s: usize| {
+            let seed = round_seed(sweep.seed, &sweep.solvers[s].label, round + 1);
+            Proposer::new(&all_axes[s], finished_of[s].clone(), seed)
+        };
         let mut proposed = false;
-        for s in 0..solvers {
+        if search.per_sweep {
+            // One search over the union: the solver is a categorical, chosen first; then the
+            // chosen solver's own estimator proposes its values.
+            let total: usize = trials.iter().map(Vec::len).sum();
+            let want = (wanted - total).min(search.batch as usize);
+            let chooser_axes = [Axis::Categorical(solvers)];
+            let finished: Vec<Trial> = (0..solvers)
+                .flat_map(|s| trial_scores[s].iter().map(move |&(_, score)| Trial { u: vec![s as f64], score }))
+                .collect();
+            let seed = mix(sweep.seed, fnv1a(format!("tpe/sweep/{}", round + 1).as_bytes()));
+            let mut chooser = Proposer::new(&chooser_axes, finished, seed);
+            let mut proposers: Vec<Option<Proposer>> = (0..solvers).map(|_| None).collect();
+            let mut new: Vec<(usize, Vec<Val>)> = Vec::new();
+            for _ in 0..want * ATTEMPTS {
+                if new.len() == want {
+                    break;
+                }
+                let s = (chooser.next_proposal()[0] as usize).min(solvers - 1);
+                let x = proposers[s].get_or_insert_with(|| solver_proposer(s)).next_proposal();
+                let values: Vec<Val> = axes_specs[s].iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect();
+                let probe = sweep.with_trials(&one_point(solvers, s, values.clone()));
+                if seen.insert(probe.solvers[s].points[0].canonical_key(sweep.seed, 0)) {
+                    new.push((s, values));
+                }
+            }
+            proposed = !new.is_empty();
+            for (s, values) in new {
+                trials[s].push(TrialPoint { values, round: round + 1 });
+            }
+        }
+        for s in (0..solvers).filter(|_| !search.per_sweep) {
             let want = wanted - trials[s].len();
             let want = want.min(search.batch as usize);
             if want == 0 {
                 continue;
             }
-            let axes_spec = sweep.searched_axes(s);
-            let axes: Vec<Axis> =
-                axes_spec.iter().map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical)).collect();
-            let finished: Vec<Trial> = trial_scores[s]
-                .iter()
-                .map(|&(t, score)| Trial {
-                    u: axes_spec.iter().zip(&trials[s][t].values).map(|((_, d), v)| d.position(*v)).collect(),
-                    score,
-                })
-                .collect();
-            let mut proposer =
-                Proposer::new(&axes, finished, round_seed(sweep.seed, &sweep.solvers[s].label, round + 1));
+            let mut proposer = solver_proposer(s);
             let mut found = 0;
             for _ in 0..want * ATTEMPTS {
                 let x = proposer.next_proposal();
-                let values: Vec<Val> = axes_spec.iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect();
+                let values: Vec<Val> = axes_specs[s].iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect();
                 let probe = sweep.with_trials(&one_point(solvers, s, values.clone()));
                 let key = probe.solvers[s].points[0].canonical_key(sweep.seed, 0);
                 if seen.insert(key) {
@@ -523,6 +563,31 @@ mod tests {
         assert!(median(later.clone()) < median(startup.clone()), "{later:?} vs {startup:?}");
         // The same scores decide the same jobs.
         assert_eq!(decide(&sweep, &scores).jobs, rounds.jobs);
+    }
+
+    /// `per = "sweep"`: one search over two solvers, 24 trials in all; when SARSA scores
+    /// far worse than Q-learning, the proposals go mostly to Q-learning.
+    #[test]
+    fn one_search_over_the_sweep_chooses_the_better_solver() {
+        let text = "replicates = 1\nseed = 4\n[evaluation]\ncheckpoints = 1\n[search]\nmethod = \"tpe\"\ntrials = 24\n\
+                    batch = 4\nstartup = 8\nper = \"sweep\"\n[[solver]]\nkind = \"q-learning\"\nepisodes = 50\n\
+                    alpha = { uniform = [0.1, 1.0] }\n[[solver]]\nkind = \"sarsa\"\nepisodes = 50\n\
+                    alpha = { uniform = [0.1, 1.0] }\n";
+        let sweep = crate::spec::parse(text, "sweep.toml").unwrap();
+        assert_eq!([sweep.solvers[0].points.len(), sweep.solvers[1].points.len()], [4, 4]);
+        let mut scores = Scores::default();
+        let mut rounds = decide(&sweep, &scores);
+        while !rounds.decided.finished {
+            for j in &rounds.jobs {
+                scores.search.insert(j.id.clone(), if j.solver == 0 { 0.1 } else { 0.9 });
+                scores.rows.insert(j.id.clone(), 1);
+            }
+            rounds = decide(&sweep, &scores);
+        }
+        let counts = [rounds.trials[0].len(), rounds.trials[1].len()];
+        assert_eq!(counts[0] + counts[1], 24);
+        let later = |s: usize| rounds.trials[s].iter().filter(|t| t.round > 0).count();
+        assert!(later(0) > 3 * later(1), "{} q-learning and {} sarsa proposals", later(0), later(1));
     }
 
     #[test]

@@ -239,7 +239,18 @@ impl Sweep {
     /// model-based search's count is its `trials`' jobs, if no proposal repeats).
     pub fn job_counts(&self) -> Vec<(String, u64)> {
         if let Some(search) = self.search.as_ref().filter(|s| s.method.proposes()) {
-            return self.solvers.iter().map(|s| (s.label.clone(), search.trials * u64::from(s.replicates))).collect();
+            // One search over the sweep: its trials shared out evenly, as planned.
+            let count = self.solvers.len() as u64;
+            let share = |i: usize| match search.per_sweep {
+                true => search.trials / count + u64::from((i as u64) < search.trials % count),
+                false => search.trials,
+            };
+            return self
+                .solvers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.label.clone(), share(i) * u64::from(s.replicates)))
+                .collect();
         }
         if let Some(search) = self.search.as_ref().filter(|s| s.method.models()) {
             // BOHB: each bracket's configurations at its first rung, then the best

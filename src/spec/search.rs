@@ -120,17 +120,20 @@ pub struct SearchSpec {
     pub batch: u64,
     /// TPE: the Sobol points of round 0.
     pub startup: u64,
+    /// TPE: one search over the union of the solvers (`per = "sweep"`: `trials` and
+    /// `startup` in all, the solver a categorical) instead of one per solver.
+    pub per_sweep: bool,
 }
 
 /// The parameters a search can use as its budget, in order of preference.
 pub const BUDGET_PARAMETERS: [&str; 2] = ["episodes", "iterations"];
 
-const KEYS: [&str; 10] =
-    ["method", "eta", "min_budget", "max_budget", "metric", "opponent", "seat", "trials", "batch", "startup"];
+const KEYS: [&str; 11] =
+    ["method", "eta", "min_budget", "max_budget", "metric", "opponent", "seat", "trials", "batch", "startup", "per"];
 
 /// The keys only the rung methods take, and those only TPE takes.
 const RUNG_KEYS: [&str; 3] = ["eta", "min_budget", "max_budget"];
-const TPE_KEYS: [&str; 3] = ["trials", "batch", "startup"];
+const TPE_KEYS: [&str; 4] = ["trials", "batch", "startup", "per"];
 
 /// The most trials one search may have.
 pub const MAX_TRIALS: u64 = 100_000;
@@ -166,6 +169,7 @@ impl SearchSpec {
                 "trials": self.trials,
                 "batch": self.batch,
                 "startup": self.startup,
+                "per": if self.per_sweep { "sweep" } else { "solver" },
                 "metric": self.metric.name(),
                 "opponent": self.opponent.name(),
                 "seat": self.seat.map(|s| s.name()),
@@ -202,6 +206,7 @@ struct Fields {
     trials: Option<u64>,
     batch: u64,
     startup: Option<u64>,
+    per_sweep: bool,
 }
 
 /// Reads `[search]` and checks it against the solvers (`tables` are the `[[solver]]`
@@ -234,6 +239,7 @@ pub(crate) fn read(
         trials: None,
         batch: 8,
         startup: None,
+        per_sweep: false,
     };
     let clean = report.is_clean();
     for e in entries {
@@ -280,6 +286,7 @@ pub(crate) fn read(
         trials: 0,
         batch: 0,
         startup: 0,
+        per_sweep: false,
     };
     if !first_rung_fits(report, entry, &search, checkpoints) || !metric_is_written(report, entry, &search) {
         return None;
@@ -358,6 +365,7 @@ fn read_key(report: &mut Report, fields: &mut Fields, e: &Entry, opponents: &[Ev
             let rule = "batch must be a whole number from 1 to 1000 (configurations proposed per round)";
             fields.batch = whole(report, &key, e, 1, 1000, rule).unwrap_or(8);
         }
+        "per" => fields.per_sweep = text(report, &["solver", "sweep"]).is_some_and(|p| p == "sweep"),
         "startup" => {
             let rule = format!("startup must be a whole number from 1 to {MAX_TRIALS} (Sobol points of round 0)");
             fields.startup = whole(report, &key, e, 1, MAX_TRIALS, &rule);
@@ -450,6 +458,7 @@ fn read_tpe(
         trials,
         batch: fields.batch,
         startup: fields.startup.unwrap_or(trials.min(10)).min(trials),
+        per_sweep: fields.per_sweep,
     })
 }
 

@@ -120,15 +120,22 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         test_split::read(&mut report, entry, &top.evaluation.opponents, search.as_ref(), &top.solvers)
     });
     report.finish()?;
+    let count = top.solvers.len() as u64;
     let solvers = top
         .solvers
         .into_iter()
         .zip(labels)
-        .map(|(draft, label)| {
+        .enumerate()
+        .map(|(i, (draft, label))| {
             let mut grid = draft.grid.expect("a clean report means every grid is valid");
             match &search {
                 Some(search) if search.method.models() => {
-                    grid.searched_by_model(search.startup, top.seed, &label);
+                    // One search over the sweep shares its startup out among the solvers.
+                    let startup = match search.per_sweep {
+                        true => search.startup / count + u64::from((i as u64) < search.startup % count),
+                        false => search.startup,
+                    };
+                    grid.searched_by_model(startup, top.seed, &label);
                     if !search.method.proposes() {
                         grid.set_budget(search.parameter, search.max_budget);
                     }

@@ -107,6 +107,30 @@ fn bohb_gives_the_same_files_on_any_thread_count_and_in_shards_merged_per_rung()
     assert!(stdout(&o).contains("bracket from rung 1: 5 at 300 -> 1 at 900"), "{}", stdout(&o));
 }
 
+/// One search over two solvers (`per = "sweep"`): the same files on 1 and 2 threads and in
+/// 3 shards; 20 trials in all, shared by the solvers.
+#[test]
+fn one_search_over_the_sweep_gives_the_same_files_everywhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sarsa = "[[solver]]\nkind = \"sarsa\"\nseat = \"o\"\nepisodes = 400\nalpha = { loguniform = [0.02, 1.0] }\n";
+    let text = format!("{}{sarsa}", spec(20, 400).replace("startup = 8\n", "startup = 8\nper = \"sweep\"\n"));
+    let spec = write_spec(tmp.path(), "sweep.toml", &text);
+    let (one, two, split) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("split"));
+    run_in(&spec, &one, 1, None);
+    run_in(&spec, &two, 2, None);
+    assert_eq!(run_sharded(&spec, &split, 3), 5);
+    let a = files(&one);
+    assert_eq!(a, files(&two));
+    assert_eq!(a, files(&split));
+    let (header, rows) = read_csv(&one.join("results.csv"));
+    let at = |name: &str| header.iter().position(|c| c == name).unwrap();
+    let tune = rows.iter().filter(|r| r[at("split")] == "tune");
+    let trials: std::collections::BTreeSet<(String, String)> =
+        tune.map(|r| (r[at("label")].clone(), r[at("trial")].clone())).collect();
+    assert_eq!(trials.len(), 20);
+    assert!(trials.iter().any(|t| t.0 == "sarsa") && trials.iter().any(|t| t.0 == "q-learning"));
+}
+
 #[test]
 fn twenty_kills_at_random_moments_resume_to_the_same_files() {
     killed_twenty_times(&spec(24, 20000));
