@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Loads the reports of a few sweeps in a real browser (headless Chromium from the
-# distribution's packages): the smoke spec, the learners, a search (halving), a 4x4 sweep and
-# the main example (whose leaderboard must exclude some configuration from the best),
+# distribution's packages): the smoke spec, the learners, a search (halving), a 4x4 sweep,
+# a TPE search (its search section) and the main example (whose leaderboard must exclude
+# some configuration from the best),
 # and two directories side by side. For each page: no console message at all (an error, a
 # failed script), one table row per configuration in the DOM after the scripts ran (as many
 # as `sweep summary --csv` prints), the embedded CSV inflated by the browser to the results
@@ -64,7 +65,7 @@ check() {
     echo "$name: $found configuration rows, console clean, screenshot $out/$name.png"
 }
 
-for spec in smoke learners halving four qlearning; do
+for spec in smoke learners halving four qlearning search-tpe; do
     dir="$work/$spec"
     "$sweep" run "experiments/$spec.toml" --quiet --yes --out "$dir"
     "$sweep" report "$dir" 2>/dev/null
@@ -84,6 +85,11 @@ done
 grep -q '>not-best<' "$work/qlearning.dom" || fail "qlearning: no not-best mark in the report"
 grep -q '>equal<' "$work/qlearning.dom" || fail "qlearning: no equal mark in the report"
 
+# The TPE search's section: best so far against trials and time, and each of its four
+# sampled axes' proposals.
+grep -q 'id="tpe"' "$work/search-tpe.dom" || fail "search-tpe: no search (TPE) section in the report"
+axes=$(grep -o 'proposed, trial by trial</title>' "$work/search-tpe.dom" | wc -l)
+[ "$axes" = 4 ] || fail "search-tpe: $axes charts of proposals per axis, expected 4"
 # Two directories side by side: every configuration of either once, in one of three tables.
 keys() {
     "$sweep" summary "$1" --csv | python3 -c 'import csv, sys
