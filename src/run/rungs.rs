@@ -77,17 +77,7 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
                 plan.shard.map(|s| format!(" (shard {}/{}: {} jobs in all)", s.index, s.count, plan.jobs.len()));
             let shard = shard.unwrap_or_default();
             let line = match (&sweep.search, &sweep.test) {
-                (_, Some(test)) if rung == tuning => format!(
-                    "test: the best {} per {} by {} against {}: {}, {} fresh seeds \
-                     each, {}{shard}",
-                    test.top,
-                    test.per.name(),
-                    test.metric.name(),
-                    test.opponent.name(),
-                    count(configurations, "configuration"),
-                    test.replicates,
-                    count(jobs, "job")
-                ),
+                (_, Some(test)) if rung == tuning => test_pass_line(test, configurations, jobs, &shard),
                 (Some(search), _) => {
                     let budgets = search.budgets();
                     format!(
@@ -127,6 +117,20 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             rung_lines: Vec::new(),
         };
     }
+}
+
+/// The line before a `[test]` pass: what it re-runs, on how many fresh seeds.
+fn test_pass_line(test: &crate::spec::TestSpec, configurations: usize, jobs: usize, shard: &str) -> String {
+    format!(
+        "test: the best {} per {} by {} against {}: {}, {} fresh seeds each, {}{shard}",
+        test.top,
+        test.per.name(),
+        test.metric.name(),
+        test.opponent.name(),
+        count(configurations, "configuration"),
+        test.replicates,
+        count(jobs, "job")
+    )
 }
 
 /// Runs a model-based search (`method = "tpe"`) round by round: before each pass the
@@ -172,16 +176,7 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
             let jobs = decided.rungs[pass_index].len();
             let configurations = decided.configurations[pass_index].len();
             let line = match (&sweep.test, test_pass) {
-                (Some(test), true) => format!(
-                    "test: the best {} per {} by {} against {}: {}, {} fresh seeds each, {}{shard}",
-                    test.top,
-                    test.per.name(),
-                    test.metric.name(),
-                    test.opponent.name(),
-                    count(configurations, "configuration"),
-                    test.replicates,
-                    count(jobs, "job")
-                ),
+                (Some(test), true) => test_pass_line(test, configurations, jobs, &shard),
                 _ => {
                     let search = sweep.search.as_ref().expect("a searched spec");
                     match search.method.proposes() {

@@ -261,15 +261,7 @@ fn finish(
         }
     }
     // The test ranks configurations by solver's first + trial: renumber to the full sweep's.
-    let firsts: Vec<usize> = full
-        .solvers
-        .iter()
-        .scan(0, |first, s| {
-            let this = *first;
-            *first += s.points.len();
-            Some(this)
-        })
-        .collect();
+    let firsts = full.first_configurations();
     for configurations in &mut decided.configurations {
         for c in configurations.iter_mut() {
             *c = firsts[*c / stride] + *c % stride;

@@ -78,15 +78,7 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], scores: &Scores) -> Decided {
 pub fn add_test(sweep: &Sweep, jobs: &[Job], scores: &Scores, decided: &mut Decided, pool: &[usize]) {
     let test = sweep.test.as_ref().expect("a [test]");
     let tune_len = jobs.iter().position(|j| j.split == Split::Test).unwrap_or(jobs.len());
-    let firsts: Vec<usize> = sweep
-        .solvers
-        .iter()
-        .scan(0, |first, s| {
-            let this = *first;
-            *first += s.points.len();
-            Some(this)
-        })
-        .collect();
+    let firsts = sweep.first_configurations();
     let configuration = |j: &Job| firsts[j.solver] + j.point;
     let mut sums: HashMap<usize, (f64, u32)> = HashMap::new();
     for &j in pool {

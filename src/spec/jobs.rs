@@ -222,6 +222,19 @@ impl Sweep {
         grid.sampled.iter().flat_map(|s| &s.axes).map(|(i, d)| (params[*i].name, d.clone())).collect()
     }
 
+    /// Each solver's first configuration in the sweep's numbering (its points follow the
+    /// earlier solvers'): what `[test]` ranks configurations by.
+    pub fn first_configurations(&self) -> Vec<usize> {
+        let mut first = 0;
+        self.solvers
+            .iter()
+            .map(|s| {
+                first += s.points.len();
+                first - s.points.len()
+            })
+            .collect()
+    }
+
     /// The number of searched axes of solver `solver` of a model-based search.
     pub fn searched_axes_count(&self, solver: usize) -> usize {
         self.grids[solver].sampled.as_ref().map_or(0, |s| s.axes.len())
