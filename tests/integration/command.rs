@@ -436,3 +436,30 @@ fn a_programs_parameter_may_be_sampled_and_its_points_are_the_jobs() {
     assert!(rows.iter().all(|r| ["a", "b"].contains(&r["layers"].as_str())));
     assert_eq!(rows.len(), 3 * 2, "3 points x 2 replicates");
 }
+
+/// A command solver searched by TPE: its parameter `k` (a listed axis, a categorical) is
+/// proposed round by round; the same rows on 1 and 2 threads, every trial distinct.
+#[test]
+fn a_tpe_search_proposes_a_programs_parameters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let command = chooser(tmp.path());
+    let text = format!(
+        "name = \"t\"\nseed = 6\nreplicates = 2\n[evaluation]\nopponents = [\"random\"]\n[search]\nmethod = \
+         \"tpe\"\ntrials = 4\nbatch = 2\nstartup = 2\n[[solver]]\nkind = \"command\"\nlabel = \"prog\"\n\
+         command = {command}\ngame = \"3x3g3\"\nseat = \"o\"\nepisodes = 100\n[solver.params]\n\
+         k = [1, 2, 3, 4, 5, 6, 7, 8]\n"
+    );
+    let spec = write_spec(tmp.path(), "t.toml", &text);
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    for (dir, threads) in [(&one, "1"), (&two, "2")] {
+        let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--threads", threads, "--out", dir.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(without_timings(&one.join("results.csv")), without_timings(&two.join("results.csv")));
+    let rows = rows(&one);
+    assert!(rows.iter().all(|r| r["status"] == "ok"));
+    let ks: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["k"].as_str()).collect();
+    assert_eq!(ks.len(), 4, "four distinct trials: {ks:?}");
+    let rounds: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["round"].as_str()).collect();
+    assert_eq!(rounds.len(), 2, "two rounds of 2: {rounds:?}");
+}
