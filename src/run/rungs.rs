@@ -1,5 +1,5 @@
 //! Running a search (`[search]`) or a tuning/test split (`[test]`): one pass of the
-//! executor per rung, then one for the test.
+//! executor per rung (per round of TPE), then one for the test.
 //!
 //! Before each pass, the scores in the results file decide the jobs (see
 //! [`crate::search::test_split::decide`]): every rung whose predecessors are all scored,
@@ -14,6 +14,12 @@
 //! `superseded-tests.csv` (and their curves in `superseded-tests-curves.csv`), never
 //! deleted: `results.csv` holds only the current choice's test rows, so nothing reads an
 //! old choice's fresh seeds as the new one's.
+//!
+//! A model-based search (TPE, BOHB) runs the same way, but its jobs are not known in
+//! advance: before each pass [`crate::search::rounds::decide`] lists the jobs of every
+//! round (rung) decided so far from the scores, in pass order, so a job's index never
+//! changes as rounds are added. After each round it says the best trial so far; at the
+//! end, the best trial against the runner-up (paired, Holm-adjusted, as `sweep compare`).
 //!
 //! A shard (`--shard K/N` or a Slurm array task) runs its share of the jobs that the
 //! *merged* results in the base directory decide, in one pass, and stops: a sharded

@@ -1,8 +1,8 @@
 //! The `[search]` table: successive halving or Hyperband over a budget parameter
-//! (`episodes` for learners, `iterations` for MCTS), or a model-based search (TPE) over the
-//! solvers' sampled and listed axes; read and checked against the solvers.
+//! (`episodes` for learners, `iterations` for MCTS), a model-based search (TPE) over the
+//! solvers' sampled and listed axes, or both (BOHB); read and checked against the solvers.
 //!
-//! Keys: `method` (`"halving"`, `"hyperband"` or `"tpe"`, required), `eta` (the cut factor, a whole
+//! Keys: `method` (`"halving"`, `"hyperband"`, `"tpe"` or `"bohb"`, required), `eta` (the cut factor, a whole
 //! number >= 2, default 3), `min_budget` and `max_budget` (whole numbers, required,
 //! `1 <= min_budget <= max_budget`), `metric` (`"regret"`, default, or `"regret_auc"`, which
 //! only learners write, so it needs the `episodes` budget),
@@ -12,9 +12,11 @@
 //!
 //! With `method = "tpe"` the keys are `trials` (the configurations tried per solver,
 //! required), `batch` (proposed per round, default 8), `startup` (Sobol points of round 0,
-//! default `min(trials, 10)`), `metric`, `opponent` and `seat`; no budget keys (every trial
-//! runs at the solver's own budget), and solvers give no `samples` (see
-//! [`crate::search::rounds`]).
+//! default `min(trials, 10)`), `per` (`"solver"`, default: one search per solver, or
+//! `"sweep"`: one over all, `trials` and `startup` in all), `metric`, `opponent` and
+//! `seat`; no budget keys (every trial runs at the solver's own budget), and solvers give
+//! no `samples` (see [`crate::search::rounds`]). `method = "bohb"` takes Hyperband's keys;
+//! its solvers' axes are searched as TPE's and give no `samples` either.
 //!
 //! The rung budgets are `max_budget / eta^k` (rounded to whole numbers) for every `k` that
 //! keeps them at or above `min_budget`, in increasing order, so the last rung always has
