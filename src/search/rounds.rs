@@ -9,7 +9,7 @@
 //! earlier rounds, by a generator seeded with the master seed, the solver's label and the
 //! round. A trial's score is the `[search]` metric's mean over its replicates (a failed
 //! job scores +inf, the worst); a finished trial enters the estimator at the position of
-//! its values on each axis ([`crate::spec::Sweep::searched_axes`]). A proposal that
+//! its values on each axis (`Sweep::searched_axes`). A proposal that
 //! repeats a configuration of the sweep (after rounding) is passed over for the next one
 //! the estimator gives, at most [`ATTEMPTS`] times the round's size; a round that finds no
 //! new configuration ends the search early.

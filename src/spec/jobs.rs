@@ -241,7 +241,7 @@ impl Sweep {
     }
 
     /// The values of the searched axes at point `point` of solver `solver` (in the order
-    /// of [`Sweep::searched_axes`]).
+    /// of `Sweep::searched_axes`).
     pub fn searched_values(&self, solver: usize, point: usize) -> Vec<Val> {
         let grid = &self.grids[solver];
         grid.sampled.as_ref().map(|s| s.points[point].clone()).unwrap_or_default()
