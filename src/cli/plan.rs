@@ -132,9 +132,10 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
 /// solvers; the test pass, if any, not counted).
 pub fn tpe_rounds(sweep: &Sweep) -> Vec<u64> {
     let search = sweep.search.as_ref().expect("a searched spec");
-    let solvers = sweep.solvers.len() as u64;
+    // One search over the sweep counts its trials in all; else each solver has its own.
+    let solvers = if search.per_sweep { 1 } else { sweep.solvers.len() as u64 };
     let startup = search.startup.min(search.trials);
-    let rounds = crate::search::rounds::planned_rounds(search.trials, startup, search.batch);
+    let rounds = search.rounds();
     (0..rounds)
         .map(|r| match r {
             0 => startup * solvers,
@@ -173,11 +174,13 @@ fn tpe_lines(doc: &mut Doc, sweep: &Sweep, seat: &str) {
         Column::integers("configurations").right().at_least(15).gap(1),
         Column::integers("jobs").right().at_least(10).gap(1),
     ];
+    // Jobs at the solvers' mean replicates (exact when they all run as many).
     let replicates: u64 = sweep.solvers.iter().map(|s| u64::from(s.replicates)).sum();
-    let solvers = sweep.solvers.len() as u64;
+    let mean_replicates = replicates as f64 / sweep.solvers.len().max(1) as f64;
     let mut table = Table::new("the search's rounds", columns);
     for (r, n) in rounds.iter().enumerate() {
-        table.push(vec![Cell::int(r), Cell::Integer(*n), Cell::Integer(n / solvers.max(1) * replicates)]);
+        let jobs = (*n as f64 * mean_replicates).round() as u64;
+        table.push(vec![Cell::int(r), Cell::Integer(*n), Cell::Integer(jobs)]);
     }
     doc.table(table);
 }

@@ -188,7 +188,7 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
                     match search.method.proposes() {
                         true => format!(
                             "tpe round {pass_index} of {}: {}, {}{shard}",
-                            crate::search::rounds::planned_rounds(search.trials, search.startup, search.batch),
+                            search.rounds(),
                             count(configurations, "configuration"),
                             count(jobs, "job")
                         ),

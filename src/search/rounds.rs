@@ -68,12 +68,6 @@ pub fn round_seed(master: u64, label: &str, round: u32) -> u64 {
     mix(master, fnv1a(format!("tpe/{label}/{round}").as_bytes()))
 }
 
-/// The number of rounds a search has when no proposal repeats: round 0, then one per
-/// `batch` of the trials left.
-pub fn planned_rounds(trials: u64, startup: u64, batch: u64) -> u64 {
-    1 + (trials - startup.min(trials)).div_ceil(batch)
-}
-
 /// Decides the passes of the model-based search `sweep` (as loaded: its points are round
 /// 0's Sobol points) from `scores`: for TPE every round, for BOHB every rung, up to the
 /// first not fully scored, then the test pass once tuning is scored.

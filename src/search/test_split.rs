@@ -43,7 +43,7 @@ impl Scores {
 /// The number of tuning passes: a search's rungs, or one.
 pub fn tuning_passes(sweep: &Sweep) -> usize {
     match &sweep.search {
-        Some(s) if s.method.proposes() => super::rounds::planned_rounds(s.trials, s.startup, s.batch) as usize,
+        Some(s) if s.method.proposes() => s.rounds() as usize,
         Some(s) => s.budgets().len(),
         None => 1,
     }

@@ -154,6 +154,15 @@ impl SearchSpec {
         divisors.iter().rev().map(|d| ((max + d / 2) / d) as u64).collect()
     }
 
+    /// TPE's rounds when no proposal repeats: round 0 (the startup), then one per `batch`
+    /// of the trials left (0 for the other methods).
+    pub fn rounds(&self) -> u64 {
+        match self.method.proposes() {
+            true => 1 + (self.trials - self.startup.min(self.trials)).div_ceil(self.batch),
+            false => 0,
+        }
+    }
+
     /// Hyperband's nominal bracket sizes, by first rung: the bracket of `s` cuts (`s =
     /// last rung - first rung`) starts with `ceil((last + 1) * eta^s / (s + 1))`
     /// configurations.

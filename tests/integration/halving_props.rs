@@ -52,16 +52,15 @@ fn column(path: &Path, name: &str) -> Vec<String> {
     rows.into_iter().map(|r| r[i].clone()).collect()
 }
 
-/// Rows without timings and without the `rung` column.
+/// Rows without timings and without a search's position: the `rung`, `trial` and `round`
+/// columns (a grid leaves them empty).
 fn without_rung(path: &Path) -> Vec<Vec<String>> {
     let (header, _) = read_csv(path);
-    let rung = header.iter().filter(|c| *c != "train_ms" && *c != "eval_ms").position(|c| c == "rung").unwrap();
+    let kept: Vec<&String> = header.iter().filter(|c| *c != "train_ms" && *c != "eval_ms").collect();
+    let search = ["rung", "trial", "round"];
     without_timings(path)
         .into_iter()
-        .map(|mut r| {
-            r.remove(rung);
-            r
-        })
+        .map(|r| r.into_iter().zip(&kept).filter(|(_, c)| !search.contains(&c.as_str())).map(|(v, _)| v).collect())
         .collect()
 }
 
