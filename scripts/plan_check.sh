@@ -9,6 +9,9 @@
 #
 #   scripts/plan_check.sh [SPEC...]      default: the specs in tests/data/plan/
 #
+# Specs generated to cover every kind, board family, seat, symmetry, evaluation opponent
+# and search method: python3 scripts/plan_specs.py DIR, then scripts/plan_check.sh DIR/*.toml.
+#
 # SWEEP: the binary (default target/release/sweep); THREADS (default 2); BOUND (1.5);
 # SHORT (1): runs and estimates both under this many seconds pass when within it.
 # A saved `sweep bench --save` calibration is ignored here (SWEEP_CALIBRATION points at a
@@ -48,7 +51,9 @@ near() { echo "$1 < $short && $2 < $short" | bc -l; }
 ratio() { echo "if ($2 > 0) $1 / $2 else 0" | bc -l; }
 
 failed=0
-printf '%-40s %9s %9s %6s %9s %9s %6s\n' spec "plan wall" "run wall" ratio "plan cpu" "run cpu" ratio
+width=40
+for spec in "$@"; do if ((${#spec} > width)); then width=${#spec}; fi; done
+printf '%-*s %9s %9s %6s %9s %9s %6s\n' "$width" spec "plan wall" "run wall" ratio "plan cpu" "run cpu" ratio
 for spec in "$@"; do
     for attempt in 1 2; do
         read -r estimate measured cpu used < <(one "$spec")
@@ -60,7 +65,7 @@ for spec in "$@"; do
         ok=$(within "$cpu_ratio")
         [[ $(near "$cpu" "$used") == 1 ]] && ok=1
         [[ $quiet == 1 && $(within "$wall_ratio") == 0 && $(near "$estimate" "$measured") == 0 ]] && ok=0
-        printf '%-40s %9.1f %9.1f %6.2f %9.1f %9.1f %6.2f%s\n' "$spec" "$estimate" "$measured" "$wall_ratio" \
+        printf '%-*s %9.1f %9.1f %6.2f %9.1f %9.1f %6.2f%s\n' "$width" "$spec" "$estimate" "$measured" "$wall_ratio" \
             "$cpu" "$used" "$cpu_ratio" \
             "$([[ $ok == 1 ]] || echo "  off by more than ${bound}x$([[ $attempt == 1 ]] && echo ", repeating")")"
         [[ $ok == 1 ]] && break

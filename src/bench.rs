@@ -227,7 +227,8 @@ pub fn calibration(budget: Duration) -> Calibration {
     }
 }
 
-/// Measures the quick calibration for about `budget` in all (see [`Calibration::quick`]).
+/// Measures the quick calibration for about `budget` in all (see [`Calibration::quick`]),
+/// and the learners' shares of Q-learning's speed (about 0.1 s more, [`quick_shares`]).
 /// The kernels are timed by the clock; the share of a core the process got meanwhile (its
 /// CPU time over the wall time) turns them into speeds per second of CPU, and is kept as
 /// [`Calibration::free`], how much of a core a thread gets on this host now.
@@ -241,12 +242,21 @@ pub fn measure(budget: Duration) -> Calibration {
     let solve_s = repeat(3, solve_seconds).median;
     let free = cpu.zip(cpu_seconds()).map_or(1.0, |(a, b)| ((b - a) / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0));
     let mut cal = Calibration::quick(q_per_s / free, mcts_per_s / free, eval_s * free, solve_s * free);
+    cal.shares = quick_shares();
     cal.free = free;
     cal.others = steady_others();
     if let Some(page_s) = page_seconds() {
         cal.page_s = page_s;
     }
     cal
+}
+
+/// Each learner's share of Q-learning's speed from 7 pairs of short runs (20,000
+/// episodes each, about a millisecond; see [`share_of_qlearning`]): about 0.1 s for all,
+/// and on this project's host the reference shares of `solvers::learners` were off by up
+/// to a half (Expected SARSA's 0.72 against 0.97 to 1.05 measured).
+pub fn quick_shares() -> std::collections::BTreeMap<String, f64> {
+    LEARNERS[1..].iter().map(|l| (l.name.to_string(), share_of_qlearning(l, 20_000, Duration::ZERO).median)).collect()
 }
 
 /// Seconds to write a fresh page (4 KiB) for the first time: the system maps and zeroes

@@ -51,8 +51,9 @@ pub struct Estimate {
     pub solvers: Vec<SolverEstimate>,
     /// Seconds of one core, all jobs together.
     pub cpu_seconds: f64,
-    /// Wall-clock seconds on the given threads: building the shared tables, then the CPU
-    /// time shared out, but never less than the longest job.
+    /// Wall-clock seconds on the given threads: building the shared tables, then pass
+    /// after pass (a grid, a search's rungs or rounds, a `[test]`), each its jobs started
+    /// longest first on the threads, so never less than its longest job.
     pub wall_seconds: f64,
     /// Wall-clock seconds of building the shared tables, before the first job.
     pub shared_seconds: f64,
@@ -61,9 +62,15 @@ pub struct Estimate {
 }
 
 /// The cost of every job of `sweep` on `threads` threads, by `cal`.
+///
+/// The CPU time is every job's own estimate ([`crate::spec::Params::seconds`]) summed
+/// over the passes a run makes: a grid's one pass, a search's rungs (each configuration at
+/// the rung's budget) or rounds, then a `[test]`'s pass. The wall time is the shared
+/// tables' build, then pass after pass, each as long as its jobs take on the threads
+/// when started longest first ([`crate::cost::pass_seconds`]): a pass's last jobs may
+/// leave threads idle, and the next pass waits for them.
 pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
-    let mut longest = 0.0f64;
-    let solvers: Vec<SolverEstimate> = sweep
+    let mut solvers: Vec<SolverEstimate> = sweep
         .solvers
         .iter()
         .map(|s| {
@@ -77,9 +84,7 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
                 memory: 0,
             };
             for p in &s.points {
-                let t = p.seconds(&sweep.evaluation, cal);
-                e.seconds += t * reps as f64;
-                longest = longest.max(t);
+                e.seconds += p.seconds(&sweep.evaluation, cal) * reps as f64;
                 e.memory = e.memory.max(p.memory(&sweep.evaluation).job);
                 let work = p.work();
                 e.episodes += u128::from(work.episodes) * u128::from(reps);
@@ -88,44 +93,115 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
             e
         })
         .collect();
-    let mut solvers = solvers;
-    if let Some(search) = sweep.search.as_ref().filter(|s| s.method.proposes()) {
-        // The points are round 0's: every trial costs what they cost on average.
-        for (e, s) in solvers.iter_mut().zip(&sweep.solvers) {
-            let scale = search.trials as f64 / s.points.len().max(1) as f64;
+    if sweep.search.as_ref().is_some_and(|s| s.method.proposes()) {
+        // The points are round 0's: every trial (a solver's share of them, in one search
+        // over the sweep) costs what they cost on average.
+        for ((e, s), (_, jobs)) in solvers.iter_mut().zip(&sweep.solvers).zip(sweep.job_counts()) {
+            let trials = jobs / u64::from(s.replicates).max(1);
+            let scale = trials as f64 / s.points.len().max(1) as f64;
             e.seconds *= scale;
             e.episodes = (e.episodes as f64 * scale) as u128;
             e.iterations = (e.iterations as f64 * scale) as u128;
-            e.points = search.trials;
-            e.jobs = search.trials * u64::from(s.replicates);
+            e.points = trials;
+            e.jobs = jobs;
         }
-        let cpu_seconds: f64 = solvers.iter().map(|s| s.seconds).sum::<f64>() + test_cost(sweep, cal).1;
-        let shared = needs(sweep).shared;
-        let shared_seconds = crate::cost::shared_wall_seconds(&shared, threads, cal);
-        let shared_cpu_seconds = crate::cost::shared_seconds(&shared, cal);
-        // Rounds run one after another: each takes its share of the CPU time on the
-        // threads, but never less than its longest job.
-        let rounds = tpe_rounds(sweep);
-        let per_trial = cpu_seconds / rounds.iter().sum::<u64>().max(1) as f64;
-        let quiet: f64 =
-            shared_seconds + rounds.iter().map(|&n| (n as f64 * per_trial / threads as f64).max(longest)).sum::<f64>();
-        let most = rounds.iter().max().copied().unwrap_or(1) as usize * sweep.replicates as usize;
-        let wall_seconds = crate::cost::wall_seconds(quiet, threads.min(most.max(1)), cal);
-        return Estimate { solvers, cpu_seconds, wall_seconds, shared_seconds, shared_cpu_seconds };
     }
-    let mut cpu_seconds: f64 = solvers.iter().map(|s| s.seconds).sum();
-    if sweep.search.is_some() {
-        // The solvers' points hold the last rung's budget: a search's work is a share of it.
-        let (_, work, grid_work) = search_work(sweep);
-        cpu_seconds *= work as f64 / grid_work.max(1) as f64;
-    }
-    cpu_seconds += test_cost(sweep, cal).1;
+    let passes = passes(sweep, cal);
+    let cpu_seconds: f64 = passes.iter().map(|p| crate::cost::pass_cpu_seconds(p)).sum();
     let shared = needs(sweep).shared;
     let shared_seconds = crate::cost::shared_wall_seconds(&shared, threads, cal);
     let shared_cpu_seconds = crate::cost::shared_seconds(&shared, cal);
-    let quiet = shared_seconds + (cpu_seconds / threads as f64).max(longest);
-    let wall_seconds = crate::cost::wall_seconds(quiet, threads.min(jobs_to_run(sweep).max(1)), cal);
+    let quiet = shared_seconds + passes.iter().map(|p| crate::cost::pass_seconds(p, threads)).sum::<f64>();
+    let wall_seconds = crate::cost::wall_seconds(quiet, threads.min(jobs_to_run(&passes).max(1)), cal);
     Estimate { solvers, cpu_seconds, wall_seconds, shared_seconds, shared_cpu_seconds }
+}
+
+/// The passes a run of `sweep` makes, one after another, each as its jobs' `(seconds of
+/// one job, jobs)`: a grid's jobs in one pass; a halving, Hyperband or BOHB search's
+/// rungs, each bracket's surviving configurations at the rung's budget, costed at the
+/// mean of the bracket's configurations (which survive depends on the scores); a TPE
+/// search's rounds, each trial at the mean cost of round 0's points; then a `[test]`'s
+/// jobs.
+fn passes(sweep: &Sweep, cal: &Calibration) -> Vec<Vec<(f64, u64)>> {
+    let evaluation = &sweep.evaluation;
+    let mut passes: Vec<Vec<(f64, u64)>> = Vec::new();
+    match &sweep.search {
+        None => passes.push(
+            sweep
+                .solvers
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| (p.seconds(evaluation, cal), u64::from(s.replicates))))
+                .collect(),
+        ),
+        Some(search) if search.method.proposes() => {
+            // Each solver's jobs (its trials, or its share of one search's over the
+            // sweep) at the mean cost of its round-0 points, shared out over the rounds
+            // as their trials are.
+            let means: Vec<(f64, u64)> = sweep
+                .solvers
+                .iter()
+                .zip(sweep.job_counts())
+                .map(|(s, (_, jobs))| {
+                    let total: f64 = s.points.iter().map(|p| p.seconds(evaluation, cal)).sum();
+                    (total / s.points.len().max(1) as f64, jobs)
+                })
+                .collect();
+            let rounds = tpe_rounds(sweep);
+            let trials = rounds.iter().sum::<u64>().max(1) as f64;
+            for configurations in rounds {
+                let share = configurations as f64 / trials;
+                passes.push(
+                    means.iter().map(|&(seconds, jobs)| (seconds, (jobs as f64 * share).round() as u64)).collect(),
+                );
+            }
+        }
+        Some(search) => {
+            // The configurations as the search numbers them (solver by solver, point by
+            // point), each with its replicates.
+            let configurations: Vec<(&crate::kinds::Params, u64)> =
+                sweep.solvers.iter().flat_map(|s| s.points.iter().map(move |p| (p, u64::from(s.replicates)))).collect();
+            let brackets = crate::search::brackets(search, configurations.len());
+            let planned = crate::search::planned_brackets(sweep);
+            for (rung, &budget) in search.budgets().iter().enumerate() {
+                let mut pass = Vec::new();
+                for (bracket, (start, rungs_of)) in brackets.iter().zip(&planned) {
+                    let Some(&(survivors, _)) = rung.checked_sub(*start).and_then(|k| rungs_of.get(k)) else {
+                        continue;
+                    };
+                    let members: Vec<(f64, u64)> = bracket
+                        .configurations
+                        .iter()
+                        .filter_map(|&c| configurations.get(c))
+                        .map(|&(p, reps)| (at_budget(p, search.parameter, budget).seconds(evaluation, cal), reps))
+                        .collect();
+                    let jobs: u64 = members.iter().map(|m| m.1).sum();
+                    let seconds: f64 = members.iter().map(|&(s, n)| s * n as f64).sum();
+                    let share = survivors as f64 / members.len().max(1) as f64;
+                    pass.push((seconds / jobs.max(1) as f64, (jobs as f64 * share).round() as u64));
+                }
+                passes.push(pass);
+            }
+        }
+    }
+    let (jobs, seconds) = test_cost(sweep, cal);
+    if jobs > 0 {
+        passes.push(vec![(seconds / jobs as f64, jobs)]);
+    }
+    passes
+}
+
+/// `p` with its budget parameter `name` at `budget`, as a rung runs it (a rate's decay
+/// given by its `_min_at` follows the budget); a command solver's point as it is (its
+/// cost here is sweep's scoring, whatever its program's budget).
+fn at_budget(p: &crate::kinds::Params, name: &str, budget: u64) -> crate::kinds::Params {
+    let kind = p.kind();
+    let Some(i) = kind.params().iter().position(|q| q.name == name) else { return *p };
+    if kind == crate::kinds::Kind::Command {
+        return *p;
+    }
+    let mut values = p.values();
+    values[i] = crate::kinds::Val::Count(budget);
+    kind.build(&values)
 }
 
 /// A model-based search's planned rounds, as the configurations of each (over all
@@ -144,12 +220,9 @@ pub fn tpe_rounds(sweep: &Sweep) -> Vec<u64> {
         .collect()
 }
 
-/// The jobs a run of `sweep` starts at most at once (a search's largest rung).
-fn jobs_to_run(sweep: &Sweep) -> usize {
-    if sweep.search.is_some() {
-        return crate::search::planned(sweep).iter().map(|r| r.2).max().unwrap_or(1) as usize;
-    }
-    sweep.solvers.iter().map(|s| s.points.len() * s.replicates as usize).sum()
+/// The jobs a run starts at most at once: those of its largest pass (see [`passes`]).
+fn jobs_to_run(passes: &[Vec<(f64, u64)>]) -> usize {
+    passes.iter().map(|p| p.iter().map(|j| j.1).sum::<u64>()).max().unwrap_or(1) as usize
 }
 
 /// Adds a model-based search's lines: its rounds and the warnings of a search too small

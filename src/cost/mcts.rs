@@ -1,7 +1,9 @@
 //! MCTS's cost: its scaling law ([`mcts_load`]), from the reach of tic-tac-toe's optimal
-//! policy ([`tic_tac_toe_reach`]), the proxy for the positions an evaluation searches.
+//! policy ([`tic_tac_toe_reach`]), the proxy for the positions an evaluation searches,
+//! scaled to other boards by their measured reach ([`super::boards::mcts_reach`]) or
+//! their agent states.
 
-use super::Load;
+use super::{Load, boards};
 use crate::game::Game;
 use crate::mdp::{EvalOpponent, Evaluator, Opponent, Seat};
 use crate::solvers::ground_truth;
@@ -54,10 +56,11 @@ fn reach_exponent(game: Game) -> f64 {
 /// What an MCTS job's evaluation costs, `iterations` a search, in `seats` against
 /// `opponents`: one search per position reached (searches are shared between evaluation
 /// opponents, so the largest reach counts); the optimal policy's reach in tic-tac-toe is
-/// the proxy. On other boards the reach is scaled like a power of the agent states
-/// (`reach_exponent`), and an iteration like the number of cells (simulations play out
-/// the board). Past `exact_searches` positions per seat a row plays `games` sampled games
-/// instead.
+/// the proxy. On other boards the reach is scaled by the board's measured reach, or like a
+/// power of the agent states (`reach_exponent`), and an iteration like the number of
+/// cells (simulations play out the board), slower in a tree beyond the caches
+/// (`tree_slowdown`). Past `exact_searches` positions per seat a row plays `games`
+/// sampled games instead.
 pub fn mcts_load(
     game: Game,
     iterations: u32,
@@ -68,15 +71,19 @@ pub fn mcts_load(
 ) -> Load {
     // A best response reaches at most what the random opponent reaches.
     let reach = |s: Seat, o: EvalOpponent| tic_tac_toe_reach(s, o.fixed().unwrap_or(Opponent::Random));
-    let positions: usize = seats.iter().map(|&s| opponents.iter().map(|&o| reach(s, o)).max().unwrap_or(0)).sum();
+    let most = |s: Seat| opponents.iter().map(|&o| reach(s, o)).max().unwrap_or(0) as f64;
     let mut load = Load::new(game, seats);
     if game == Game::TIC_TAC_TOE {
-        load.search_iterations = positions as f64 * f64::from(iterations) * PAST_THE_OPENING;
+        load.search_iterations = seats.iter().map(|&s| most(s)).sum::<f64>()
+            * f64::from(iterations)
+            * PAST_THE_OPENING
+            * tree_slowdown(game, iterations);
         return load;
     }
-    // The reach grows like the agent states, but an exact evaluation stops at
-    // `exact_searches` positions per seat; past them the row plays sampled games (about
-    // one search per agent move, half the cells).
+    // The reach on a measured board ([`boards::mcts_reach`]), else grown like a power of
+    // the agent states; but an exact evaluation stops at `exact_searches` positions per
+    // seat, and past them the row plays sampled games (about one search per agent move,
+    // half the cells).
     // An iteration's playout grows with the cells, its selection and expansion with the
     // moves of a position: on m,n,k-games both are the cells, on gravity boards the
     // moves are the columns (measured once, 1,000 iterations a search, both seats against
@@ -85,7 +92,14 @@ pub fn mcts_load(
     let moves = f64::from(game.moves(0).count_ones());
     let tic_tac_toe = Game::TIC_TAC_TOE.cells() as f64;
     let longer = (game.cells() as f64 + moves) / (2.0 * tic_tac_toe);
-    let reach = positions as f64 * load.states_over_tic_tac_toe.powf(reach_exponent(game));
+    let reach: f64 = seats
+        .iter()
+        .map(|&s| {
+            let over = boards::mcts_reach(game, s)
+                .unwrap_or_else(|| super::states_over_tic_tac_toe(game, &[s]).powf(reach_exponent(game)));
+            most(s) * over
+        })
+        .sum();
     let cap = seats.len() as f64 * exact_searches as f64;
     let searches = if reach <= cap {
         reach
@@ -93,6 +107,19 @@ pub fn mcts_load(
         let rows = (seats.len() * opponents.len()) as f64;
         cap + rows * games as f64 * game.cells() as f64 / 2.0
     };
-    load.search_iterations = searches * f64::from(iterations) * longer * PAST_THE_OPENING;
+    load.search_iterations =
+        searches * f64::from(iterations) * longer * PAST_THE_OPENING * tree_slowdown(game, iterations);
     load
+}
+
+/// How much slower an iteration is in a search tree that outgrows a core's caches than in
+/// the calibration's (10,000 iterations): the tree takes about 64 bytes an iteration on
+/// tic-tac-toe, growing with the square of the cells (see the kind's memory estimate),
+/// and past 256 KiB an iteration costs `(tree / 256 KiB)^0.2` times as much (measured:
+/// 1,000,000 iterations a search on tic-tac-toe, a 64 MB tree, 2.7 times the
+/// calibration's cost per iteration).
+fn tree_slowdown(game: Game, iterations: u32) -> f64 {
+    let cells = game.cells() as f64;
+    let tree = f64::from(iterations) * 64.0 * cells * cells / 81.0;
+    (tree / f64::from(256u32 << 10)).powf(0.2).max(1.0)
 }

@@ -1,39 +1,50 @@
 //! What a job costs: every estimate of time and memory. [`memory`] counts bytes (a job's
-//! own and the tables jobs share); [`mcts`] holds MCTS's scaling law; this file is time.
+//! own and the tables jobs share); [`mcts`] holds MCTS's scaling law; [`boards`] what the
+//! boards people use were measured to cost beyond tic-tac-toe; this file is time.
 //!
 //! The one time model: what a job does ([`Load`], described by its kind), the game's
 //! figures and this machine's [`Calibration`] turned into seconds by one pure function,
-//! [`seconds`]; and the shared tables a run builds before its first job
-//! ([`shared_seconds`]). `sweep plan`, `run`'s cost guard and the longest-job-first
+//! [`seconds`]; the shared tables a run builds before its first job
+//! ([`shared_seconds`]); and the passes a run makes one after another (a grid, a search's
+//! rungs or rounds, a `[test]`), each as long as its longest-first schedule on the
+//! threads ([`pass_seconds`]). `sweep plan`, `run`'s cost guard and the longest-job-first
 //! order all read it.
 //!
 //! The terms, each a count of the kind's work times a measured cost:
 //!
-//! - training: episodes (twice as many games in self-play) times the seconds of one
-//!   tic-tac-toe Q-learning episode, divided by the learner's measured share of
-//!   Q-learning's speed, times the board's length (cells over 9), times the slowdown of a
-//!   table that outgrows the caches ([`slowdown`]);
-//! - the first touch of the values' pages (a job's values start lazily zeroed, so it
-//!   pays for the pages its episodes reach, at most all of them);
-//! - exact evaluations (checkpoints and final rows): each walks the states the policy
-//!   reaches, which grows with the board like its agent states to the power 3/4
-//!   (measured for X against random: about 120 on tic-tac-toe, 700 to 2,400 on 3x4k4, 7,300
-//!   to 17,000 on 4x4k4), at tic-tac-toe's measured cost per state;
+//! - training: episodes times the seconds of the calibration's kernel (one tic-tac-toe
+//!   Q-learning episode) times the board's cost per episode over it for the way the
+//!   learner plays (X, O or self-play) and its `symmetry` ([`boards::episode`]: measured
+//!   on the boards people use, else the board's length times the slowdown of a table that
+//!   outgrows the caches, [`slowdown`]), whose part beyond the kernel scales with how
+//!   widely the learner's schedule and opponent spread its games ([`boards::spread`]);
+//!   softmax's exponentials, one per legal move at each decision; all over the learner's
+//!   measured share of Q-learning's speed, plus work of the learner's own;
+//! - a learner's setup and end: a self-play job's successors, Double Q-learning's pair of
+//!   tables and values a thread cannot reuse (fresh pages: mapped and zeroed on first
+//!   touch), the pass over the table for `q_error` or the final policy;
+//! - exact evaluations (the untrained table, checkpoints and final rows): each walks the
+//!   states the policy reaches, measured per board, seat and `symmetry` against `random`
+//!   ([`boards::evaluation`]; else growing like the agent states to the power 3/4), a
+//!   share of that against the other opponents, at tic-tac-toe's measured cost;
 //! - passes over every slot of a table (`q_error` against an on-policy learner's own
 //!   behaviour), solves of an MDP (exact kinds), MCTS searches (their scaling law,
 //!   [`mcts::mcts_load`], from the reach of tic-tac-toe's optimal policy,
 //!   [`mcts::tic_tac_toe_reach`]) and sampled games;
 //! - a fixed cost per job.
 //!
-//! The calibration is measured in-process at `plan` time (about half a second), or read
-//! from a `sweep bench --save` result ([`Calibration::saved_path`]). Besides the kernels'
-//! speeds it measures the cost of a fresh page and the host's other work (one spinning
-//! thread per core for a moment), which turns the CPU estimate into a wall time.
+//! The calibration is measured in-process at `plan` time (about half a second, and a
+//! tenth more for the learners' shares), or read from a `sweep bench --save` result
+//! ([`Calibration::saved_path`]). Besides the kernels' speeds it measures the cost of a
+//! fresh page and the host's other work (one spinning thread per core for a moment),
+//! which turns the CPU estimate into a wall time.
 //!
 //! Not counted: two memory-bound jobs at once (4x4k4) slow each other on a host whose
 //! cores share caches and memory (3-4 times on this project's 2-vCPU test host); the
-//! estimate is per core, measured on one thread.
+//! estimate is per core (the boards' figures were measured with the other core busy, as
+//! in a run on both).
 
+pub mod boards;
 pub mod mcts;
 pub mod memory;
 
@@ -54,10 +65,32 @@ pub const CACHED_BYTES: u64 = 32 << 20;
 pub struct Training {
     /// The learner's name (its share of Q-learning's speed: [`Calibration::share`]).
     pub learner: &'static str,
-    /// Games played: episodes, twice as many in self-play.
-    pub games: f64,
-    /// The bytes of the job's own values.
+    /// Training episodes (games).
+    pub episodes: f64,
+    /// The seat it plays against a fixed opponent; `None` in self-play (one table for
+    /// both seats, over every position).
+    pub seat: Option<Seat>,
+    /// Whether its table stores states once per symmetry class (read through an index).
+    pub symmetry: bool,
+    /// How widely its games spread over the table, 1 at the reference of the measured
+    /// boards ([`boards::spread`]).
+    pub spread: f64,
+    /// Softmax's exponentials per legal move at each of its decisions (0 when it explores
+    /// epsilon-greedily; see [`SOFTMAX`]).
+    pub softmax: f64,
+    /// The bytes of the job's own values (every table of it).
     pub values: u64,
+    /// The bytes of fresh memory it writes first (pages the system maps and zeroes then):
+    /// values the thread cannot reuse from its last job, a second table.
+    pub fresh: u64,
+    /// The slots of its table (the agent's moves, or every position's in self-play).
+    pub slots: u64,
+    /// Work of its own per episode beyond its share of Q-learning's, in kernel episodes
+    /// (Q(lambda)'s traces in self-play).
+    pub extra: f64,
+    /// How many times its episode costs what its share of Q-learning's says (1 but where
+    /// measured otherwise: the other learners in self-play).
+    pub slower: f64,
 }
 
 /// What one job does, described by its kind (see the module doc).
@@ -69,8 +102,9 @@ pub struct Load {
     pub states_over_tic_tac_toe: f64,
     /// Tabular training, if it trains a table.
     pub training: Option<Training>,
-    /// Exact evaluations of a table policy.
-    pub evaluations: u64,
+    /// Exact evaluations of a policy, in evaluations of tic-tac-toe's optimal policy (X
+    /// against random, [`Calibration::eval_s`]): see [`boards::evaluation`].
+    pub evaluations: f64,
     /// Slots visited by full passes over a table (`q_error` against Q^π).
     pub passes: f64,
     /// Exact solves of an MDP, in tic-tac-toe solves (scaled by the agent states).
@@ -88,7 +122,7 @@ impl Load {
             game,
             states_over_tic_tac_toe: states_over_tic_tac_toe(game, seats),
             training: None,
-            evaluations: 0,
+            evaluations: 0.0,
             passes: 0.0,
             solves: 0.0,
             search_iterations: 0.0,
@@ -168,8 +202,12 @@ fn shares_by_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<Str
 
 /// The figures of this machine with nothing running beside: what the constants of a
 /// quick calibration are scaled from (by its measured Q-learning speed over this one).
+/// The shared tables' cost per byte was measured again on 2026-12-05 on this project's
+/// 2-core host: `sweep bench` gave 5.5 ns a byte at 10 M Q-learning episodes/s, and the
+/// builds of 3x5k3's, 4x4k3's, 5x4g4's and 4x4k4's tables took 1.7 to 2.4 times what 7
+/// ns at 8 M episodes/s (2.8 ns at their 20 M) said.
 pub const REFERENCE: Reference =
-    Reference { q_per_s: 8e6, big_table: 60.0, per_job_s: 5e-5, shared_s_per_byte: 7e-9, page_s: 2e-6 };
+    Reference { q_per_s: 8e6, big_table: 60.0, per_job_s: 5e-5, shared_s_per_byte: 1.4e-8, page_s: 2e-6 };
 
 /// See [`REFERENCE`].
 #[derive(Clone, Copy, Debug)]
@@ -239,21 +277,81 @@ impl Calibration {
 pub fn seconds(load: &Load, cal: &Calibration) -> f64 {
     let game = load.game;
     let longer = game.cells() as f64 / Game::TIC_TAC_TOE.cells() as f64;
+    // One episode of the calibration's kernel: the unit of a learner's costs.
+    let kernel = 1.0 / cal.q_per_s;
     let mut total = cal.per_job_s;
     if let Some(t) = load.training {
-        total += t.games / cal.q_per_s / cal.share(t.learner) * longer * slowdown(t.values, cal);
+        total += t.episodes * kernel * episode(game, &t, cal);
+        match t.seat {
+            // q_error's pass over the table against Q* (through the index with symmetry).
+            Some(_) => total += t.slots as f64 * kernel * if t.symmetry { 0.075 } else { 0.03 },
+            // The successors built for the job, then the final policy read off the table.
+            None => total += t.slots as f64 * kernel * (successors(game) + 0.07),
+        }
         // Pages first touched: a game touches a few states' values, at most every page.
-        let pages = (t.values / 4096) as f64;
-        total += (t.games * longer * 4.0).min(pages) * cal.page_s * f64::from(t.values > CACHED_BYTES);
+        let pages = (t.fresh / 4096) as f64;
+        let games = if t.seat.is_none() { 2.0 } else { 1.0 };
+        total += (t.episodes * games * longer * 4.0).min(pages) * cal.page_s;
     }
-    // An evaluation walks the states the policy reaches, which grow like the agent states
-    // to the power 3/4; tic-tac-toe's cost per evaluation is measured.
-    total += load.evaluations as f64 * cal.eval_s * load.states_over_tic_tac_toe.powf(0.75);
-    total += load.passes * 4e-8;
+    total += load.evaluations * cal.eval_s;
+    total += load.passes * PASS_SLOT * kernel;
     total += load.solves * cal.solve_s;
     total += load.search_iterations / cal.mcts_per_s;
     total += load.sampled_games as f64 * 2e-7 * longer;
     total
+}
+
+/// A slot of an on-policy learner's exact Q^π (`q_error` against its behaviour), in
+/// kernel episodes (measured: 6.4 ms for SARSA's 284,424 slots as O on 3x4k4, 4 ms for
+/// Expected SARSA's and Monte Carlo's, against a 48 ns kernel episode).
+const PASS_SLOT: f64 = 0.4;
+
+/// Softmax's exponential per legal move at a decision, in kernel episodes, on a board
+/// whose episode costs the kernel's; a board whose episode costs `base` times the
+/// kernel's adds `SOFTMAX_READ` per exponential for each unit beyond 1 (the values it
+/// weighs are read from a table beyond the caches). Measured with a temperature from 1 to
+/// 0.05 over 60% of the episodes, beside what epsilon-greedy costs: as X 250 to 300 ns an
+/// episode more on tic-tac-toe and on 4x4g4, 690 to 1,050 on 3x4k4, with 24, 25 and 42
+/// legal moves at the learner's decisions of a random game; in self-play 420 to 470 on
+/// tic-tac-toe, 800 on 4x4g4, 1,600 to 1,850 on 3x4k4 (43, 48 and 78 moves); about half
+/// with the default decay to 0.01; Expected SARSA's expectation 1.6 times as much; the
+/// kernel episode 48 to 62 ns.
+pub const SOFTMAX: f64 = 0.15;
+
+/// See [`SOFTMAX`].
+const SOFTMAX_READ: f64 = 0.04;
+
+/// A training episode of `t` on `game`, in kernel episodes: the board's measured (or
+/// estimated) cost at the reference spread ([`boards::episode`]), whose part beyond the
+/// kernel's scales with the job's spread ([`boards::spread`]), and softmax's
+/// exponentials, one per legal move at each of the learner's decisions
+/// ([`boards::playout`]); times what the symmetry index costs ([`boards::symmetry`]),
+/// over the learner's share, times how much slower it was measured beyond that; then its
+/// own extra work.
+fn episode(game: Game, t: &Training, cal: &Calibration) -> f64 {
+    let base = boards::episode(game, t.seat, t.values, cal.big_table);
+    let mut cost = 1.0 + (base - 1.0).max(0.0) * t.spread;
+    if t.softmax > 0.0 {
+        let p = boards::playout(game);
+        let legal = match t.seat {
+            Some(Seat::X) => p.legal[0],
+            Some(Seat::O) => p.legal[1],
+            None => p.legal[0] + p.legal[1],
+        };
+        cost += (SOFTMAX + SOFTMAX_READ * (base - 1.0).max(0.0)) * t.softmax * legal;
+    }
+    let symmetry = if t.symmetry { boards::symmetry(game, t.seat) } else { 1.0 };
+    cost * symmetry * t.slower / cal.share(t.learner) + t.extra
+}
+
+/// Building a self-play job's successors, per slot, in kernel episodes: a position's
+/// children are looked up in the game's index of positions, which beyond a core's
+/// caches waits for memory (measured: 12 ns a slot on tic-tac-toe, 20 on 3x4k3 and
+/// 3x4k4, whose index is 2 MB; 55 to 90 on 3x5g3 and 4x4g4, 57 and 172 MB; the kernel
+/// episode 48 ns).
+fn successors(game: Game) -> f64 {
+    let index = if game.dense() { 4.0 * 3f64.powi(game.cells() as i32) } else { f64::MAX };
+    0.4 + 1.1 * ((index.log2() - 21.0) / 5.0).clamp(0.0, 1.0)
 }
 
 /// How many times slower a training step is with `values` bytes of values than with
@@ -262,15 +360,33 @@ pub fn seconds(load: &Load, cal: &Calibration) -> f64 {
 /// Measured: about 3.3 on 3x4k4 (2.4 MB of values), 60 on 4x4k4 (212 MB) with an
 /// exploring schedule.
 pub fn slowdown(values: u64, cal: &Calibration) -> f64 {
+    slowdown_by(values, cal.big_table)
+}
+
+/// [`slowdown`] with `big_table` for [`Calibration::big_table`].
+pub fn slowdown_by(values: u64, big_table: f64) -> f64 {
     let (small, big) = (((CACHED_BYTES / 128) as f64).log2(), ((CACHED_BYTES * 8) as f64).log2());
     let at = ((values.max(1) as f64).log2() - small) / (big - small);
-    cal.big_table.max(1.0).powf(at.clamp(0.0, 1.0))
+    big_table.max(1.0).powf(at.clamp(0.0, 1.0))
 }
 
 /// Seconds of one core to build `tables` (the shared tables a run builds before its first
-/// job, those not built yet).
+/// job, those not built yet): their bytes at the measured cost of a byte built, but for a
+/// board's dense index of positions (4 bytes per base-3 code, `3^cells` of them), which
+/// is mostly left zero: the system's pages, written once each (measured: 4x4g4's 172 MB
+/// index and 6 MDPs took 0.19 s of CPU, which the bytes alone put at 0.7 s).
 pub fn shared_seconds<'a>(tables: impl IntoIterator<Item = &'a Shared>, cal: &Calibration) -> f64 {
-    tables.into_iter().map(|t| t.bytes() as f64 * cal.shared_s_per_byte).sum()
+    tables
+        .into_iter()
+        .map(|t| {
+            let index = match t {
+                Shared::Positions(game) if game.dense() => 4 * 3u64.pow(game.cells() as u32),
+                _ => 0,
+            };
+            let index = index.min(t.bytes());
+            (t.bytes() - index) as f64 * cal.shared_s_per_byte + index as f64 / 4096.0 * cal.page_s
+        })
+        .sum()
 }
 
 /// Wall seconds of `cpu` seconds of one core's work spread over `threads` threads, on a
@@ -283,6 +399,40 @@ pub fn wall_seconds(cpu: f64, threads: usize, cal: &Calibration) -> f64 {
     let others = cal.others.unwrap_or(cores / cal.free.clamp(0.05, 1.0) - 1.0).max(0.0);
     let share = (cores / (others + threads as f64)).min(1.0);
     cpu / share
+}
+
+/// Seconds of one core of the jobs of a pass, given as `(seconds of one job, jobs)`.
+pub fn pass_cpu_seconds(jobs: &[(f64, u64)]) -> f64 {
+    jobs.iter().map(|&(seconds, n)| seconds * n as f64).sum()
+}
+
+/// Wall seconds of one pass of jobs (a grid, a search's rung or round, a `[test]`) on
+/// `threads` threads of a quiet host, its jobs given as `(seconds of one job, jobs)`: the
+/// executor starts them longest first, each on the first thread free, and the next pass
+/// waits for the last one (a barrier). So a pass takes at least its CPU time over the
+/// threads and its longest job, and more when its jobs do not share out evenly: a pass of
+/// 3 equal jobs on 2 threads takes 2 jobs' time, one thread idle for the second.
+pub fn pass_seconds(jobs: &[(f64, u64)], threads: usize) -> f64 {
+    let threads = threads.max(1);
+    let mut sorted: Vec<(f64, u64)> = jobs.iter().copied().filter(|&(s, n)| n > 0 && s > 0.0).collect();
+    sorted.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // Each thread's load; a job goes to the least loaded. Jobs of one cost that fill every
+    // thread several times over are handed out a round at a time.
+    let mut loads = vec![0.0f64; threads];
+    for (seconds, mut n) in sorted {
+        let rounds = n / threads as u64;
+        if rounds > 1 {
+            for load in &mut loads {
+                *load += seconds * (rounds - 1) as f64;
+            }
+            n -= (rounds - 1) * threads as u64;
+        }
+        for _ in 0..n {
+            let least = (0..threads).min_by(|&a, &b| loads[a].total_cmp(&loads[b])).expect("one thread");
+            loads[least] += seconds;
+        }
+    }
+    loads.into_iter().fold(0.0, f64::max)
 }
 
 /// Wall seconds of building `tables` on `threads` threads: positions first, then the rest
@@ -298,9 +448,32 @@ pub fn shared_wall_seconds(tables: &BTreeSet<Shared>, threads: usize, cal: &Cali
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mdp::Opponent;
 
     fn cal() -> Calibration {
         Calibration::quick(8e6, 2.5e6, 3e-5, 1e-3)
+    }
+
+    /// Q-learning's training of `episodes` episodes on `game` as `seat` (`None`: self-play)
+    /// at the reference spread.
+    fn training(game: Game, episodes: f64, seat: Option<Seat>, symmetry: bool) -> Training {
+        let side = match seat {
+            Some(s) => memory::side(game, s),
+            None => game.figures().all(),
+        };
+        Training {
+            learner: "q-learning",
+            episodes,
+            seat,
+            symmetry,
+            spread: 1.0,
+            softmax: 0.0,
+            values: memory::values(side),
+            fresh: 0,
+            slots: side.moves,
+            extra: 0.0,
+            slower: 1.0,
+        }
     }
 
     #[test]
@@ -309,21 +482,18 @@ mod tests {
         let base = Load::new(game, &[Seat::X]);
         let idle = seconds(&base, &cal());
         assert!((idle - cal().per_job_s).abs() < 1e-15, "a job that does nothing costs its setup");
-        let train = |games| Load { training: Some(Training { learner: "q-learning", games, values: 1 << 16 }), ..base };
-        let (a, b) = (seconds(&train(1e5), &cal()), seconds(&train(2e5), &cal()));
-        assert!(((b - idle) / (a - idle) - 2.0).abs() < 1e-9, "training is linear in the games");
+        let train = |episodes| Load { training: Some(training(game, episodes, Some(Seat::X), false)), ..base };
+        let (a, b, c) = (seconds(&train(1e5), &cal()), seconds(&train(2e5), &cal()), seconds(&train(3e5), &cal()));
+        assert!(((c - b) - (b - a)).abs() < 1e-12 && b > a, "training is linear in the episodes");
         // A slower learner (a share below 1) costs more per episode.
-        let slow =
-            Load { training: Some(Training { learner: "double-q-learning", games: 1e5, values: 1 << 16 }), ..base };
-        assert!(seconds(&slow, &cal()) > a);
+        let slow = Training { learner: "double-q-learning", ..training(game, 1e5, Some(Seat::X), false) };
+        assert!(seconds(&Load { training: Some(slow), ..base }, &cal()) > a);
         // A table beyond the caches costs more per step, up to `big_table` times.
-        let big = Load { training: Some(Training { learner: "q-learning", games: 1e5, values: 1 << 30 }), ..base };
-        assert!(seconds(&big, &cal()) > 5.0 * (a - idle));
         assert_eq!(slowdown(1 << 16, &cal()), 1.0);
         assert!((slowdown(1 << 33, &cal()) - cal().big_table).abs() < 1e-9);
         assert!((1.0..cal().big_table).contains(&slowdown(3 << 20, &cal())));
         for more in [
-            Load { evaluations: 10, ..base },
+            Load { evaluations: 10.0, ..base },
             Load { passes: 1e6, ..base },
             Load { solves: 1.0, ..base },
             Load { search_iterations: 1e5, ..base },
@@ -334,9 +504,54 @@ mod tests {
     }
 
     #[test]
+    fn symmetry_the_seat_self_play_the_spread_and_softmax_change_an_episodes_cost() {
+        let game: Game = "3x4k4".parse().unwrap();
+        let episode_of = |t: Training| {
+            let load = Load { training: Some(t), ..Load::new(game, &[Seat::X]) };
+            let none = Load { training: Some(Training { episodes: 0.0, ..t }), ..load };
+            (seconds(&load, &cal()) - seconds(&none, &cal())) / t.episodes
+        };
+        let plain = episode_of(training(game, 1e5, Some(Seat::X), false));
+        // Measured on 3x4k4: symmetry's index costs 1.5 to 2 times as much per episode.
+        let symmetric = episode_of(training(game, 1e5, Some(Seat::X), true));
+        assert!((1.5..2.1).contains(&(symmetric / plain)), "{symmetric} against {plain}");
+        assert!(episode_of(training(game, 1e5, Some(Seat::O), false)) > plain);
+        assert!(episode_of(training(game, 1e5, None, false)) < plain, "3x4k4's self-play is cheaper per game");
+        let greedy = episode_of(Training {
+            spread: boards::spread(0.0, Some(Opponent::Minimax)),
+            ..training(game, 1e5, Some(Seat::X), false)
+        });
+        assert!(greedy < 0.3 * plain, "a greedy learner against minimax stays on few lines");
+        let softmax = episode_of(Training { softmax: 1.0, ..training(game, 1e5, Some(Seat::X), false) });
+        assert!(softmax > 1.5 * plain, "an exponential per legal move");
+        // Tic-tac-toe's episode is the calibration's, give or take a tenth.
+        let tic_tac_toe = Load {
+            training: Some(training(Game::TIC_TAC_TOE, 1e6, Some(Seat::X), false)),
+            ..Load::new(Game::TIC_TAC_TOE, &[Seat::X])
+        };
+        let per = seconds(&tic_tac_toe, &cal()) / 1e6 * cal().q_per_s;
+        assert!((1.0..1.2).contains(&per), "{per}");
+    }
+
+    #[test]
     fn a_slower_machine_scales_every_constant() {
         let (fast, slow) = (Calibration::quick(8e6, 2.5e6, 3e-5, 1e-3), Calibration::quick(4e6, 2.5e6, 3e-5, 1e-3));
         assert_eq!(slow.per_job_s, 2.0 * fast.per_job_s);
         assert_eq!(slow.shared_s_per_byte, 2.0 * fast.shared_s_per_byte);
+    }
+
+    #[test]
+    fn a_pass_waits_for_its_last_job() {
+        // Three equal jobs on two threads: one thread idle for the third.
+        assert_eq!(pass_seconds(&[(1.0, 3)], 2), 2.0);
+        assert_eq!(pass_cpu_seconds(&[(1.0, 3)]), 3.0);
+        // Longest first: 3, then 2 and 2 beside it, then 1 on the first thread free.
+        assert_eq!(pass_seconds(&[(2.0, 2), (3.0, 1), (1.0, 1)], 2), 4.0);
+        // One long job holds the pass however many threads there are.
+        assert_eq!(pass_seconds(&[(5.0, 1), (0.1, 4)], 8), 5.0);
+        // Many equal jobs share out evenly, up to a last round.
+        assert_eq!(pass_seconds(&[(1.0, 1000)], 2), 500.0);
+        assert_eq!(pass_seconds(&[(1.0, 1001)], 2), 501.0);
+        assert_eq!(pass_seconds(&[], 2), 0.0);
     }
 }

@@ -217,8 +217,13 @@ impl Solver for CommandPoint {
     /// the program's own time is unknown until measured (`sweep plan` says so).
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         let mut load = Load::new(self.game(), seats);
-        let per = (seats.len() * evaluation.opponents.len()) as u64;
-        load.evaluations = per * (u64::from(evaluation.checkpoints) + 1);
+        let self_play = seats.len() > 1;
+        let per: f64 = seats
+            .iter()
+            .flat_map(|&s| evaluation.opponents.iter().map(move |&o| (s, o)))
+            .map(|(s, o)| crate::cost::boards::evaluation(self.game(), s, o, self_play, false))
+            .sum();
+        load.evaluations = per * (f64::from(evaluation.checkpoints) + 1.0);
         load
     }
 

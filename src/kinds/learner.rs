@@ -20,6 +20,7 @@ use crate::mdp::Seat;
 use crate::solvers::action_values::{behaviour_action_values, optimal, q_error, q_error_optimal};
 use crate::solvers::layout::LayoutKey;
 use crate::solvers::learners::{self, Learner, Target};
+use crate::solvers::params::ExplorationRule;
 use crate::solvers::params::decay_to_floor;
 use crate::solvers::tabular::Trained;
 use crate::solvers::{QParams, TrainOpponent, ground_truth};
@@ -141,23 +142,92 @@ pub fn values_with(q: &QParams, extra: &[Val]) -> Vec<Val> {
 }
 
 /// What the job of learner `name` ([`crate::solvers::learners`]) does: its training (at
-/// its share of Q-learning's speed), an exact evaluation per checkpoint and at the end per
+/// its share of Q-learning's speed, on its board, its seat or self-play, its symmetry,
+/// how widely its schedule and opponent spread the games, softmax's exponentials), an
+/// exact evaluation per checkpoint (and one of the untrained table) and at the end per
 /// seat and opponent, and against a fixed opponent an on-policy learner's pass over every
 /// slot for `q_error`.
 pub fn load(q: &QParams, name: &'static str, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
-    let target = learners::learner(name).target;
+    let learner = learners::learner(name);
     let mut load = Load::new(q.game, seats);
-    let evals = (seats.len() * evaluation.opponents.len()) as u64;
-    let (side, games) = match q.opponent {
-        TrainOpponent::SelfPlay => (q.game.figures().all(), 2.0 * q.episodes as f64),
-        TrainOpponent::Fixed(_) => (crate::cost::memory::side(q.game, q.seat), q.episodes as f64),
+    let (side, seat, opponent) = match q.opponent {
+        TrainOpponent::SelfPlay => (q.game.figures().all(), None, None),
+        TrainOpponent::Fixed(o) => (crate::cost::memory::side(q.game, q.seat), Some(q.seat), Some(o)),
     };
-    load.training = Some(Training { learner: name, games, values: crate::cost::memory::values(side) });
-    load.evaluations = (u64::from(evaluation.checkpoints) + 1) * evals;
-    if target == Target::Behaviour && q.opponent != TrainOpponent::SelfPlay {
+    let (exploring, softmax) = match q.exploration {
+        ExplorationRule::EpsilonGreedy => (mean_rate(q.epsilon, q.epsilon_decay, q.epsilon_min, q.episodes), 0.0),
+        ExplorationRule::Softmax => {
+            // Measured (see `cost::SOFTMAX`): the exponentials cost about half as much once
+            // the temperature is low; a temperature spreads the games about as widely as
+            // twice that epsilon, three times in self-play, where both sides' moves are
+            // drawn so (3x4k4's self-play episode took 1.5 times what twice said); against
+            // minimax the games are shorter (3x4k3 as O against minimax-uniform: 0.6 of
+            // the random opponent's exponentials); Expected SARSA's target takes its
+            // expectation over the next state's moves too (1.6 times as many), and Double
+            // Q-learning weighs the sum of its two tables (1.3 times, beyond its share, in
+            // self-play on 3x4k4).
+            let temperature = mean_rate(q.temperature, q.temperature_decay, q.temperature_min, q.episodes);
+            let expectation = if name == "expected-sarsa" { 1.6 } else { 1.0 + 0.3 * (learner.tables - 1) as f64 };
+            let shorter = match q.opponent {
+                TrainOpponent::SelfPlay | TrainOpponent::Fixed(crate::mdp::Opponent::Random) => 1.0,
+                TrainOpponent::Fixed(_) => 0.6,
+            };
+            let widely = if q.opponent == TrainOpponent::SelfPlay { 3.0 } else { 2.0 };
+            ((widely * temperature).min(1.0), (0.5 + 0.5 * (temperature / 0.21).min(1.0)) * expectation * shorter)
+        }
+    };
+    let values = crate::cost::memory::values(side);
+    // Values beyond what a thread keeps for its next job (8 MiB) are fresh pages, and so
+    // is Double Q-learning's pair of tables (16 bytes a slot).
+    let fresh = if values > 8 << 20 { learner.tables * values } else { 0 }
+        + if learner.tables > 1 { 16 * side.moves } else { 0 };
+    load.training = Some(Training {
+        learner: name,
+        episodes: q.episodes as f64,
+        seat,
+        symmetry: q.symmetry,
+        spread: crate::cost::boards::spread(exploring, opponent),
+        softmax,
+        values: learner.tables * values,
+        fresh,
+        slots: side.moves,
+        extra: 0.0,
+        slower: self_play_slower(name, seat.is_none()),
+    });
+    let evaluations_per_mark: f64 = seats
+        .iter()
+        .flat_map(|&s| evaluation.opponents.iter().map(move |&o| (s, o)))
+        .map(|(s, o)| crate::cost::boards::evaluation(q.game, s, o, seat.is_none(), q.symmetry))
+        .sum();
+    // The untrained table's, each checkpoint's, and the final rows'.
+    load.evaluations = (f64::from(evaluation.checkpoints) + 2.0) * evaluations_per_mark;
+    if learner.target == Target::Behaviour && q.opponent != TrainOpponent::SelfPlay {
         load.passes = side.moves as f64;
     }
     load
+}
+
+/// How much slower than its share of Q-learning's (measured on tic-tac-toe as X) a
+/// learner's self-play episode is: the boards' self-play costs were measured with
+/// Q-learning, and SARSA, Expected SARSA, Double Q-learning and Monte Carlo control took
+/// 1.2 times as long again on average (0.9 to 1.6 over 3x3k3, 3x4k4 and 4x4g4; Q(lambda)'s
+/// own cost there is counted apart, [`crate::cost::boards::q_lambda_self_play`]).
+fn self_play_slower(name: &str, self_play: bool) -> f64 {
+    if self_play && name != "q-learning" && name != "q-lambda" { 1.2 } else { 1.0 }
+}
+
+/// The mean over `episodes` episodes of a rate that starts at `start`, is multiplied by
+/// `decay` after every episode and held at `floor` (epsilon's or the temperature's
+/// schedule).
+fn mean_rate(start: f64, decay: f64, floor: f64, episodes: u64) -> f64 {
+    let n = episodes.max(1) as f64;
+    if decay >= 1.0 || start <= floor {
+        return start.max(floor);
+    }
+    // The episodes before the rate reaches its floor, then the floor.
+    let falling = if floor > 0.0 { ((floor / start).ln() / decay.ln()).min(n) } else { n };
+    let sum = start * (1.0 - decay.powf(falling)) / (1.0 - decay) + floor * (n - falling);
+    sum / n
 }
 
 /// The memory of the job of learner `name`, with `per_move` more bytes per table slot
