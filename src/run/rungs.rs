@@ -55,9 +55,7 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
             plan.dir.clone()
         }
     };
-    let (mut ran, mut failed, mut kept) = (0, 0, None);
-    let mut shared_tables = crate::report::manifest::SharedTables::default();
-    let started = std::time::Instant::now();
+    let mut tally = Tally::new();
     loop {
         let scores = Scores::read(&scores_dir.join("results.csv"), sweep).map_err(|e| bad_input(format!("{e:#}")))?;
         let decided = decide(sweep, plan.all_jobs, &scores);
@@ -107,21 +105,47 @@ pub(super) fn execute_search(mut plan: Plan<'_>, base: &Path, stop: &StopToken) 
         }
         let report = execute(&plan, stop)?;
         plan.tell_resume = false;
-        ran += report.ran;
-        failed += report.failed;
-        shared_tables.add(&report.shared_tables);
-        let kept = *kept.get_or_insert(report.kept);
-        if plan.last || !matches!(report.outcome, RunOutcome::Completed) {
-            return Ok(RunReport { ran, kept, failed, shared_tables, ..report });
+        match tally.add(report, plan.last) {
+            Next::Done(report) => return Ok(report),
+            Next::Go(earlier) => plan.earlier = earlier,
         }
-        plan.earlier = super::Earlier {
-            ran,
-            failed,
-            kept: Some(kept),
-            wall: started.elapsed(),
-            shared_tables: shared_tables.clone(),
-            rung_lines: Vec::new(),
-        };
+    }
+}
+
+/// What a search's passes have done so far: the jobs they ran and failed, the jobs the
+/// first kept from before, the shared tables they built, and when the first began.
+struct Tally {
+    ran: usize,
+    failed: usize,
+    kept: Option<usize>,
+    shared_tables: crate::report::manifest::SharedTables,
+    started: std::time::Instant,
+}
+
+/// After a pass: the run's report (the last pass, or one that stopped), or what the next
+/// pass is told of the earlier ones.
+enum Next {
+    Done(RunReport),
+    Go(super::Earlier),
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally { ran: 0, failed: 0, kept: None, shared_tables: Default::default(), started: std::time::Instant::now() }
+    }
+
+    /// Adds a pass's report; `last` when no pass follows.
+    fn add(&mut self, report: RunReport, last: bool) -> Next {
+        self.ran += report.ran;
+        self.failed += report.failed;
+        self.shared_tables.add(&report.shared_tables);
+        let kept = *self.kept.get_or_insert(report.kept);
+        let (ran, failed, shared_tables) = (self.ran, self.failed, self.shared_tables.clone());
+        if last || !matches!(report.outcome, RunOutcome::Completed) {
+            return Next::Done(RunReport { ran, kept, failed, shared_tables, ..report });
+        }
+        let wall = self.started.elapsed();
+        Next::Go(super::Earlier { ran, failed, kept: Some(kept), wall, shared_tables, rung_lines: Vec::new() })
     }
 }
 
@@ -152,9 +176,7 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
         }
         None => plan.dir.clone(),
     };
-    let (mut ran, mut failed, mut kept) = (0, 0, None);
-    let mut shared_tables = crate::report::manifest::SharedTables::default();
-    let started = std::time::Instant::now();
+    let mut tally = Tally::new();
     let mut earlier = super::Earlier::default();
     let mut tell_resume = true;
     loop {
@@ -230,21 +252,10 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
             report.summary = lines;
         }
         tell_resume = false;
-        ran += report.ran;
-        failed += report.failed;
-        shared_tables.add(&report.shared_tables);
-        let kept = *kept.get_or_insert(report.kept);
-        if last || !matches!(report.outcome, RunOutcome::Completed) {
-            return Ok(RunReport { ran, kept, failed, shared_tables, ..report });
+        match tally.add(report, last) {
+            Next::Done(report) => return Ok(report),
+            Next::Go(next) => earlier = next,
         }
-        earlier = super::Earlier {
-            ran,
-            failed,
-            kept: Some(kept),
-            wall: started.elapsed(),
-            shared_tables: shared_tables.clone(),
-            rung_lines: Vec::new(),
-        };
     }
 }
 

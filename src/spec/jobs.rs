@@ -122,6 +122,19 @@ impl Sweep {
                 Split::Tune => solver.replicates,
                 Split::Test => seeds.len() as u32,
             };
+            // A search's rung marks its jobs with their configuration and the rung.
+            let job = |index, point: usize, replicate, seed, id, params| Job {
+                index,
+                solver: s,
+                point,
+                replicate,
+                seed,
+                id,
+                params,
+                rung,
+                split,
+                trial: rung.map(|k| (point as u32, k)),
+            };
             if grid.program.is_some() {
                 // A program's grid is over its own parameters, not the kind's columns:
                 // each key is built whole (a program's jobs are few).
@@ -132,20 +145,7 @@ impl Sweep {
                             key.push_str(TEST_KEY);
                         }
                         let id = job_id(&key);
-                        let (index, params) = (jobs.len(), *params);
-                        let trial = rung.map(|k| (p as u32, k));
-                        jobs.push(Job {
-                            index,
-                            solver: s,
-                            point: p,
-                            replicate: r,
-                            seed,
-                            id,
-                            params,
-                            rung,
-                            split,
-                            trial,
-                        });
+                        jobs.push(job(jobs.len(), p, r, seed, id, *params));
                     }
                 }
                 continue;
@@ -163,20 +163,7 @@ impl Sweep {
                             keys.key.push_str(TEST_KEY);
                         }
                         let id = job_id(&keys.key);
-                        let (index, params) = (jobs.len(), *params);
-                        let trial = rung.map(|k| (p as u32, k));
-                        jobs.push(Job {
-                            index,
-                            solver: s,
-                            point: p,
-                            replicate: r,
-                            seed,
-                            id,
-                            params,
-                            rung,
-                            split,
-                            trial,
-                        });
+                        jobs.push(job(jobs.len(), p, r, seed, id, *params));
                     }
                     keys.key.truncate(point_len);
                     keys.advance();
