@@ -316,13 +316,15 @@ fn test_line(doc: &mut Doc, sweep: &Sweep, cal: &Calibration) {
     let seat = test.seat.map_or("the mean over its seats".to_string(), |s| format!("seat {s}"));
     let bound = if sweep.search.is_some() { "at most " } else { "" };
     doc.line(format!(
-        "test: the best {} per {} by {} against {} ({seat}) re-run on {} fresh seeds each: {bound}{configurations} \
-         configurations, {bound}{jobs} jobs, at most {seconds:.1} s of CPU (counted in the CPU and wall time)",
+        "test: the best {} per {} by {} against {} ({seat}) re-run on {} fresh seeds each: {bound}{}, {bound}{}, \
+         at most {seconds:.1} s of CPU (counted in the CPU and wall time)",
         test.top,
         test.per.name(),
         test.metric.name(),
         test.opponent.name(),
-        test.replicates
+        test.replicates,
+        count(configurations, "configuration"),
+        count(jobs, "job"),
     ));
 }
 

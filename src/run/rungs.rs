@@ -18,7 +18,8 @@
 //! A model-based search (TPE, BOHB) runs the same way, but its jobs are not known in
 //! advance: before each pass [`crate::search::rounds::decide`] lists the jobs of every
 //! round (rung) decided so far from the scores, in pass order, so a job's index never
-//! changes as rounds are added. After each round it says the best trial so far; at the
+//! changes as rounds are added; a run keeps the rounds it proposed
+//! ([`crate::search::rounds::Memo`]), so each pass proposes only its new one. After each round it says the best trial so far; at the
 //! end, the best trial against the runner-up (paired, Holm-adjusted, as `sweep compare`).
 //!
 //! A shard (`--shard K/N` or a Slurm array task) runs its share of the jobs that the
@@ -179,17 +180,19 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
     let mut tally = Tally::new();
     let mut earlier = super::Earlier::default();
     let mut tell_resume = true;
+    // Each pass proposes only its new round: the earlier ones are kept.
+    let mut memo = crate::search::rounds::Memo::default();
     loop {
         let read = |dir: &Path| Scores::read(&dir.join("results.csv"), sweep).map_err(|e| bad_input(format!("{e:#}")));
         let mut scores = read(&scores_dir)?;
         if plan.shard.is_none() && tell_resume {
             // Cut what an interrupted run left half written, then read again.
-            let rounds = crate::search::rounds::decide(sweep, &scores);
+            let rounds = crate::search::rounds::decide_with(sweep, &scores, &mut memo);
             let pass = Plan { all_jobs: &rounds.jobs, sweep: &rounds.sweep, jobs: Vec::new(), ..plan.share() };
             clean(&pass)?;
             scores = read(&scores_dir)?;
         }
-        let rounds = crate::search::rounds::decide(sweep, &scores);
+        let rounds = crate::search::rounds::decide_with(sweep, &scores, &mut memo);
         let decided = &rounds.decided;
         let pass_index = decided.rungs.len() - 1;
         let test_pass = sweep.test.is_some() && rounds.tuned;
@@ -245,7 +248,7 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
             // The end of the search: its rounds, its best, and whether that is better
             // than the rest, from every row (the last round's included).
             let scores = read(&scores_dir)?;
-            let rounds = crate::search::rounds::decide(sweep, &scores);
+            let rounds = crate::search::rounds::decide_with(sweep, &scores, &mut memo);
             let mut lines = round_lines(&rounds);
             lines.extend(verdict_lines(&rounds.sweep, &plan.dir.join("results.csv")));
             lines.append(&mut report.summary);

@@ -20,6 +20,9 @@
 //! same rounds and goes on (the proposals of a round are a sequence whose first ones do
 //! not depend on how many are asked for).
 //!
+//! A run deciding pass after pass keeps what it proposed ([`Memo`], [`decide_with`]) and
+//! proposes again only where the scores behind a round differ from those it saw.
+//!
 //! Jobs are listed round by round (within a round: solver, trial, replicate), so a job's
 //! index never changes as rounds are added; then the `[test]` jobs of every trial.
 
@@ -72,14 +75,45 @@ pub fn round_seed(master: u64, label: &str, round: u32) -> u64 {
 /// 0's Sobol points) from `scores`: for TPE every round, for BOHB every rung, up to the
 /// first not fully scored, then the test pass once tuning is scored.
 pub fn decide(sweep: &Sweep, scores: &Scores) -> Rounds {
+    decide_with(sweep, scores, &mut Memo::default())
+}
+
+/// The proposals a TPE decision made after each round, with the scores they came from,
+/// kept by a run between its passes so that each pass proposes only its new round. The
+/// proposals after round `r` are a function of the sweep and of the scores of rounds
+/// `0..=r` alone, so where those are the same (bit for bit) the kept ones are what
+/// proposing again would give.
+#[derive(Debug, Default)]
+pub struct Memo {
+    /// The sweep's hash ([`Sweep::hash`]) the proposals belong to.
+    sweep: String,
+    /// Per round, every solver's `(trial, score bits)` so far and what followed.
+    rounds: Vec<(ScoreBits, Vec<Proposed>)>,
+}
+
+/// Every solver's scored trials so far, as `(trial, the score's bits)`.
+type ScoreBits = Vec<Vec<(usize, u64)>>;
+
+/// A proposed configuration: its solver, its values on the searched axes and its
+/// canonical key.
+type Proposed = (usize, Vec<Val>, String);
+
+/// [`decide`], reusing (and keeping) the proposals of `memo`: the same result.
+pub fn decide_with(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
     match sweep.search.as_ref().map(|s| s.method) {
         Some(crate::spec::Method::Bohb) => decide_bohb(sweep, scores),
-        _ => decide_tpe(sweep, scores),
+        _ => {
+            let hash = sweep.hash();
+            if memo.sweep != hash {
+                *memo = Memo { sweep: hash, rounds: Vec::new() };
+            }
+            decide_tpe(sweep, scores, memo)
+        }
     }
 }
 
 /// The rounds of a TPE search.
-fn decide_tpe(sweep: &Sweep, scores: &Scores) -> Rounds {
+fn decide_tpe(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
     let search = sweep.search.as_ref().expect("a searched spec");
     let wanted = search.trials as usize;
     let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
@@ -143,77 +177,23 @@ fn decide_tpe(sweep: &Sweep, scores: &Scores) -> Rounds {
                 }
             }
         }
-        // The next round's proposals.
-        let axes_specs: Vec<_> = (0..solvers).map(|s| sweep.searched_axes(s)).collect();
-        let all_axes: Vec<Vec<Axis>> = axes_specs
-            .iter()
-            .map(|a| a.iter().map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical)).collect())
-            .collect();
-        let finished_of: Vec<Vec<Trial>> = (0..solvers)
-            .map(|s| {
-                let position = |t: usize| -> Vec<f64> {
-                    axes_specs[s].iter().zip(&trials[s][t].values).map(|((_, d), v)| d.position(*v)).collect()
-                };
-                trial_scores[s].iter().map(|&(t, score)| Trial { u: position(t), score }).collect()
-            })
-            .collect();
-        let solver_proposer = |s: usize| {
-            let seed = round_seed(sweep.seed, &sweep.solvers[s].label, round + 1);
-            Proposer::new(&all_axes[s], finished_of[s].clone(), seed)
+        // The next round's proposals: as this run's earlier passes proposed them, if the
+        // scores they came from are the same.
+        let input: ScoreBits =
+            trial_scores.iter().map(|s| s.iter().map(|&(t, x)| (t, x.to_bits())).collect()).collect();
+        let new = match memo.rounds.get(round as usize).filter(|(earlier, _)| *earlier == input) {
+            Some((_, new)) => new.clone(),
+            None => {
+                let new = propose_round(sweep, round, &trials, &trial_scores, &seen);
+                memo.rounds.truncate(round as usize);
+                memo.rounds.push((input, new.clone()));
+                new
+            }
         };
-        let mut proposed = false;
-        if search.per_sweep {
-            // One search over the union: the solver is a categorical, chosen first; then the
-            // chosen solver's own estimator proposes its values.
-            let total: usize = trials.iter().map(Vec::len).sum();
-            let want = (wanted - total).min(search.batch as usize);
-            let chooser_axes = [Axis::Categorical(solvers)];
-            let finished: Vec<Trial> = (0..solvers)
-                .flat_map(|s| trial_scores[s].iter().map(move |&(_, score)| Trial { u: vec![s as f64], score }))
-                .collect();
-            let seed = mix(sweep.seed, fnv1a(format!("tpe/sweep/{}", round + 1).as_bytes()));
-            let mut chooser = Proposer::new(&chooser_axes, finished, seed);
-            let mut proposers: Vec<Option<Proposer>> = (0..solvers).map(|_| None).collect();
-            let mut new: Vec<(usize, Vec<Val>)> = Vec::new();
-            for _ in 0..want * ATTEMPTS {
-                if new.len() == want {
-                    break;
-                }
-                let s = (chooser.next_proposal()[0] as usize).min(solvers - 1);
-                let x = proposers[s].get_or_insert_with(|| solver_proposer(s)).next_proposal();
-                let values: Vec<Val> = axes_specs[s].iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect();
-                let probe = sweep.with_trials(&one_point(solvers, s, values.clone()));
-                if seen.insert(probe.solvers[s].points[0].canonical_key(sweep.seed, 0)) {
-                    new.push((s, values));
-                }
-            }
-            proposed = !new.is_empty();
-            for (s, values) in new {
-                trials[s].push(TrialPoint { values, round: round + 1 });
-            }
-        }
-        for s in (0..solvers).filter(|_| !search.per_sweep) {
-            let want = wanted - trials[s].len();
-            let want = want.min(search.batch as usize);
-            if want == 0 {
-                continue;
-            }
-            let mut proposer = solver_proposer(s);
-            let mut found = 0;
-            for _ in 0..want * ATTEMPTS {
-                let x = proposer.next_proposal();
-                let values: Vec<Val> = axes_specs[s].iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect();
-                let probe = sweep.with_trials(&one_point(solvers, s, values.clone()));
-                let key = probe.solvers[s].points[0].canonical_key(sweep.seed, 0);
-                if seen.insert(key) {
-                    trials[s].push(TrialPoint { values, round: round + 1 });
-                    found += 1;
-                    if found == want {
-                        break;
-                    }
-                }
-            }
-            proposed |= found > 0;
+        let proposed = !new.is_empty();
+        for (s, values, key) in new {
+            seen.insert(key);
+            trials[s].push(TrialPoint { values, round: round + 1 });
         }
         if !proposed {
             decided.finished = true;
@@ -222,6 +202,88 @@ fn decide_tpe(sweep: &Sweep, scores: &Scores) -> Rounds {
         round += 1;
     };
     finish(sweep, scores, trials, jobs, decided, last_pass, wanted.max(1), trial_scores)
+}
+
+/// A round's new configurations, proposed after round `round` from every finished trial
+/// of the rounds up to it, as `(solver, values, canonical key)` in proposal order; none
+/// that `seen` (every configuration so far) holds. Its size is `min(batch, trials
+/// left)` per solver (or over the sweep), unless the proposals keep repeating.
+fn propose_round(
+    sweep: &Sweep,
+    round: u32,
+    trials: &[Vec<TrialPoint>],
+    trial_scores: &[Vec<(usize, f64)>],
+    seen: &HashSet<String>,
+) -> Vec<Proposed> {
+    let search = sweep.search.as_ref().expect("a searched spec");
+    let wanted = search.trials as usize;
+    let solvers = sweep.solvers.len();
+    let axes_specs: Vec<_> = (0..solvers).map(|s| sweep.searched_axes(s)).collect();
+    let all_axes: Vec<Vec<Axis>> = axes_specs
+        .iter()
+        .map(|a| a.iter().map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical)).collect())
+        .collect();
+    let finished_of: Vec<Vec<Trial>> = (0..solvers)
+        .map(|s| {
+            let position = |t: usize| -> Vec<f64> {
+                axes_specs[s].iter().zip(&trials[s][t].values).map(|((_, d), v)| d.position(*v)).collect()
+            };
+            trial_scores[s].iter().map(|&(t, score)| Trial { u: position(t), score }).collect()
+        })
+        .collect();
+    let solver_proposer = |s: usize| {
+        let seed = round_seed(sweep.seed, &sweep.solvers[s].label, round + 1);
+        Proposer::new(&all_axes[s], finished_of[s].clone(), seed)
+    };
+    // A proposal's values and key, if it is a configuration not seen yet.
+    let mut fresh: HashSet<String> = HashSet::new();
+    let mut new_one = |s: usize, x: Vec<f64>| -> Option<Proposed> {
+        let values: Vec<Val> = axes_specs[s].iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect();
+        let probe = sweep.with_trials(&one_point(solvers, s, values.clone()));
+        let key = probe.solvers[s].points[0].canonical_key(sweep.seed, 0);
+        (!seen.contains(&key) && fresh.insert(key.clone())).then_some((s, values, key))
+    };
+    let mut new = Vec::new();
+    if search.per_sweep {
+        // One search over the union: the solver is a categorical, chosen first; then the
+        // chosen solver's own estimator proposes its values.
+        let total: usize = trials.iter().map(Vec::len).sum();
+        let want = (wanted - total).min(search.batch as usize);
+        let chooser_axes = [Axis::Categorical(solvers)];
+        let finished: Vec<Trial> = (0..solvers)
+            .flat_map(|s| trial_scores[s].iter().map(move |&(_, score)| Trial { u: vec![s as f64], score }))
+            .collect();
+        let seed = mix(sweep.seed, fnv1a(format!("tpe/sweep/{}", round + 1).as_bytes()));
+        let mut chooser = Proposer::new(&chooser_axes, finished, seed);
+        let mut proposers: Vec<Option<Proposer>> = (0..solvers).map(|_| None).collect();
+        for _ in 0..want * ATTEMPTS {
+            if new.len() == want {
+                break;
+            }
+            let s = (chooser.next_proposal()[0] as usize).min(solvers - 1);
+            let x = proposers[s].get_or_insert_with(|| solver_proposer(s)).next_proposal();
+            new.extend(new_one(s, x));
+        }
+        return new;
+    }
+    for (s, of_solver) in trials.iter().enumerate() {
+        let want = (wanted - of_solver.len()).min(search.batch as usize);
+        if want == 0 {
+            continue;
+        }
+        let mut proposer = solver_proposer(s);
+        let mut found = 0;
+        for _ in 0..want * ATTEMPTS {
+            if let Some(one) = new_one(s, proposer.next_proposal()) {
+                new.push(one);
+                found += 1;
+                if found == want {
+                    break;
+                }
+            }
+        }
+    }
+    new
 }
 
 /// The end of a decision: the sweep with every trial (at the full budget), the `[test]`
@@ -574,6 +636,46 @@ mod tests {
         assert_eq!(counts[0] + counts[1], 24);
         let later = |s: usize| rounds.trials[s].iter().filter(|t| t.round > 0).count();
         assert!(later(0) > 3 * later(1), "{} q-learning and {} sarsa proposals", later(0), later(1));
+    }
+
+    /// A run keeps its proposals between passes ([`Memo`]): pass by pass, the decision
+    /// equals one made from scratch, with one search per solver and one over the sweep;
+    /// and when the scores differ from those the kept proposals came from (a shard's
+    /// rows replaced, another sweep), they are proposed again.
+    #[test]
+    fn kept_proposals_decide_what_proposing_again_decides() {
+        let two = "[[solver]]\nkind = \"sarsa\"\nepisodes = 50\nalpha = { loguniform = [0.01, 1.0] }\n\
+                   gamma = [0.9, 0.99]\n";
+        for extra in ["", "per = \"sweep\""] {
+            let text = format!("{}{two}", sweep_text(extra));
+            let sweep = crate::spec::parse(&text, "tpe.toml").unwrap();
+            let mut memo = Memo::default();
+            let mut scores = Scores::default();
+            let mut rounds = decide_with(&sweep, &scores, &mut memo);
+            let mut passes = 1;
+            while !rounds.decided.finished {
+                score_all(&rounds, &mut scores);
+                rounds = decide_with(&sweep, &scores, &mut memo);
+                let fresh = decide(&sweep, &scores);
+                assert_eq!(rounds.jobs, fresh.jobs, "{extra}: pass {passes}");
+                assert_eq!(rounds.trials, fresh.trials);
+                passes += 1;
+            }
+            assert!(passes >= 4, "{passes}");
+            // One entry per round: the last one empty, which ended the search.
+            assert_eq!(memo.rounds.len(), rounds.decided.rungs.len());
+            assert!(memo.rounds.last().unwrap().1.is_empty());
+            // Other scores for the same jobs: the memo does not answer for them.
+            let mut other = scores.clone();
+            for x in other.search.values_mut() {
+                *x = -*x;
+            }
+            assert_eq!(decide_with(&sweep, &other, &mut memo).jobs, decide(&sweep, &other).jobs);
+            assert_ne!(decide(&sweep, &other).jobs, rounds.jobs);
+            // Another sweep: the same.
+            let more = crate::spec::parse(&text.replace("trials = 20", "trials = 24"), "tpe.toml").unwrap();
+            assert_eq!(decide_with(&more, &scores, &mut memo).jobs, decide(&more, &scores).jobs);
+        }
     }
 
     #[test]

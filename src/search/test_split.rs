@@ -20,7 +20,7 @@ use super::{self as search, Decided};
 use crate::spec::{Job, Per, Split, Sweep};
 
 /// The scores a decision reads: the search's metric (rungs) and the test's (ranking).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Scores {
     /// By job id, under the `[search]` ranking (empty without a search).
     pub search: HashMap<String, f64>,
