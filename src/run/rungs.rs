@@ -19,8 +19,9 @@
 //! advance: before each pass [`crate::search::rounds::decide`] lists the jobs of every
 //! round (rung) decided so far from the scores, in pass order, so a job's index never
 //! changes as rounds are added; a run keeps the rounds it proposed
-//! ([`crate::search::rounds::Memo`]), so each pass proposes only its new one. After each round it says the best trial so far; at the
-//! end, the best trial against the runner-up (paired, Holm-adjusted, as `sweep compare`).
+//! ([`crate::search::rounds::Memo`]), so each pass proposes only its new one. After each
+//! round it says the best trial so far; at the end, the best trial against the runner-up
+//! (paired, Holm-adjusted, as `sweep compare`).
 //!
 //! A shard (`--shard K/N` or a Slurm array task) runs its share of the jobs that the
 //! *merged* results in the base directory decide, in one pass, and stops: a sharded
