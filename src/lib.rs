@@ -18,6 +18,7 @@ pub mod hints;
 pub mod kinds;
 pub mod mdp;
 pub(crate) mod names;
+pub mod oracle;
 pub mod report;
 pub mod run;
 pub mod schema;

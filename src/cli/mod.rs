@@ -13,6 +13,7 @@ mod importance;
 mod merge;
 mod plan;
 mod play;
+mod positions;
 mod report;
 mod reproduce;
 mod run;
@@ -69,9 +70,9 @@ enum Command {
         #[command(flatten)]
         format: table::FormatFlag,
     },
-    /// Solve a (seat, opponent) MDP exactly by policy and value iteration.
+    /// Solve a (seat, opponent) MDP exactly by policy and value iteration, or value single positions by search (--moves, --positions; Connect Four included).
     #[command(
-        after_help = "Examples:\n  sweep solve                       # X against a random opponent\n  sweep solve --seat o --opponent minimax --json\n  sweep solve --game 4x4k4          # 4x4, four in a row: 9,722,011 positions\n  sweep solve --trace               # the policy-iteration rounds\n  sweep solve --values values.csv   # every state's value and optimal moves"
+        after_help = "Examples:\n  sweep solve                       # X against a random opponent\n  sweep solve --seat o --opponent minimax --json\n  sweep solve --game 4x4k4          # 4x4, four in a row: 9,722,011 positions\n  sweep solve --trace               # the policy-iteration rounds\n  sweep solve --values values.csv   # every state's value and optimal moves\n  sweep solve --game 6x7g4 --moves 0,1,2,3,4,5,6,6,5,4,3,2,1,0,3,3,3,3\n                                    # one Connect Four position, by search\n  sweep solve --game 6x7g4 --positions positions.txt --json"
     )]
     Solve(solve::SolveArgs),
     /// Re-run one job from a results directory and compare with the recorded row.

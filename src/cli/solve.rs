@@ -14,6 +14,7 @@ use serde_json::json;
 use crate::error::{bad_input, exit};
 use crate::game::Game;
 use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
+use crate::oracle::Shape;
 use crate::report::files::write_text_atomic;
 use crate::report::table::{Cell, Column, Doc, Table};
 use crate::solvers::{policy_iteration, value_iteration};
@@ -28,9 +29,24 @@ pub struct SolveArgs {
     /// The fixed opponent: random, minimax or minimax-uniform.
     #[arg(long, default_value = "random", value_parser = super::opponent_arg)]
     opponent: Opponent,
-    /// The game: "<rows>x<cols>k<k>" or "<rows>x<cols>g<k>" (gravity: moves are columns, written as column numbers in --values); rows, columns >= 3, at most 16 cells (k) or at most 20 cells, or 24 on at most 4 columns (g), 3 <= k <= max(rows, columns).
-    #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
-    game: Game,
+    /// The game: "<rows>x<cols>k<k>" or "<rows>x<cols>g<k>" (gravity: moves are columns, written as column numbers in --values); rows, columns >= 3, at most 16 cells (k) or at most 20 cells, or 24 on at most 4 columns (g), 3 <= k <= max(rows, columns). With --moves or --positions, any board the search takes: columns x (rows + 1) at most 63 (Connect Four is 6x7g4), m,n,k at most 31 cells.
+    #[arg(long, default_value = "3x3k3")]
+    game: String,
+    /// Value the position after these moves by search instead of solving an MDP: moves
+    /// from 0 separated by commas (gravity: columns, as `play` takes them; m,n,k: cells),
+    /// `-` for the empty board, or on a gravity board a digit string of columns from 1
+    /// (the field's notation, `4453`). Prints the value for the player to move (1, 0,
+    /// -1), the plies to the end and every legal move's value.
+    #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
+    moves: Option<String>,
+    /// Value many positions by search, one move list per line as --moves takes it (blank
+    /// lines, `#` comments and anything after a line's first field are ignored).
+    #[arg(long, value_name = "FILE")]
+    positions: Option<PathBuf>,
+    /// The search's transposition table, in MiB (default: a quarter of the memory budget,
+    /// at most 1024).
+    #[arg(long, value_name = "MIB")]
+    table_mib: Option<usize>,
     /// Also run policy iteration and value iteration on an MDP of more than 2,000,000
     /// action slots (they always run on smaller ones): both must reach the optimum that
     /// backward induction finds in one pass.
@@ -101,8 +117,47 @@ fn game_value(minimax: i8) -> &'static str {
 /// (every board up to 12 cells), and on any with `--check`.
 const CHECK_SLOTS: usize = 2_000_000;
 
+/// The flags with the game read as an enumerable one.
+struct Resolved<'a> {
+    game: Game,
+    args: &'a SolveArgs,
+}
+
+impl std::ops::Deref for Resolved<'_> {
+    type Target = SolveArgs;
+    fn deref(&self) -> &SolveArgs {
+        self.args
+    }
+}
+
 /// Runs `sweep solve`.
 pub fn solve(args: &SolveArgs) -> Result<i32> {
+    if args.moves.is_some() || args.positions.is_some() {
+        let shape: Shape = args.game.parse().map_err(|e: crate::oracle::ParseShapeError| bad_input(e.to_string()))?;
+        let table_mib = args.table_mib.unwrap_or_else(|| {
+            crate::cost::memory::default_budget().map_or(1024, |(bytes, _)| (bytes >> 22) as usize).clamp(64, 1024)
+        });
+        let format = args.format.format();
+        return super::positions::value(
+            shape,
+            args.moves.as_deref(),
+            args.positions.as_deref(),
+            table_mib,
+            args.json,
+            format,
+        );
+    }
+    let game: Game = match args.game.parse() {
+        Ok(g) => g,
+        Err(e) if args.game.parse::<Shape>().is_ok() => {
+            return Err(bad_input(format!(
+                "{e}\n{} is too big to enumerate: value its positions by search with --moves or --positions (e.g. sweep solve --game {} --moves 3,3,4)",
+                args.game, args.game
+            )));
+        }
+        Err(e) => return Err(bad_input(e.to_string())),
+    };
+    let args = &Resolved { game, args };
     let started = Instant::now();
     let mdp = AgentMdp::build(args.game, args.seat, args.opponent);
     let positions = args.game.positions();

@@ -254,15 +254,22 @@ impl FromStr for Game {
 
     fn from_str(s: &str) -> Result<Game, ParseGameError> {
         let bad = || ParseGameError(s.to_string());
-        let (rows, rest) = s.split_once('x').ok_or_else(bad)?;
-        let at = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-        let (cols, rest) = rest.split_at(at);
-        let mut chars = rest.chars();
-        let letter = chars.next().ok_or_else(bad)?;
-        let family = Family::ALL.iter().copied().find(|f| f.letter() == letter).ok_or_else(bad)?;
-        let number = |t: &str| t.parse::<u8>().map_err(|_| bad());
-        Game::of(family, number(rows)?, number(cols)?, number(chars.as_str())?).ok_or_else(bad)
+        let (family, rows, cols, k) = parse_name(s).ok_or_else(bad)?;
+        let small = |n: usize| u8::try_from(n).map_err(|_| bad());
+        Game::of(family, small(rows)?, small(cols)?, small(k)?).ok_or_else(bad)
     }
+}
+
+/// The parts of a name `"<rows>x<cols><letter><k>"`, whatever their sizes.
+pub fn parse_name(s: &str) -> Option<(Family, usize, usize, usize)> {
+    let (rows, rest) = s.split_once('x')?;
+    let at = rest.find(|c: char| !c.is_ascii_digit())?;
+    let (cols, rest) = rest.split_at(at);
+    let mut chars = rest.chars();
+    let letter = chars.next()?;
+    let family = Family::ALL.iter().copied().find(|f| f.letter() == letter)?;
+    let number = |t: &str| t.parse::<usize>().ok();
+    Some((family, number(rows)?, number(cols)?, number(chars.as_str())?))
 }
 
 /// Tables derived from a game. On dense games (at most [`DENSE_CELLS`] cells) they are

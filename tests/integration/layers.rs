@@ -24,6 +24,8 @@ const LAYERS: &[&str] = &[
     "hints",
     // The pure core.
     "game",
+    // Single positions by search, for boards too big to enumerate.
+    "oracle",
     "mdp",
     "solvers",
     // What a job costs, in bytes and seconds, and the kernels that measure it.

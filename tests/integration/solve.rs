@@ -176,3 +176,67 @@ fn the_memoising_c_reference_prints_the_same_figures() {
         assert_eq!(as_the_reference_prints(&stdout(&ours)), expected, "{game}");
     }
 }
+
+/// Connect Four positions from the independent reference solver's set (`tests/data`),
+/// valued by `sweep solve --positions`, in both notations, against the set's values.
+#[test]
+fn connect_four_positions_are_valued_by_search_as_the_reference_says() {
+    let data =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/solved_positions.txt")).unwrap();
+    let wanted: Vec<(String, i64, u64)> = data
+        .lines()
+        .filter(|l| l.starts_with("6x7g4 "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f[1].split(',').count() >= 20)
+        .take(12)
+        .map(|f| (f[1].to_string(), f[2].parse().unwrap(), f[3].parse().unwrap()))
+        .collect();
+    assert_eq!(wanted.len(), 12);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("positions.txt");
+    // Half as comma lists, half in the field's notation (columns from 1, one digit string).
+    let lines: Vec<String> = wanted
+        .iter()
+        .enumerate()
+        .map(|(i, (m, ..))| {
+            if i % 2 == 0 {
+                format!("{m} # a comment")
+            } else {
+                m.split(',').map(|c| (c.parse::<u8>().unwrap() + 1).to_string()).collect()
+            }
+        })
+        .collect();
+    std::fs::write(&file, format!("# positions\n\n{}\n", lines.join("\n"))).unwrap();
+    let o = run(&["solve", "--game", "6x7g4", "--positions", file.to_str().unwrap(), "--table-mib", "64", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got = v["positions"].as_array().unwrap();
+    assert_eq!(got.len(), wanted.len());
+    for (g, (moves, value, plies)) in got.iter().zip(&wanted) {
+        assert_eq!((g["value"].as_i64().unwrap(), g["plies"].as_u64().unwrap()), (*value, *plies), "{moves}");
+        // The best moves are those whose value and plies are the position's.
+        for m in g["move_values"].as_array().unwrap() {
+            let best = g["best_moves"].as_array().unwrap().contains(&m["move"]);
+            let same = m["value"] == g["value"] && m["plies"] == g["plies"];
+            assert_eq!(best, same, "{moves}: {m}");
+        }
+    }
+}
+
+#[test]
+fn a_board_too_big_to_enumerate_asks_for_positions_and_bad_moves_are_named() {
+    let o = run(&["solve", "--game", "6x7g4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("too big to enumerate: value its positions by search with --moves"), "{}", stderr(&o));
+    let o = run(&["solve", "--game", "6x7g4", "--moves", "0,0,0,0,0,0,0", "--table-mib", "64"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("move 7 (0) is not legal: column 0 is full"), "{}", stderr(&o));
+    let o = run(&["solve", "--game", "9x7g4", "--moves", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot be valued by search"), "{}", stderr(&o));
+    // A small board by search: tic-tac-toe's empty board draws in nine plies.
+    let o = run(&["solve", "--game", "3x3k3", "--moves", "-", "--table-mib", "64"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("0 draw  9"), "{text}");
+}

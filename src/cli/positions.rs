@@ -1,0 +1,215 @@
+//! `sweep solve --moves` and `--positions`: exact values of single positions by search
+//! ([`crate::oracle`]), on any board it takes, Connect Four (`6x7g4`) included: for the
+//! player to move the value (1 win, 0 draw, -1 loss), the plies to the end under optimal
+//! play (the winner as fast as it can, the loser as slowly) and every legal move's value.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::error::{bad_input, exit};
+use crate::game::Family;
+use crate::oracle::{Outcome, Position, Score, Shape, Solver, plies_left};
+use crate::report::table::{Cell, Column, Doc, Format, Table};
+
+/// One position to value, as it was written, with its moves.
+struct Query {
+    text: String,
+    moves: Vec<u8>,
+}
+
+/// Reads a move list: 0-based moves separated by commas (`3,3,4`), `-` or nothing for the
+/// empty board, or on gravity boards of at most 9 columns the field's notation, a digit
+/// string of 1-based columns (`4453`).
+fn parse_moves(shape: Shape, text: &str) -> Result<Vec<u8>, String> {
+    let t = text.trim();
+    if t.is_empty() || t == "-" {
+        return Ok(Vec::new());
+    }
+    let digits = t.len() > 1 && !t.contains(',') && t.bytes().all(|b| b.is_ascii_digit());
+    if digits && shape.family() == Family::Gravity && shape.cols() <= 9 {
+        return t
+            .bytes()
+            .map(|b| match b - b'0' {
+                0 => Err(format!("{t:?}: a digit string names columns from 1, and 0 is not one")),
+                d => Ok(d - 1),
+            })
+            .collect();
+    }
+    t.split(',')
+        .map(|m| {
+            m.trim()
+                .parse::<u8>()
+                .map_err(|_| format!("{t:?}: {m:?} is not a move (moves from 0, separated by commas)"))
+        })
+        .collect()
+}
+
+/// The queries of `--moves` or of a `--positions` file (blank lines and `#` comments
+/// skipped; a line's first field is its moves, anything after it is ignored, so a test
+/// set's `<moves> <score>` lines are read as they are).
+fn queries(shape: Shape, moves: Option<&str>, file: Option<&Path>) -> Result<Vec<Query>> {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    if let Some(m) = moves {
+        match parse_moves(shape, m) {
+            Ok(moves) => out.push(Query { text: m.trim().to_string(), moves }),
+            Err(e) => errors.push(format!("--moves {e}")),
+        }
+    }
+    if let Some(path) = file {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
+        for (i, line) in text.lines().enumerate() {
+            let Some(first) = line.split('#').next().and_then(|l| l.split_whitespace().next()) else { continue };
+            match parse_moves(shape, first) {
+                Ok(moves) => out.push(Query { text: first.to_string(), moves }),
+                Err(e) => errors.push(format!("{}:{}: {e}", path.display(), i + 1)),
+            }
+        }
+        if out.is_empty() && errors.is_empty() {
+            errors.push(format!("{}: no positions (one move list per line)", path.display()));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(bad_input(errors.join("\n")));
+    }
+    Ok(out)
+}
+
+/// A valued position: its outcome, plies to the end and each move's (outcome, plies).
+struct Valued {
+    text: String,
+    plies: u32,
+    score: Score,
+    moves: Vec<(u8, Score)>,
+}
+
+fn word(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Win => "win",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss",
+    }
+}
+
+/// Values the positions of `--moves` / `--positions` and prints them.
+pub fn value(
+    shape: Shape,
+    moves: Option<&str>,
+    file: Option<&Path>,
+    table_mib: usize,
+    json_out: bool,
+    format: Format,
+) -> Result<i32> {
+    let started = Instant::now();
+    let queries = queries(shape, moves, file)?;
+    let mut positions = Vec::new();
+    let mut errors = Vec::new();
+    for q in &queries {
+        match Position::after(shape, &q.moves) {
+            Ok(p) => positions.push((q.text.clone(), p)),
+            Err(e) => errors.push(format!("{shape} {:?}: {e}", q.text)),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(bad_input(errors.join("\n")));
+    }
+    let mut solver = Solver::new(table_mib << 20);
+    let cells = shape.cells();
+    let valued: Vec<Valued> = positions
+        .into_iter()
+        .map(|(text, p)| Valued { text, plies: p.plies(), score: solver.score(p), moves: solver.move_scores(p) })
+        .collect();
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+    let best = |v: &Valued| -> Vec<u8> { v.moves.iter().filter(|&&(_, s)| s == v.score).map(|&(m, _)| m).collect() };
+    if json_out {
+        let rows: Vec<_> = valued
+            .iter()
+            .map(|v| {
+                json!({
+                    "moves": v.text,
+                    "stones": v.plies,
+                    "value": Outcome::of(v.score).value(),
+                    "plies": plies_left(v.score, cells, v.plies),
+                    "score": v.score,
+                    "best_moves": best(v),
+                    "move_values": v.moves.iter().map(|&(m, s)| json!({
+                        "move": m,
+                        "value": Outcome::of(s).value(),
+                        "plies": plies_left(s, cells, v.plies),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let obj = json!({
+            "game": shape.to_string(),
+            "positions": rows,
+            "nodes": solver.nodes(),
+            "table_bytes": solver.table_bytes(),
+            "time_ms": elapsed_ms,
+        });
+        println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
+        return Ok(exit::OK);
+    }
+    let mut doc = Doc::new(format!("sweep solve: {} positions of {shape}", valued.len()));
+    doc.line(format!(
+        "for the player to move under optimal play: value 1 win, 0 draw, -1 loss; plies to the end (the winner as fast as it can, the loser as slowly); moves {}",
+        if shape.family() == Family::Gravity { "are columns from 0" } else { "are cells from 0, row by row from the top left" }
+    ));
+    let columns = vec![
+        Column::text("moves"),
+        Column::integers("stones"),
+        Column::text("value"),
+        Column::integers("plies"),
+        Column::text("best_moves"),
+        Column::text("move_values"),
+    ];
+    let mut table = Table::new("positions", columns);
+    for v in &valued {
+        let o = Outcome::of(v.score);
+        let per_move: Vec<String> = v
+            .moves
+            .iter()
+            .map(|&(m, s)| format!("{m}:{}/{}", Outcome::of(s).value(), plies_left(s, cells, v.plies)))
+            .collect();
+        let best: Vec<String> = best(v).iter().map(u8::to_string).collect();
+        table.push(vec![
+            Cell::text(if v.text.is_empty() { "-".to_string() } else { v.text.clone() }),
+            Cell::int(v.plies as usize),
+            Cell::text(format!("{} {}", o.value(), word(o))),
+            Cell::int(plies_left(v.score, cells, v.plies) as usize),
+            Cell::text(best.join(",")),
+            Cell::text(per_move.join(" ")),
+        ]);
+    }
+    doc.table(table);
+    doc.line("move_values: move:value/plies, each for the player to move now");
+    doc.line(format!(
+        "searched {} positions in {elapsed_ms:.1} ms, table {} MiB",
+        solver.nodes(),
+        solver.table_bytes() >> 20
+    ));
+    super::table::print_doc(&doc, format);
+    Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_are_read_in_both_notations() {
+        let c4: Shape = "6x7g4".parse().unwrap();
+        assert_eq!(parse_moves(c4, "3,3,4"), Ok(vec![3, 3, 4]));
+        assert_eq!(parse_moves(c4, "4453"), Ok(vec![3, 3, 4, 2]));
+        assert_eq!(parse_moves(c4, "-"), Ok(vec![]));
+        assert_eq!(parse_moves(c4, "5"), Ok(vec![5]));
+        assert!(parse_moves(c4, "40").unwrap_err().contains("0 is not one"));
+        assert!(parse_moves(c4, "3,x").unwrap_err().contains("\"x\" is not a move"));
+        let m: Shape = "5x5k4".parse().unwrap();
+        assert_eq!(parse_moves(m, "12"), Ok(vec![12]));
+    }
+}

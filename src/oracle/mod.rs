@@ -1,0 +1,32 @@
+//! The search-based ground truth: exact values of single positions on boards too big to
+//! enumerate (Connect Four is `6x7g4`, 4.5 × 10¹² positions), by negamax with alpha-beta
+//! over bitboards, a transposition table of bounded size, move ordering by threats and
+//! the mirror symmetry.
+//!
+//! [`game::Positions`](crate::game::Positions) values every position of a board at once;
+//! this values one position at a time and touches only what the search needs, so it
+//! reaches boards of up to 63 bit cells (a sentinel row above each column: `6x7g4`,
+//! `7x6g4`, `7x7g4`, m,n,k boards such as `5x5k4` and `5x6k4`). On every board both
+//! handle they agree on every position: value, plies to the end and optimal moves
+//! (`tests` here on the small boards, the ignored release tests on every board up to 24
+//! cells).
+//!
+//! A value is a [`Score`]: for the player to move, `cells + 1 - p` for a win that ends
+//! with the `p`-th stone of the game, its negation for a loss, 0 for a draw (which always
+//! fills the board). The winner wins as fast as it can and the loser loses as slowly as
+//! it can, so the score orders outcomes and, within one, the length of the game.
+//!
+//! Like `game`, this reads no files, prints nothing and draws no random numbers.
+
+mod bitboard;
+mod search;
+mod shape;
+mod table;
+
+pub use bitboard::{BadMoves, Position};
+pub use search::{Outcome, Score, Solver, plies_left};
+pub use shape::{ParseShapeError, Shape};
+pub use table::Table;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,221 @@
+//! The search against the enumerating engine, position by position, and against facts.
+
+use super::*;
+use crate::game::{Family, Game, Player, Positions, Status};
+
+/// Every position's exact score for the player to move, by backward induction over the
+/// enumerated positions (the children of a position come after it).
+fn scores_by_enumeration(p: &Positions) -> Vec<i32> {
+    let cells = p.game().cells() as i32;
+    let mut score = vec![0i32; p.len()];
+    for id in (0..p.len()).rev() {
+        let b = p.board(id);
+        score[id] = match p.status(id) {
+            Status::Draw => 0,
+            // The player who just moved won with the board's last stone.
+            Status::Won(_) => -(cells + 1 - b.pieces() as i32),
+            Status::Ongoing => {
+                p.children(id, b.moves()).map(|c| -score[c as usize]).max().expect("a position in play has a move")
+            }
+        };
+    }
+    score
+}
+
+/// The search and the enumeration agree on every position in play of `game`: score (so
+/// outcome and plies), outcome by null windows, and the set of optimal moves.
+fn agree_on_every_position(game: Game, solver: &mut Solver) -> usize {
+    let positions = game.positions();
+    let scores = scores_by_enumeration(positions);
+    let mut checked = 0;
+    for (id, &want) in scores.iter().enumerate() {
+        if positions.status(id) != Status::Ongoing {
+            continue;
+        }
+        let b = positions.board(id);
+        let p = Position::of_board(b);
+        assert_eq!(solver.score(p), want, "{game} {p}: score");
+        let sign = if b.to_move() == Player::X { 1 } else { -1 };
+        assert_eq!(solver.outcome(p).value(), positions.minimax(id) * sign, "{game} {p}: outcome");
+        let cols = game.cols() as u8;
+        let mut want_moves: Vec<u8> = crate::game::cells(positions.optimal_moves(id))
+            .map(|c| if game.family() == Family::Gravity { c % cols } else { c })
+            .collect();
+        want_moves.sort_unstable();
+        assert_eq!(solver.optimal_moves(p), want_moves, "{game} {p}: optimal moves");
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn the_search_agrees_with_the_enumeration_on_every_position_of_the_small_boards() {
+    let mut solver = Solver::new(1 << 24);
+    let mut boards = 0;
+    for game in Game::all().filter(|g| g.cells() <= 12) {
+        assert!(agree_on_every_position(game, &mut solver) > 0, "{game}");
+        boards += 1;
+    }
+    assert!(boards >= 6, "only {boards} boards");
+}
+
+#[test]
+#[ignore = "release build: every position of every enumerable board, up to 24 cells"]
+fn the_search_agrees_with_the_enumeration_on_every_position_of_every_board() {
+    let mut solver = Solver::new(1 << 30);
+    for game in Game::all() {
+        let n = agree_on_every_position(game, &mut solver);
+        eprintln!("{game}: {n} positions agree");
+    }
+}
+
+#[test]
+fn tic_tac_toe_is_a_draw_in_nine_plies_and_its_openings_draw() {
+    let shape: Shape = "3x3k3".parse().unwrap();
+    let mut solver = Solver::new(1 << 16);
+    let empty = Position::empty(shape);
+    assert_eq!(solver.score(empty), 0);
+    assert_eq!(search::plies_left(0, 9, 0), 9);
+    assert!(solver.move_scores(empty).iter().all(|&(_, s)| s == 0));
+    // X in a corner and O on an edge next to it: X wins.
+    let p = Position::after(shape, &[0, 1]).unwrap();
+    let s = solver.score(p);
+    assert_eq!((Outcome::of(s), search::plies_left(s, 9, 2)), (Outcome::Win, 5));
+    assert_eq!(s, 3, "X wins with the game's seventh stone");
+}
+
+#[test]
+fn shapes_read_their_names_and_refuse_boards_too_big() {
+    for name in ["6x7g4", "7x6g4", "7x7g4", "5x5k4", "3x3k3", "4x4g4", "6x4g4"] {
+        let s: Shape = name.parse().unwrap();
+        assert_eq!(s.to_string(), name);
+    }
+    assert_eq!("6x7g4".parse::<Shape>().unwrap().cells(), 42);
+    assert!("6x7g4".parse::<Shape>().unwrap().game().is_none());
+    assert_eq!("4x4g4".parse::<Shape>().unwrap().game(), Some("4x4g4".parse().unwrap()));
+    for bad in ["9x7g4", "6x6k4", "6x7g8", "6x7x4", "2x7g2", ""] {
+        let e = bad.parse::<Shape>().unwrap_err();
+        assert!(e.to_string().contains("cannot be valued by search"), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn moves_read_back_and_illegal_ones_are_named() {
+    let s: Shape = "6x7g4".parse().unwrap();
+    let p = Position::after(s, &[3, 3, 4]).unwrap();
+    assert_eq!(p.plies(), 3);
+    assert_eq!(p.to_string(), "......./......./......./......./...O.../...XX..");
+    assert_eq!(p.moves(), vec![0, 1, 2, 3, 4, 5, 6]);
+    let full = [0u8; 6];
+    let e = Position::after(s, &[&full[..], &[0]].concat()).unwrap_err();
+    assert!(e.to_string().contains("move 7 (0) is not legal: column 0 is full"), "{e}");
+    assert!(Position::after(s, &[7]).unwrap_err().to_string().contains("there is no column 7"));
+    let won = Position::after(s, &[0, 1, 0, 1, 0, 1, 0]).unwrap_err();
+    assert!(won.to_string().contains("the game is over after these moves: won"), "{won}");
+    let after = Position::after(s, &[0, 1, 0, 1, 0, 1, 0, 1]).unwrap_err();
+    assert!(after.to_string().contains("move 8 (1) comes after the game is over"), "{after}");
+    let m: Shape = "5x5k4".parse().unwrap();
+    let e = Position::after(m, &[12, 12]).unwrap_err();
+    assert!(e.to_string().contains("cell 12 is taken"), "{e}");
+}
+
+/// A position of `shape` after `stones` moves chosen by a fixed generator, avoiding moves
+/// that end the game (None if the playout runs out of such moves).
+fn playout(shape: Shape, stones: u32, seed: u64) -> Option<(Vec<u8>, Position)> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut p = Position::empty(shape);
+    let mut moves = Vec::new();
+    while p.plies() < stones {
+        let safe: Vec<u8> = p.moves().into_iter().filter(|&m| !p.play(m).is_over()).collect();
+        if safe.is_empty() {
+            return None;
+        }
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let m = safe[(state % safe.len() as u64) as usize];
+        moves.push(m);
+        p = p.play(m);
+    }
+    Some((moves, p))
+}
+
+#[test]
+fn a_position_and_its_mirror_share_a_key_and_a_score() {
+    let s: Shape = "6x7g4".parse().unwrap();
+    let mut solver = Solver::new(1 << 22);
+    let mut seen = 0;
+    for seed in 0..40 {
+        let Some((moves, p)) = playout(s, 22 + (seed % 6) as u32, seed) else { continue };
+        let mirrored: Vec<u8> = moves.iter().map(|m| 6 - m).collect();
+        let q = Position::after(s, &mirrored).unwrap();
+        assert_eq!(p.key(), q.key());
+        assert_ne!(p.to_string(), q.to_string());
+        assert_eq!(solver.score(p), solver.score(q), "{p}");
+        seen += 1;
+    }
+    assert!(seen >= 20);
+}
+
+#[test]
+fn the_table_stays_within_its_bytes() {
+    for bytes in [1usize, 9, 10, 1000, 1 << 20] {
+        let t = Table::new(bytes);
+        assert!(t.bytes() <= bytes.max(table::MIN_SLOTS * table::SLOT_BYTES), "{bytes}");
+        assert!(t.slots() >= 1);
+    }
+}
+
+/// The positions solved by the independent reference solver (`scripts/reference_solver.c`,
+/// no code shared): `(game, moves, value, plies)`.
+fn reference_positions() -> Vec<(Shape, Vec<u8>, i8, u32)> {
+    include_str!("../../tests/data/solved_positions.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let moves = if f[1] == "-" { Vec::new() } else { f[1].split(',').map(|m| m.parse().unwrap()).collect() };
+            (f[0].parse().unwrap(), moves, f[2].parse().unwrap(), f[3].parse().unwrap())
+        })
+        .collect()
+}
+
+/// The reference positions agree: those of `stones` in `range` on boards of 42 cells or
+/// more, every one on the smaller boards (with `small`).
+fn agree_with_the_reference(range: std::ops::Range<usize>, small: bool) -> usize {
+    let mut solver = Solver::new(1 << 27);
+    let mut n = 0;
+    for (shape, moves, value, plies) in reference_positions() {
+        let wanted = if shape.cells() >= 42 { range.contains(&moves.len()) } else { small };
+        if !wanted {
+            continue;
+        }
+        let p = Position::after(shape, &moves).unwrap();
+        let s = solver.score(p);
+        assert_eq!(
+            (Outcome::of(s).value(), plies_left(s, shape.cells(), p.plies())),
+            (value, plies),
+            "{shape} {moves:?}"
+        );
+        assert_eq!(solver.outcome(p).value(), value, "{shape} {moves:?}");
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn the_search_agrees_with_an_independent_solver_on_its_positions() {
+    assert!(agree_with_the_reference(12..43, true) >= 330);
+}
+
+#[test]
+#[ignore = "release build: Connect Four with 8 to 11 stones, tens of seconds"]
+fn connect_four_early_positions_agree_with_an_independent_solver() {
+    assert_eq!(agree_with_the_reference(2..12, false), 13);
+}
+
+#[test]
+#[ignore = "release build: Connect Four after its first move, minutes"]
+fn connect_four_openings_agree_with_an_independent_solver() {
+    assert_eq!(agree_with_the_reference(0..2, false), 3);
+}
