@@ -11,6 +11,8 @@ needs, in the standard library only:
   checkpoint and metrics files to write;
 - :mod:`sweep_agents.opponents`: sweep's fixed opponents (random, minimax,
   minimax-uniform);
+- :mod:`sweep_agents.serve`: :func:`serve_policy`, for an agent that answers positions on
+  demand (``sweep score -- python3 agent.py``), Connect Four included;
 - :mod:`sweep_agents.env`: Gymnasium- and PettingZoo-style environments (real subclasses
   when those libraries are installed).
 """
@@ -29,6 +31,7 @@ from .job import (
 )
 from .opponents import OPPONENTS, make_opponent
 from .rules import DRAW, ONGOING, SEATS, Board, Game, O, X, other
+from .serve import serve_policy
 
 __version__ = "0.1.0"
 
@@ -51,6 +54,7 @@ __all__ = [
     "prepare_job",
     "read_policy",
     "read_states",
+    "serve_policy",
     "write_metrics",
     "write_policy",
     "write_states",

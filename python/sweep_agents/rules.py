@@ -112,9 +112,10 @@ class Game:
         "_lines_through",
         "_drop",
         "_column_masks",
+        "enumerable",
     )
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, search: bool = False) -> None:
         if isinstance(text, Game):
             text = str(text)
         if not isinstance(text, str):
@@ -131,6 +132,12 @@ class Game:
             problem = "rows and columns must be at least 3"
         elif k < 3 or k > max(rows, cols):
             problem = "k must be between 3 and max(rows, columns)"
+        elif search and family == "k" and cells > 31:
+            problem = "an m,n,k board has at most 31 cells"
+        elif search and family == "g" and cols * (rows + 1) > 63:
+            problem = "a gravity board has at most 63 cells counting one sentinel row (6x7g4, 7x7g4)"
+        elif search:
+            pass
         elif family == "k" and cells > 16:
             problem = "an m,n,k board has at most 16 cells"
         elif family == "g" and cells > 20 and not (cells <= 24 and cols <= 4):
@@ -145,6 +152,7 @@ class Game:
         self.n_actions = cells if family == "k" else cols
         self.full = (1 << cells) - 1
         self._text = f"{rows}x{cols}{family}{k}"
+        self.enumerable = _enumerable(family, rows, cols, k)
         self.lines = tuple(_win_lines(rows, cols, k))
         self._lines_through = tuple(tuple(line for line in self.lines if line >> c & 1) for c in range(cells))
         if family == "g":
@@ -182,7 +190,15 @@ class Game:
         return hash(self._text)
 
     def __reduce__(self):
-        return (Game, (self._text,))
+        return (Game, (self._text, not self.enumerable))
+
+    @classmethod
+    def search_board(cls, text: str) -> "Game":
+        """A board too big to enumerate but valued by sweep's search (``sweep solve
+        --moves``, ``sweep score``): Connect Four is ``Game.search_board("6x7g4")``. Its
+        rules, texts and moves are as on any board; enumerating its positions
+        (:meth:`reachable_positions`, :meth:`states`) raises ValueError."""
+        return cls(text, search=True)
 
     @property
     def text(self) -> str:
@@ -413,6 +429,8 @@ class Game:
         ]
 
     def _enumerate(self) -> List[Tuple[Board, str]]:
+        if not self.enumerable:
+            raise ValueError(f"{self._text} has too many positions to enumerate: sweep values its positions by search")
         cells = self.cells
         full = self.full
         gravity = self.family == "g"
@@ -459,6 +477,14 @@ class Game:
             layer = next_layer
             x_moves = not x_moves
         return out
+
+
+def _enumerable(family: str, rows: int, cols: int, k: int) -> bool:
+    """Whether sweep enumerates the board (see ``Game``'s limits)."""
+    cells = rows * cols
+    if family == "k":
+        return cells <= 16
+    return cells <= 20 or (cells <= 24 and cols <= 4)
 
 
 def _win_lines(rows: int, cols: int, k: int) -> Iterable[int]:

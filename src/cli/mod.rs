@@ -18,6 +18,7 @@ mod report;
 mod reproduce;
 mod run;
 mod schedule;
+mod score;
 mod solve;
 mod summary;
 mod table;
@@ -114,6 +115,11 @@ enum Command {
         after_help = "Examples:\n  sweep evaluate x.csv o.csv           # files from `sweep reproduce --policy-out`\n  sweep evaluate x.csv o.csv --json"
     )]
     Evaluate(evaluate::EvaluateArgs),
+    /// Score one deterministic agent exactly on any board the search takes (Connect Four included): value against random, minimax and minimax-uniform, exploitability, per-move accuracy.
+    #[command(
+        after_help = "The agent is built in (--agent lowest or perfect) or a program after `--` that answers\npositions on its standard input (the line protocol: `positions N`, then N boards; one\nmove per line back). Only the positions the agent reaches are visited: exact where they\nfit (--max-positions), else sampled games (labelled sampled, with a 95% interval) and a\nbest-response search with a node budget (labelled bound when it runs out).\n\nExamples:\n  sweep score --game 6x7g4 --agent lowest --against best-response\n  sweep score --game 6x5g4 --agent perfect\n  sweep score --game 6x7g4 --from 4453 --batch 1024 -- python3 examples/agents/c4_server.py"
+    )]
+    Score(score::ScoreArgs),
     /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
     #[command(
         after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --game 3x4k3         # 3x4, three in a row\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
@@ -219,7 +225,7 @@ impl RunArgs {
     }
 }
 
-const SUBCOMMANDS: [&str; 16] = [
+const SUBCOMMANDS: [&str; 17] = [
     "run",
     "plan",
     "solve",
@@ -235,6 +241,7 @@ const SUBCOMMANDS: [&str; 16] = [
     "columns",
     "fidelity",
     "evaluate",
+    "score",
     "report",
 ];
 
@@ -304,6 +311,7 @@ fn dispatch(command: Command) -> Result<i32> {
         Command::Report(args) => report::report(&args),
         Command::Fidelity(args) => fidelity::fidelity(&args),
         Command::Evaluate(args) => evaluate::evaluate(&args),
+        Command::Score(args) => score::score(&args),
         Command::Play(args) => play::play(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Columns { json, format } => columns::columns(json, format.format()),

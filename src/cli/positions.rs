@@ -23,7 +23,7 @@ struct Query {
 /// Reads a move list: 0-based moves separated by commas (`3,3,4`), `-` or nothing for the
 /// empty board, or on gravity boards of at most 9 columns the field's notation, a digit
 /// string of 1-based columns (`4453`).
-fn parse_moves(shape: Shape, text: &str) -> Result<Vec<u8>, String> {
+pub(super) fn parse_moves(shape: Shape, text: &str) -> Result<Vec<u8>, String> {
     let t = text.trim();
     if t.is_empty() || t == "-" {
         return Ok(Vec::new());

@@ -224,6 +224,14 @@ pub(crate) fn bits(mut m: u64) -> impl Iterator<Item = u64> {
     })
 }
 
+impl Position {
+    /// The board as `sweep` writes boards: `X`, `O` or `.` per cell, row by row from the
+    /// top left, no separators.
+    pub fn board_text(&self) -> String {
+        self.to_string().replace('/', "")
+    }
+}
+
 impl fmt::Display for Position {
     /// The board row by row from the top, `X`, `O` and `.`, rows separated by `/`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

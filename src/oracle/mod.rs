@@ -18,12 +18,16 @@
 //!
 //! Like `game`, this reads no files, prints nothing and draws no random numbers.
 
+mod agent;
 mod bitboard;
+mod score;
 mod search;
 mod shape;
 mod table;
 
+pub use agent::{Agent, Asked, Lowest, Perfect};
 pub use bitboard::{BadMoves, Position};
+pub use score::{Against, Figure, Limits, Method, Scorer};
 pub use search::{Outcome, Score, Solver, plies_left};
 pub use shape::{ParseShapeError, Shape};
 pub use table::Table;

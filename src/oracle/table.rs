@@ -34,7 +34,7 @@ fn prime_at_most(n: usize) -> usize {
 }
 
 impl Table {
-    /// A table that fits in `bytes`, or in [`MIN_SLOTS`] slots (512 KiB) if that is
+    /// A table that fits in `bytes`, or in `MIN_SLOTS` slots (512 KiB) if that is
     /// more. The memory is reserved, not touched: pages are mapped as the search first
     /// writes them.
     pub fn new(bytes: usize) -> Table {

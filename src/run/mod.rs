@@ -22,6 +22,7 @@ mod fault;
 pub mod job;
 pub mod merge;
 mod notices;
+pub mod policy_server;
 mod pool;
 mod progress;
 mod rungs;

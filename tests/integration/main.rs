@@ -26,6 +26,7 @@ mod report;
 mod result_files;
 mod runs;
 mod sample_props;
+mod score;
 mod search;
 mod search_trust;
 mod solve;

@@ -1,0 +1,95 @@
+"""The policy-server protocol (serve_policy) and the rules of the boards beyond
+enumeration, checked against sweep's own search."""
+
+import io
+import json
+import os
+import random
+import shutil
+import subprocess
+
+import pytest
+
+from sweep_agents import Game, serve_policy
+
+
+def test_serve_policy_answers_batches_in_order():
+    g = Game.search_board("6x7g4")
+    b1 = g.play(g.empty(), 3)
+    b2 = g.play(b1, 3)
+    text = f"positions 2\n{g.board_text(g.empty())}\n{g.board_text(b1)}\npositions 1\n{g.board_text(b2)}\n"
+    out = io.StringIO()
+    calls = []
+
+    def policy(boards):
+        calls.append(len(boards))
+        return [sum(c != "." for c in b) % 7 for b in boards]
+
+    assert serve_policy(policy, game=g, stdin=io.StringIO(text), stdout=out) == 3
+    assert calls == [2, 1]
+    assert out.getvalue() == "0\n1\n2\n"
+    # One board at a time.
+    out = io.StringIO()
+    assert serve_policy(lambda b: 0, batch=False, game=g, stdin=io.StringIO(text), stdout=out) == 3
+    assert out.getvalue() == "0\n0\n0\n"
+
+
+def test_serve_policy_refuses_a_bad_header_or_a_short_answer():
+    g = Game.search_board("6x7g4")
+    with pytest.raises(ValueError):
+        serve_policy(lambda bs: [0], game=g, stdin=io.StringIO("boards 1\n"), stdout=io.StringIO())
+    board = g.board_text(g.empty())
+    with pytest.raises(ValueError):
+        serve_policy(lambda bs: [], game=g, stdin=io.StringIO(f"positions 1\n{board}\n"), stdout=io.StringIO())
+
+
+def test_search_boards_have_rules_but_no_enumeration():
+    g = Game.search_board("6x7g4")
+    assert (g.rows, g.cols, g.cells, len(g.lines)) == (6, 7, 42, 69)
+    assert not g.enumerable and Game("4x4g4").enumerable
+    with pytest.raises(ValueError):
+        g.states("x")
+    with pytest.raises(ValueError):
+        Game("6x7g4")  # the enumerating API still refuses it
+    with pytest.raises(ValueError):
+        Game.search_board("7x8g4")  # 8 columns of 8 bits: past the search's 63
+
+
+def _sweep():
+    exe = os.environ.get("SWEEP")
+    if exe:
+        return exe
+    return shutil.which("sweep")
+
+
+@pytest.mark.skipif(_sweep() is None and not os.environ.get("SWEEP_REQUIRE_BINARY"), reason="no sweep binary")
+def test_games_end_where_sweep_says_they_end():
+    """Random Connect Four games: the Python rules and sweep's search agree on when a
+    game is over, move by move."""
+    exe = _sweep()
+    assert exe is not None, "set SWEEP to the binary"
+    g = Game.search_board("6x7g4")
+    rng = random.Random(5)
+    for _ in range(20):
+        b, moves, status = g.empty(), [], "ongoing"
+        while status == "ongoing":
+            m = rng.choice(g.legal_moves(b))
+            moves.append(m)
+            b, status = g.advance(b, m)
+        # After the last move the game is over for sweep too; before it, in play.
+        after = subprocess.run(
+            [exe, "solve", "--game", "6x7g4", "--moves", ",".join(map(str, moves)), "--table-mib", "1"],
+            capture_output=True,
+            text=True,
+        )
+        assert after.returncode == 2 and "the game is over" in after.stderr, after.stderr
+        if len(moves) > 14:  # deep enough to value in milliseconds
+            before = subprocess.run(
+                [exe, "solve", "--game", "6x7g4", "--moves", ",".join(map(str, moves[:-1])), "--table-mib", "1", "--json"],
+                capture_output=True,
+                text=True,
+            )
+            assert before.returncode == 0, before.stderr
+            v = json.loads(before.stdout)["positions"][0]
+            # The mover of the last move won it at once, or filled the board.
+            assert v["value"] == (1 if status in ("x", "o") else 0)

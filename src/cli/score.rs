@@ -1,0 +1,202 @@
+//! `sweep score`: one deterministic agent scored exactly on any board the search takes,
+//! Connect Four (`6x7g4`) included, without enumerating the board: against `random`,
+//! `minimax`, `minimax-uniform` and a best response (exploitability), with per-move
+//! accuracy ([`crate::oracle::Scorer`]). The agent is built in (`lowest`, `perfect`) or a
+//! program that answers positions on demand ([`crate::run::policy_server`]).
+
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::positions::parse_moves;
+use crate::error::{bad_input, exit};
+use crate::oracle::{Against, Agent, Asked, Figure, Limits, Lowest, Method, Perfect, Position, Scorer, Shape, Solver};
+use crate::report::table::{Cell, Column, Doc, Table};
+use crate::run::policy_server::PolicyServer;
+
+/// Flags of `sweep score`.
+#[derive(clap::Args, Debug)]
+pub struct ScoreArgs {
+    /// The board: any the search takes ("6x7g4" is Connect Four; "5x5k4", "6x5g4", ...).
+    #[arg(long, default_value = "6x7g4")]
+    game: String,
+    /// The agent's seat: x (moves first) or o.
+    #[arg(long, default_value = "x")]
+    seat: String,
+    /// Start from the position after these moves instead of the empty board (as `solve
+    /// --moves` takes them: `3,3,4` from 0, or the digit string `4453` from 1).
+    #[arg(long, default_value = "-")]
+    from: String,
+    /// A built-in agent: `lowest` (the lowest legal move) or `perfect` (the lowest move of
+    /// the best outcome). Ignored when a policy command follows `--`.
+    #[arg(long, default_value = "lowest")]
+    agent: String,
+    /// The evaluation opponents, comma separated.
+    #[arg(long, default_value = "random,minimax,minimax-uniform,best-response", value_delimiter = ',')]
+    against: Vec<String>,
+    /// Positions per batch sent to a policy program.
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
+    /// Seconds a policy program may take to answer one batch.
+    #[arg(long, default_value_t = 60.0)]
+    timeout: f64,
+    /// The most positions kept for an exact evaluation (past it: sampled games against
+    /// random and minimax-uniform, a search for the best response).
+    #[arg(long, default_value_t = Limits::default().positions)]
+    max_positions: usize,
+    /// The most positions the best-response search visits before it reports a bound.
+    #[arg(long, default_value_t = Limits::default().nodes)]
+    node_budget: u64,
+    /// Games sampled where an exact evaluation does not fit.
+    #[arg(long, default_value_t = Limits::default().games)]
+    games: u32,
+    /// The seed of sampled games.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The search's transposition table, in MiB.
+    #[arg(long, default_value_t = 512)]
+    table_mib: usize,
+    /// Print one JSON object instead of a table.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+    #[command(flatten)]
+    format: super::table::FormatFlag,
+    /// A policy program and its arguments, after `--`: it answers positions on its
+    /// standard input (see the guide's "Agents that answer positions").
+    #[arg(last = true)]
+    command: Vec<String>,
+}
+
+/// Runs `sweep score`.
+pub fn score(args: &ScoreArgs) -> Result<i32> {
+    let shape: Shape = args.game.parse().map_err(|e| bad_input(format!("--game: {e}")))?;
+    let agent_is_x = match args.seat.as_str() {
+        "x" => true,
+        "o" => false,
+        s => return Err(bad_input(format!("--seat {s:?}: the seat is x or o"))),
+    };
+    let moves = parse_moves(shape, &args.from).map_err(|e| bad_input(format!("--from {e}")))?;
+    let root = Position::after(shape, &moves).map_err(|e| bad_input(format!("--from {:?}: {e}", args.from)))?;
+    let against: Vec<Against> = args
+        .against
+        .iter()
+        .map(|a| {
+            Against::of(a.trim()).ok_or_else(|| {
+                bad_input(format!(
+                    "--against {a:?}: the opponents are random, minimax, minimax-uniform and best-response"
+                ))
+            })
+        })
+        .collect::<Result<_>>()?;
+    let table_bytes = args.table_mib << 20;
+    let seat = if agent_is_x { "x" } else { "o" };
+    let (mut agent, name): (Box<dyn Agent>, String) = if !args.command.is_empty() {
+        let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+        let server = PolicyServer::start(&args.command, &shape.to_string(), seat, args.batch, timeout)
+            .map_err(|e| bad_input(format!("policy command: {e}")))?;
+        (Box::new(server), args.command.join(" "))
+    } else {
+        match args.agent.as_str() {
+            "lowest" => (Box::new(Lowest), "lowest".to_string()),
+            "perfect" => (Box::new(Perfect::new(table_bytes)), "perfect".to_string()),
+            a => return Err(bad_input(format!("--agent {a:?}: the built-in agents are lowest and perfect"))),
+        }
+    };
+    let limits = Limits { positions: args.max_positions, nodes: args.node_budget, games: args.games, seed: args.seed };
+    let started = Instant::now();
+    let mut solver = Solver::new(table_bytes);
+    let mut asked = Asked::new(agent.as_mut());
+    let mut scorer = Scorer::new(root, agent_is_x, &mut asked, &mut solver, limits);
+    let game_value = scorer.game_value();
+    let mut figures = Vec::new();
+    for a in against {
+        figures.push(scorer.score(a).map_err(|e| anyhow::anyhow!("{shape} from {:?}: {e}", args.from))?);
+    }
+    let (asked_n, batches) = (asked.asked(), asked.batches());
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+    let exploit = |f: &Figure| (f.against == Against::BestResponse).then(|| f64::from(game_value) - f.value);
+    if args.json {
+        let rows: Vec<_> = figures
+            .iter()
+            .map(|f| {
+                json!({
+                    "eval_opponent": f.against.name(),
+                    "method": f.method.name(),
+                    "value": f.value,
+                    "p_win": f.p_win,
+                    "p_draw": f.p_draw,
+                    "p_loss": f.p_loss,
+                    "half_width": f.half_width,
+                    "games": f.games,
+                    "exploitability": exploit(f),
+                    "accuracy": f.accuracy,
+                    "positions": f.positions,
+                })
+            })
+            .collect();
+        let obj = json!({
+            "game": shape.to_string(),
+            "seat": seat,
+            "from": args.from,
+            "agent": name,
+            "game_value": game_value,
+            "figures": rows,
+            "positions_asked": asked_n,
+            "batches": batches,
+            "nodes": solver.nodes(),
+            "time_ms": elapsed_ms,
+        });
+        println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
+        return Ok(exit::OK);
+    }
+    let mut doc = Doc::new(format!("sweep score: {name} as {seat} on {shape}"));
+    doc.line(format!(
+        "from {}; game value for the agent's seat under optimal play: {game_value}",
+        if moves.is_empty() { "the empty board".to_string() } else { format!("the position after {}", args.from) }
+    ));
+    let columns = vec![
+        Column::text("eval_opponent"),
+        Column::text("method"),
+        Column::text("value"),
+        Column::text("p_win"),
+        Column::text("p_draw"),
+        Column::text("p_loss"),
+        Column::text("exploitability"),
+        Column::text("accuracy"),
+        Column::integers("positions"),
+    ];
+    let mut table = Table::new("scores", columns);
+    let num = |v: f64| format!("{v:.6}");
+    for f in &figures {
+        let value = match (f.method, f.half_width) {
+            (Method::Sampled, Some(h)) => format!("{} ± {}", num(f.value), num(h)),
+            (Method::Bound, _) => format!("<= {}", num(f.value)),
+            _ => num(f.value),
+        };
+        let exploitability = match (exploit(f), f.method) {
+            (Some(e), Method::Bound) => format!(">= {}", num(e)),
+            (Some(e), _) => num(e),
+            (None, _) => String::new(),
+        };
+        table.push(vec![
+            Cell::text(f.against.name()),
+            Cell::text(f.method.name()),
+            Cell::text(value),
+            Cell::text(num(f.p_win)),
+            Cell::text(num(f.p_draw)),
+            Cell::text(num(f.p_loss)),
+            Cell::text(exploitability),
+            Cell::text(f.accuracy.map(num).unwrap_or_default()),
+            Cell::int(f.positions),
+        ]);
+    }
+    doc.table(table);
+    doc.line("value: the agent's expected return (win 1, draw 0, loss -1); sampled: ± half a 95% interval; bound: the node budget ran out, the agent's worst case is at most the value");
+    doc.line(format!(
+        "asked the agent {asked_n} positions in {batches} batches; searched {} positions; {elapsed_ms:.0} ms",
+        solver.nodes()
+    ));
+    super::table::print_doc(&doc, args.format.format());
+    Ok(exit::OK)
+}

@@ -1,0 +1,133 @@
+//! A program that answers positions on demand: the policy-server line protocol.
+//!
+//! `sweep` starts the program once, in a process group of its own, with standard error
+//! passed through, and talks to it over its standard input and output:
+//!
+//! ```text
+//! sweep   -> program:  positions 3            a batch of 3 positions follows
+//!                      .......\n...           each a board, one line: X, O or . per cell,
+//!                      ...                    row by row from the top left
+//! program -> sweep:    3                      one move per line, in order (gravity: the
+//!                      4                      column from 0; m,n,k: the cell from 0)
+//!                      2
+//! ```
+//!
+//! The side to move follows from the count of stones (X moves first). The environment
+//! carries `SWEEP_GAME` (such as `6x7g4`), `SWEEP_SEAT` (`x` or `o`) and
+//! `SWEEP_PROTOCOL=positions/1`. Batches are at most `batch` positions, so a neural agent
+//! evaluates each in one forward pass. A batch not answered within the timeout, a line
+//! that is not a move, or a closed output is an error naming the board; the scorer checks
+//! that every move is legal. The program's group is killed when the server is dropped.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::Duration;
+
+use crate::oracle::{Agent, Position};
+
+/// A running policy server.
+pub struct PolicyServer {
+    child: Child,
+    input: BufWriter<ChildStdin>,
+    lines: Receiver<std::io::Result<String>>,
+    batch: usize,
+    timeout: Duration,
+    text: String,
+}
+
+impl PolicyServer {
+    /// Starts `argv` (a program and its arguments) for `game` and `seat` (`x` or `o`).
+    pub fn start(argv: &[String], game: &str, seat: &str, batch: usize, timeout: Duration) -> Result<Self, String> {
+        let (program, args) = argv.split_first().ok_or("the policy command is empty")?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .process_group(0)
+            .env("SWEEP_GAME", game)
+            .env("SWEEP_SEAT", seat)
+            .env("SWEEP_PROTOCOL", "positions/1")
+            .spawn()
+            .map_err(|e| format!("cannot start {program:?}: {e}"))?;
+        let input = BufWriter::new(child.stdin.take().expect("piped"));
+        let output = BufReader::new(child.stdout.take().expect("piped"));
+        let (send, lines) = channel();
+        thread::spawn(move || {
+            for line in output.lines() {
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(PolicyServer { child, input, lines, batch: batch.max(1), timeout, text: String::new() })
+    }
+
+    /// One batch: the moves the program gives for `positions`, read as numbers.
+    fn ask(&mut self, positions: &[Position]) -> Result<Vec<u8>, String> {
+        let first = positions.first().map(|p| p.board_text()).unwrap_or_default();
+        self.text.clear();
+        self.text.push_str(&format!("positions {}\n", positions.len()));
+        for p in positions {
+            self.text.push_str(&p.board_text());
+            self.text.push('\n');
+        }
+        let sent = self.input.write_all(self.text.as_bytes()).and_then(|_| self.input.flush());
+        sent.map_err(|e| format!("the policy program stopped reading its input ({e}) at the board {first}"))?;
+        let mut moves = Vec::with_capacity(positions.len());
+        for p in positions {
+            let line = match self.lines.recv_timeout(self.timeout) {
+                Ok(Ok(line)) => line,
+                Ok(Err(e)) => {
+                    return Err(format!("cannot read the policy program's answer for {}: {e}", p.board_text()));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!(
+                        "the policy program gave no move for the board {} within {:.1} s",
+                        p.board_text(),
+                        self.timeout.as_secs_f64()
+                    ));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(format!(
+                        "the policy program closed its output before its move for the board {}",
+                        p.board_text()
+                    ));
+                }
+            };
+            let m = line.trim().parse::<u8>().map_err(|_| {
+                format!(
+                    "the policy program answered {:?} for the board {}: not a move number",
+                    line.trim(),
+                    p.board_text()
+                )
+            })?;
+            moves.push(m);
+        }
+        Ok(moves)
+    }
+}
+
+impl Agent for PolicyServer {
+    fn moves(&mut self, positions: &[Position]) -> Result<Vec<u8>, String> {
+        let mut out = Vec::with_capacity(positions.len());
+        for chunk in positions.chunks(self.batch) {
+            out.extend(self.ask(chunk)?);
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for PolicyServer {
+    fn drop(&mut self) {
+        let pgid = self.child.id() as i32;
+        // SAFETY: killpg only sends a signal; a group that no longer exists gives ESRCH.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+        }
+        let _ = self.child.wait();
+    }
+}
