@@ -11,7 +11,8 @@ Every opponent has ``move(board, rng)`` (one move drawn with ``rng``, a
 :class:`random.Random`) and ``distribution(board)`` (each move it may play with its
 probability, for exact computations). The minimax opponents solve the whole game once,
 when first asked (about a second for 4x4g4 or 3x4k3; 4x4k4 is out of reach in pure
-Python).
+Python); on boards beyond enumeration (``Game.search_board("6x7g4")``) they ask sweep's
+search instead (:mod:`sweep_agents.oracle`, which needs the sweep binary).
 """
 
 from typing import Dict, List, Tuple
@@ -37,7 +38,7 @@ class Opponent:
     name = ""
 
     def __init__(self, game: Game) -> None:
-        self.game = game if isinstance(game, Game) else Game(game)
+        self.game = _game(game)
 
     def distribution(self, board: Board) -> List[Tuple[int, float]]:
         """``(move, probability)`` for every move the opponent may play on ``board``."""
@@ -74,15 +75,20 @@ class MinimaxOpponent(Opponent):
         self.uniform = uniform
         self.name = "minimax-uniform" if uniform else "minimax"
         self._values = None
+        self._oracle = None
         self._best: Dict[Board, List[int]] = {}
 
     def optimal_moves(self, board: Board) -> List[int]:
         """The minimax-optimal moves of the side to move, by increasing cell."""
         best = self._best.get(board)
         if best is None:
+            g = self.game
+            if not g.enumerable:
+                best = self._searched(board)
+                self._best[board] = best
+                return best
             if self._values is None:
                 self._values = game_values(self.game)
-            g = self.game
             sign = 1 if g.to_move(board) == X else -1
             scored = []
             for m in g.legal_moves(board):
@@ -99,6 +105,15 @@ class MinimaxOpponent(Opponent):
             self._best[board] = best
         return best
 
+    def _searched(self, board: Board) -> List[int]:
+        """The optimal moves by sweep's search (boards beyond enumeration), lowest cell first."""
+        if self._oracle is None:
+            from .oracle import SearchOracle
+
+            self._oracle = SearchOracle(self.game)
+        best = self._oracle.optimal_moves(board)
+        return sorted(best, key=lambda m: self.game.move_cell(board, m))
+
     def distribution(self, board: Board) -> List[Tuple[int, float]]:
         best = self.optimal_moves(board)
         if not self.uniform:
@@ -112,9 +127,19 @@ class MinimaxOpponent(Opponent):
         return best[int(rng.random() * len(best))]
 
 
+def _game(game) -> Game:
+    """A game from a Game or its text; a text beyond enumeration is a search board."""
+    if isinstance(game, Game):
+        return game
+    try:
+        return Game(game)
+    except ValueError:
+        return Game.search_board(game)
+
+
 def make_opponent(game, name: str) -> Opponent:
     """The fixed opponent called ``name`` (one of :data:`OPPONENTS`) on ``game``."""
-    g = game if isinstance(game, Game) else Game(game)
+    g = _game(game)
     if name == "random":
         return RandomOpponent(g)
     if name == "minimax":

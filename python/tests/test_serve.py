@@ -93,3 +93,46 @@ def test_games_end_where_sweep_says_they_end():
             v = json.loads(before.stdout)["positions"][0]
             # The mover of the last move won it at once, or filled the board.
             assert v["value"] == (1 if status in ("x", "o") else 0)
+
+
+@pytest.mark.skipif(_sweep() is None and not os.environ.get("SWEEP_REQUIRE_BINARY"), reason="no sweep binary")
+def test_the_search_oracle_agrees_with_backward_induction_on_4x4g4():
+    """sweep solve --serve against the package's own enumeration: 3,000 positions."""
+    from sweep_agents.opponents import MinimaxOpponent
+    from sweep_agents.oracle import SearchOracle
+
+    g = Game("4x4g4")
+    enumerated = MinimaxOpponent(g)
+    ongoing = [b for b, s in g.positions_with_status() if s == "ongoing"]
+    sample = random.Random(3).sample(ongoing, 3000)
+    with SearchOracle(g, binary=_sweep()) as oracle:
+        values = oracle.values(sample)
+        for b, (value, moves) in zip(sample, values):
+            assert sorted(m for m, v in moves.items() if v == value) == sorted(enumerated.optimal_moves(b))
+            assert set(moves) == set(g.legal_moves(b))
+
+
+@pytest.mark.skipif(_sweep() is None and not os.environ.get("SWEEP_REQUIRE_BINARY"), reason="no sweep binary")
+def test_minimax_opponents_play_connect_four_by_search():
+    """On 6x7g4 the minimax opponent asks sweep, and takes the lowest cell among ties."""
+    from sweep_agents import make_opponent
+
+    os.environ.setdefault("SWEEP", _sweep())
+    g = Game.search_board("6x7g4")
+    b = g.empty()
+    for m in [4, 6, 4, 0, 3, 1, 1, 3, 1, 4, 0, 6, 2, 2]:
+        b = g.play(b, m)
+    opp = make_opponent("6x7g4", "minimax")
+    best = opp.optimal_moves(b)
+    out = subprocess.run(
+        [_sweep(), "solve", "--game", "6x7g4", "--moves", "4,6,4,0,3,1,1,3,1,4,0,6,2,2", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    want = json.loads(out.stdout)["positions"][0]
+    by_outcome = [mv["move"] for mv in want["move_values"] if mv["value"] == want["value"]]
+    assert sorted(best) == sorted(by_outcome)
+    # The first is the lowest cell: the stone that lands highest, then the leftmost.
+    assert best[0] == min(best, key=lambda m: g.move_cell(b, m))
+    assert opp.move(b, random.Random(0)) == best[0]

@@ -196,6 +196,49 @@ pub fn value(
     Ok(exit::OK)
 }
 
+/// `sweep solve --serve`: the policy-server protocol the other way round, so that a
+/// program (the Python package's `minimax` opponents on boards beyond enumeration) asks
+/// for values. Reads `positions N` and N boards (one line each, as `sweep score` writes
+/// them) from standard input, and writes one line per board: its value for the player to
+/// move, then each legal move as `move:value` (1 win, 0 draw, -1 loss, under optimal
+/// play), or `error: ...` for a board that is not a position in play. Ends at the end of
+/// its input.
+pub fn serve(shape: Shape, table_mib: usize) -> Result<i32> {
+    use std::io::{BufRead, Write};
+    let mut solver = Solver::new(table_mib << 20);
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    while let Some(header) = lines.next() {
+        let header = header?;
+        let n = match header.trim().strip_prefix("positions ").map(|n| n.trim().parse::<usize>()) {
+            Some(Ok(n)) => n,
+            _ if header.trim().is_empty() => continue,
+            _ => return Err(bad_input(format!("--serve: expected `positions N`, read {header:?}"))),
+        };
+        for _ in 0..n {
+            let Some(line) = lines.next() else {
+                return Err(bad_input(format!("--serve: the input ended inside a batch of {n}")));
+            };
+            let line = line?;
+            match Position::of_board_text(shape, line.trim()) {
+                Ok(p) => {
+                    let moves = solver.move_outcomes(p);
+                    let best = moves.iter().map(|&(_, o)| o).max().expect("a position in play has a move");
+                    write!(out, "{}", best.value())?;
+                    for (m, o) in moves {
+                        write!(out, " {m}:{}", o.value())?;
+                    }
+                    writeln!(out)?;
+                }
+                Err(e) => writeln!(out, "error: {e}")?,
+            }
+        }
+        out.flush()?;
+    }
+    Ok(exit::OK)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,8 +28,8 @@ pub struct ScoreArgs {
     /// --moves` takes them: `3,3,4` from 0, or the digit string `4453` from 1).
     #[arg(long, default_value = "-")]
     from: String,
-    /// A built-in agent: `lowest` (the lowest legal move) or `perfect` (the lowest move of
-    /// the best outcome). Ignored when a policy command follows `--`.
+    /// A built-in agent: `lowest` (the lowest legal move) or `perfect` (a move of the best
+    /// outcome, the one `minimax` plays). Ignored when a policy command follows `--`.
     #[arg(long, default_value = "lowest")]
     agent: String,
     /// The evaluation opponents, comma separated.

@@ -43,6 +43,11 @@ pub struct SolveArgs {
     /// lines, `#` comments and anything after a line's first field are ignored).
     #[arg(long, value_name = "FILE")]
     positions: Option<PathBuf>,
+    /// Answer positions on standard input by search until it ends: `positions N`, then N
+    /// boards (X, O or . per cell, row by row from the top left); one line back per board,
+    /// its value for the player to move and each legal move's, `1 3:1 2:0 4:0 ...`.
+    #[arg(long, conflicts_with_all = ["moves", "positions"])]
+    serve: bool,
     /// The search's transposition table, in MiB (default: a quarter of the memory budget,
     /// at most 1024).
     #[arg(long, value_name = "MIB")]
@@ -132,11 +137,14 @@ impl std::ops::Deref for Resolved<'_> {
 
 /// Runs `sweep solve`.
 pub fn solve(args: &SolveArgs) -> Result<i32> {
-    if args.moves.is_some() || args.positions.is_some() {
+    if args.moves.is_some() || args.positions.is_some() || args.serve {
         let shape: Shape = args.game.parse().map_err(|e: crate::oracle::ParseShapeError| bad_input(e.to_string()))?;
         let table_mib = args.table_mib.unwrap_or_else(|| {
             crate::cost::memory::default_budget().map_or(1024, |(bytes, _)| (bytes >> 22) as usize).clamp(64, 1024)
         });
+        if args.serve {
+            return super::positions::serve(shape, table_mib);
+        }
         let format = args.format.format();
         return super::positions::value(
             shape,

@@ -3,7 +3,7 @@
 //! most once and an illegal answer is an error naming the board.
 //!
 //! Two agents are built in: [`Lowest`] (the lowest legal move) and [`Perfect`] (the
-//! lowest move of the best outcome, as the `minimax` opponent plays). A program that
+//! `minimax` opponent's move: the best outcome, the lowest cell among ties). A program that
 //! answers positions on standard input is another (`run::policy_server`).
 
 use std::collections::HashMap;
@@ -28,7 +28,9 @@ impl Agent for Lowest {
     }
 }
 
-/// Perfect play: the lowest move of the best outcome (win, draw, loss), by its own search.
+/// Perfect play: a move of the best outcome (win, draw, loss), by its own search; among
+/// them the one the `minimax` opponent plays (the lowest cell, see
+/// [`Solver::minimax_move`]).
 #[derive(Debug)]
 pub struct Perfect {
     solver: Solver,
@@ -43,7 +45,7 @@ impl Perfect {
 
 impl Agent for Perfect {
     fn moves(&mut self, positions: &[Position]) -> Result<Vec<u8>, String> {
-        Ok(positions.iter().map(|&p| self.solver.optimal_moves(p)[0]).collect())
+        Ok(positions.iter().map(|&p| self.solver.minimax_move(p)).collect())
     }
 }
 

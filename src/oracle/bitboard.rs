@@ -60,6 +60,49 @@ impl Position {
         Ok(p)
     }
 
+    /// The position a board text writes (`X`, `O` or `.` per cell, row by row from the
+    /// top left, as [`Position::board_text`]), if play can reach it and it is in play: X
+    /// has as many stones as O or one more, no stone floats on a gravity board, nobody
+    /// has won. An error says what is wrong.
+    pub fn of_board_text(shape: Shape, text: &str) -> Result<Position, BadMoves> {
+        let bytes = text.as_bytes();
+        if bytes.len() != shape.cells() {
+            return Err(BadMoves(format!(
+                "board {text:?}: {} characters, {shape} has {} cells",
+                bytes.len(),
+                shape.cells()
+            )));
+        }
+        let (mut x, mut o) = (0u64, 0u64);
+        for (cell, &b) in bytes.iter().enumerate() {
+            match b {
+                b'X' => x |= shape.bit_of_cell(cell),
+                b'O' => o |= shape.bit_of_cell(cell),
+                b'.' => {}
+                _ => return Err(BadMoves(format!("board {text:?}: {:?} is not X, O or .", char::from(b)))),
+            }
+        }
+        let (nx, no) = (x.count_ones(), o.count_ones());
+        let mask = x | o;
+        let problem = if nx != no && nx != no + 1 {
+            Some("X must have as many stones as O or one more")
+        } else if shape.family() == Family::Gravity && ((mask & !shape.bottom()) >> 1) & !mask != 0 {
+            Some("a stone floats above an empty cell")
+        } else if shape.won(x) || shape.won(o) {
+            Some("the game is over: a side has won")
+        } else if mask == shape.full() {
+            Some("the game is over: the board is full")
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(BadMoves(format!("board {text:?}: {p}")));
+        }
+        let plies = nx + no;
+        let mine = if plies % 2 == 0 { x } else { o };
+        Ok(Position { shape, mine, mask, plies })
+    }
+
     /// The same position as an enumerable board.
     pub fn of_board(board: Board) -> Position {
         let shape = Shape::of_game(board.game());
@@ -111,6 +154,12 @@ impl Position {
         }
     }
 
+    /// `sweep`'s cell number of a legal move: the cell itself (m,n,k), or where the stone
+    /// lands (gravity, row 0 at the top).
+    pub fn cell_of_move(self, m: u8) -> usize {
+        self.shape.cell_of_bit(self.bit(m))
+    }
+
     /// Whether `m` is a legal move (the game going on).
     pub fn is_legal(self, m: u8) -> bool {
         self.bit(m) != 0
@@ -128,6 +177,14 @@ impl Position {
         let bit = self.bit(m);
         assert!(bit != 0, "move {m} is not legal in {self}");
         self.play_bit(bit)
+    }
+
+    /// The same position, its shape given again (equal to its own): the search's fast
+    /// path passes a constant, so that every rule compiles to fixed shifts.
+    #[inline(always)]
+    pub(crate) fn with_shape(self, shape: Shape) -> Position {
+        debug_assert_eq!(shape, self.shape);
+        Position { shape, ..self }
     }
 
     #[inline(always)]

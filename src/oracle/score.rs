@@ -8,7 +8,8 @@
 //!   valued backwards: exact P(win), P(draw), P(loss). Past `Limits::positions` the
 //!   set is dropped and `Limits::games` games are sampled instead (label `sampled`, with a
 //!   95% interval).
-//! - `minimax` (the lowest move of the best outcome) and `minimax-uniform` (uniform over
+//! - `minimax` (the move of the best outcome with the lowest cell, as the enumerating
+//!   engine's) and `minimax-uniform` (uniform over
 //!   the moves of the best outcome): the positions along those games, valued by a
 //!   memoised walk that asks the search for the opponent's optimal moves; exact.
 //! - `best-response`: the agent's worst case. Exact by the same layers where they fit
@@ -31,7 +32,7 @@ use rand::Rng as _;
 
 use super::agent::Asked;
 use super::bitboard::Position;
-use super::search::{Outcome, Solver};
+use super::search::{Outcome, Solver, lowest_cell};
 use crate::seed::{Rng, Stream, rng};
 
 /// How far the scorer may go before it samples or bounds.
@@ -365,7 +366,8 @@ impl<'a, 'b> Scorer<'a, 'b> {
             }
         } else {
             let optimal = self.optimal(p).to_vec();
-            let replies = if against == Against::Minimax { &optimal[..1] } else { &optimal[..] };
+            let first = [lowest_cell(p, &optimal)];
+            let replies = if against == Against::Minimax { &first[..] } else { &optimal[..] };
             let w = 1.0 / replies.len() as f64;
             for &m in replies {
                 let child = p.play(m);

@@ -9,6 +9,9 @@
 //! interval the score may lie in, starting near 0 (small scores are common and cheap);
 //! a win, draw or loss needs at most two null windows, around 0.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
 use super::bitboard::{Position, bits};
 use super::shape::Shape;
 use super::table::Table;
@@ -16,6 +19,14 @@ use super::table::Table;
 /// A value for the player to move: `cells + 1 - p` for a win with the game's `p`-th
 /// stone, its negation for a loss, 0 for a draw (see [`super`]).
 pub type Score = i32;
+
+/// Of legal `moves` in `p`, the one whose cell is lowest (see [`Solver::minimax_move`]).
+pub fn lowest_cell(p: Position, moves: &[u8]) -> u8 {
+    *moves.iter().min_by_key(|&&m| p.cell_of_move(m)).expect("at least one move")
+}
+
+/// Connect Four, the board the search's fast path is compiled for.
+const CONNECT_FOUR: Shape = Shape::gravity(6, 7, 4);
 
 /// Win, draw or loss for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -61,20 +72,103 @@ pub fn plies_left(score: Score, cells: usize, plies: u32) -> u32 {
 }
 
 /// The search: a transposition table and a node count, reused from one position to the
-/// next (the table's bounds stay true for every position of the same board).
+/// next (the table's bounds stay true for every position of the same board). Solvers made
+/// by [`Solver::sharing`] search on other threads with the same table.
 #[derive(Debug)]
 pub struct Solver {
-    table: Table,
+    table: Arc<Table>,
     nodes: u64,
     /// The board the table's entries belong to, and its moves in their static order.
     shape: Option<Shape>,
     order: Vec<u64>,
+    /// Which static order: 0 centre first; a helper thread's differs, so that two
+    /// threads on one position fill the table with different parts of the tree.
+    variant: usize,
+    /// Set by whoever wants this search to stop (another thread that finished first).
+    stop: Option<Arc<AtomicBool>>,
+    /// The search was stopped: the values it returns mean nothing and are never stored.
+    aborted: bool,
 }
 
 impl Solver {
     /// A solver whose table takes at most `table_bytes`.
     pub fn new(table_bytes: usize) -> Solver {
-        Solver { table: Table::new(table_bytes), nodes: 0, shape: None, order: Vec::new() }
+        Solver {
+            table: Arc::new(Table::new(table_bytes)),
+            nodes: 0,
+            shape: None,
+            order: Vec::new(),
+            variant: 0,
+            stop: None,
+            aborted: false,
+        }
+    }
+
+    /// Another solver on the same table (for another thread), with static order `variant`.
+    fn sharing(&self, variant: usize, stop: Option<Arc<AtomicBool>>) -> Solver {
+        Solver {
+            table: Arc::clone(&self.table),
+            nodes: 0,
+            shape: self.shape,
+            order: self.shape.map(|s| Self::ordered(s, variant)).unwrap_or_default(),
+            variant,
+            stop,
+            aborted: false,
+        }
+    }
+
+    /// The static order of `variant`: centre first, or for a helper the same moves
+    /// rotated, so that it starts elsewhere.
+    fn ordered(shape: Shape, variant: usize) -> Vec<u64> {
+        let mut order = shape.static_order();
+        if variant > 0 && !order.is_empty() {
+            let n = order.len();
+            order.rotate_left((variant * 2 + 1) % n);
+        }
+        order
+    }
+
+    /// Win, draw or loss of each position, the positions spread over `threads` threads
+    /// sharing this solver's table.
+    pub fn outcomes_parallel(&self, positions: &[Position], threads: usize) -> Vec<Outcome> {
+        let threads = threads.max(1).min(positions.len().max(1));
+        let chunk = positions.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = positions
+                .chunks(chunk)
+                .map(|part| {
+                    let mut solver = self.sharing(0, None);
+                    scope.spawn(move || part.iter().map(|&p| solver.outcome(p)).collect::<Vec<_>>())
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("a search thread panicked")).collect()
+        })
+    }
+
+    /// Win, draw or loss of one position by `threads` threads on this solver's table,
+    /// each in its own move order (the first to finish answers, the others stop), and
+    /// the positions all of them searched.
+    pub fn outcome_parallel(&self, p: Position, threads: usize) -> (Outcome, u64) {
+        let stop = Arc::new(AtomicBool::new(false));
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads.max(1))
+                .map(|variant| {
+                    let mut solver = self.sharing(variant, Some(Arc::clone(&stop)));
+                    let stop = Arc::clone(&stop);
+                    scope.spawn(move || {
+                        let o = solver.outcome(p);
+                        let done = !solver.aborted;
+                        if done {
+                            stop.store(true, Relaxed);
+                        }
+                        (done.then_some(o), solver.nodes)
+                    })
+                })
+                .collect();
+            let results: Vec<_> = handles.into_iter().map(|h| h.join().expect("a search thread panicked")).collect();
+            let nodes = results.iter().map(|r| r.1).sum();
+            (results.into_iter().find_map(|r| r.0).expect("one search finishes"), nodes)
+        })
     }
 
     /// Positions searched so far.
@@ -87,13 +181,17 @@ impl Solver {
         self.table.bytes()
     }
 
-    /// Keys of two boards could collide: the table is cleared when the board changes.
+    /// Keys of two boards could collide: the table is cleared when the board changes
+    /// (a table shared with another solver is replaced instead).
     fn enter(&mut self, shape: Shape) {
         if self.shape != Some(shape) {
             if self.shape.is_some() {
-                self.table.clear();
+                match Arc::get_mut(&mut self.table) {
+                    Some(t) => t.clear(),
+                    None => self.table = Arc::new(Table::new(self.table.bytes())),
+                }
             }
-            self.order = shape.static_order();
+            self.order = Self::ordered(shape, self.variant);
             self.shape = Some(shape);
         }
     }
@@ -131,6 +229,8 @@ impl Solver {
         self.enter(p.shape());
         if self.negamax(p, 0, 1) > 0 {
             Outcome::Win
+        } else if self.aborted {
+            Outcome::Draw
         } else if self.negamax(p, -1, 0) < 0 {
             Outcome::Loss
         } else {
@@ -183,10 +283,34 @@ impl Solver {
         all.into_iter().filter(|&(_, o)| o == best).map(|(m, _)| m).collect()
     }
 
+    /// The `minimax` opponent's move: among the moves of the best outcome, the one whose
+    /// cell is lowest (on a gravity board the stone that lands highest, then the
+    /// leftmost), as the enumerating engine's `minimax` picks.
+    pub fn minimax_move(&mut self, p: Position) -> u8 {
+        lowest_cell(p, &self.optimal_moves(p))
+    }
+
     /// Negamax with alpha-beta: the score if it lies in `(alpha, beta)`, else a bound on
     /// the far side of the window (at most `alpha`, at least `beta`).
-    fn negamax(&mut self, p: Position, mut alpha: Score, mut beta: Score) -> Score {
+    fn negamax(&mut self, p: Position, alpha: Score, beta: Score) -> Score {
+        if p.shape() == CONNECT_FOUR {
+            self.negamax_in::<true>(p, alpha, beta)
+        } else {
+            self.negamax_in::<false>(p, alpha, beta)
+        }
+    }
+
+    /// [`Solver::negamax`]; with `C4` the position is Connect Four's and its shape a
+    /// constant (the same search, compiled with fixed shifts).
+    fn negamax_in<const C4: bool>(&mut self, p: Position, mut alpha: Score, mut beta: Score) -> Score {
+        let p = if C4 { p.with_shape(CONNECT_FOUR) } else { p };
         self.nodes += 1;
+        if self.nodes & 0xFFF == 0 && self.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0;
+        }
         let s = p.shape();
         let left = (s.cells() - p.plies() as usize) as Score;
         let mine = p.mine();
@@ -210,7 +334,8 @@ impl Solver {
         }
         let mut ceiling = left - 2;
         let key = p.key();
-        if let Some([lo, hi]) = self.table.get(key) {
+        let slot = self.table.slot(key);
+        if let Some([lo, hi]) = self.table.get_at(slot, key) {
             ceiling = ceiling.min(Score::from(hi));
             alpha = alpha.max(Score::from(lo));
         }
@@ -238,16 +363,19 @@ impl Solver {
         }
         debug_assert_eq!(n, bits(safe).count());
         for &(_, bit) in &moves[..n] {
-            let v = -self.negamax(p.play_bit(bit), -beta, -alpha);
+            let v = -self.negamax_in::<C4>(p.play_bit(bit), -beta, -alpha);
+            if self.aborted {
+                return 0;
+            }
             if v >= beta {
-                self.table.put(key, v as i8, true);
+                self.table.put_at(slot, key, v as i8, true);
                 return v;
             }
             if v > alpha {
                 alpha = v;
             }
         }
-        self.table.put(key, alpha as i8, false);
+        self.table.put_at(slot, key, alpha as i8, false);
         alpha
     }
 }

@@ -59,6 +59,28 @@ impl Shape {
         Some(Shape { family, rows: rows as u8, cols: cols as u8, k: k as u8, height: height as u8, full, bottom })
     }
 
+    /// A gravity board as a constant, for the search's Connect Four fast path (the
+    /// caller keeps to the limits [`Shape::of`] checks).
+    pub(crate) const fn gravity(rows: usize, cols: usize, k: usize) -> Shape {
+        let height = rows + 1;
+        let column = (1u64 << rows) - 1;
+        let (mut full, mut bottom, mut c) = (0, 0, 0);
+        while c < cols {
+            full |= column << (c * height);
+            bottom |= 1 << (c * height);
+            c += 1;
+        }
+        Shape {
+            family: Family::Gravity,
+            rows: rows as u8,
+            cols: cols as u8,
+            k: k as u8,
+            height: height as u8,
+            full,
+            bottom,
+        }
+    }
+
     /// The search's view of an enumerable game.
     pub fn of_game(game: Game) -> Shape {
         Shape::of(game.family(), game.rows(), game.cols(), game.k()).expect("every enumerable game fits the search")

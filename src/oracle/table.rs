@@ -7,6 +7,12 @@
 //! lands in slot `key mod P` and the slot keeps `key mod 2^47`; since `P > 2^16`, the two
 //! residues determine the key (Chinese remainder theorem), so an entry is used only for
 //! its own position.
+//!
+//! Slots are atomic words, so threads share one table (loads and stores are relaxed: a
+//! slot is always one whole entry, and any entry it holds is a bound proved for its key;
+//! two threads writing one slot at once lose one of the two bounds, never correctness).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Bytes per slot.
 pub const SLOT_BYTES: usize = 8;
@@ -24,7 +30,7 @@ const USED: u64 = 1 << CHECK_BITS;
 /// Bounds on positions' scores, in a table of bounded size.
 #[derive(Debug)]
 pub struct Table {
-    slots: Vec<u64>,
+    slots: Vec<AtomicU64>,
 }
 
 /// The largest prime at most `n` (`n >= 2`), by trial division.
@@ -39,7 +45,13 @@ impl Table {
     /// writes them.
     pub fn new(bytes: usize) -> Table {
         let slots = prime_at_most((bytes / SLOT_BYTES).max(MIN_SLOTS));
-        Table { slots: vec![0; slots] }
+        // Zeroed memory from the allocator, so pages are mapped only when first written.
+        let zeros = std::mem::ManuallyDrop::new(vec![0u64; slots]);
+        const { assert!(align_of::<AtomicU64>() == align_of::<u64>() && size_of::<AtomicU64>() == size_of::<u64>()) };
+        // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64` (asserted
+        // above), and the vector's allocation is handed over whole, never freed twice.
+        let slots = unsafe { Vec::from_raw_parts(zeros.as_ptr() as *mut AtomicU64, zeros.len(), zeros.capacity()) };
+        Table { slots }
     }
 
     /// The number of slots.
@@ -54,33 +66,46 @@ impl Table {
 
     /// Forgets every entry.
     pub fn clear(&mut self) {
-        self.slots.fill(0);
+        self.slots.iter_mut().for_each(|s| *s.get_mut() = 0);
     }
 
+    /// The slot of `key`.
     #[inline(always)]
-    fn slot(&self, key: u64) -> usize {
+    pub fn slot(&self, key: u64) -> usize {
         (key % self.slots.len() as u64) as usize
     }
 
     /// The bounds `[lower, upper]` stored for `key`, if its slot holds it.
     #[inline(always)]
     pub fn get(&self, key: u64) -> Option<[i8; 2]> {
-        let e = self.slots[self.slot(key)];
+        self.get_at(self.slot(key), key)
+    }
+
+    /// [`Table::get`] with the slot computed.
+    #[inline(always)]
+    pub fn get_at(&self, slot: usize, key: u64) -> Option<[i8; 2]> {
+        debug_assert_eq!(slot, self.slot(key));
+        let e = self.slots[slot].load(Relaxed);
         (e & (CHECK | USED) == (key & CHECK) | USED).then_some([(e >> 48) as u8 as i8, (e >> 56) as u8 as i8])
     }
 
     /// Records a bound: `lower` (the score is at least `value`) or not (at most). The
     /// other bound is kept when the slot already holds this key, else it is unknown.
     #[inline(always)]
-    pub fn put(&mut self, key: u64, value: i8, lower: bool) {
-        let i = self.slot(key);
-        let [mut lo, mut hi] = self.get(key).unwrap_or([i8::MIN, i8::MAX]);
+    pub fn put(&self, key: u64, value: i8, lower: bool) {
+        self.put_at(self.slot(key), key, value, lower)
+    }
+
+    /// [`Table::put`] with the slot computed.
+    #[inline(always)]
+    pub fn put_at(&self, slot: usize, key: u64, value: i8, lower: bool) {
+        let [mut lo, mut hi] = self.get_at(slot, key).unwrap_or([i8::MIN, i8::MAX]);
         if lower {
             lo = lo.max(value);
         } else {
             hi = hi.min(value);
         }
-        self.slots[i] = (key & CHECK) | USED | u64::from(lo as u8) << 48 | u64::from(hi as u8) << 56;
+        self.slots[slot].store((key & CHECK) | USED | u64::from(lo as u8) << 48 | u64::from(hi as u8) << 56, Relaxed);
     }
 }
 
@@ -94,7 +119,7 @@ mod tests {
         assert_eq!(Table::new(0).slots(), MIN_SLOTS);
         let t = Table::new(1 << 23);
         assert!(t.bytes() <= 1 << 23 && t.slots() > (1 << 23) / 8 - 100);
-        let mut t = Table::new(0);
+        let t = Table::new(0);
         // Two keys in one slot: told apart by their low bits.
         let (a, b) = (5u64, 5 + MIN_SLOTS as u64);
         t.put(a, 3, true);

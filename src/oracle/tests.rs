@@ -219,3 +219,47 @@ fn connect_four_early_positions_agree_with_an_independent_solver() {
 fn connect_four_openings_agree_with_an_independent_solver() {
     assert_eq!(agree_with_the_reference(0..2, false), 3);
 }
+
+#[test]
+fn threads_sharing_one_table_agree_with_one_thread() {
+    // Every reference position of 14 to 42 stones: by position over two threads, and each
+    // by two threads racing on one table (one answers, the other stops and stores nothing).
+    let solver = Solver::new(1 << 26);
+    let refs: Vec<_> = reference_positions().into_iter().filter(|(_, m, _, _)| m.len() >= 14).collect();
+    let positions: Vec<Position> = refs.iter().map(|(s, m, _, _)| Position::after(*s, m).unwrap()).collect();
+    let outcomes = solver.outcomes_parallel(&positions, 2);
+    assert_eq!(outcomes.len(), refs.len());
+    for ((shape, moves, value, _), o) in refs.iter().zip(&outcomes) {
+        assert_eq!(o.value(), *value, "{shape} {moves:?}");
+    }
+    let mut again = Solver::new(1 << 26);
+    for ((shape, moves, value, _), &p) in refs.iter().zip(&positions).take(60) {
+        let (o, nodes) = again.outcome_parallel(p, 2);
+        assert_eq!(o.value(), *value, "{shape} {moves:?} by two threads");
+        assert!(nodes > 0);
+        // The table the race left behind still gives exact scores.
+        assert_eq!(Outcome::of(again.score(p)).value(), *value, "{shape} {moves:?} after the race");
+    }
+}
+
+#[test]
+fn board_texts_read_back_and_unreachable_boards_are_refused() {
+    let c4: Shape = "6x7g4".parse().unwrap();
+    for seed in 0..50 {
+        if let Some((moves, p)) = playout(c4, 1 + seed as u32 % 30, seed) {
+            let back = Position::of_board_text(c4, &p.board_text()).unwrap();
+            assert_eq!((back.mine(), back.mask(), back.plies()), (p.mine(), p.mask(), p.plies()), "{moves:?}");
+        }
+    }
+    let empty = ".".repeat(42);
+    let floating = format!("X{}", &empty[1..]);
+    assert!(Position::of_board_text(c4, &floating).unwrap_err().0.contains("floats"));
+    let two_x = format!("{}XX.....", &empty[..35]);
+    assert!(Position::of_board_text(c4, &two_x).unwrap_err().0.contains("as many stones"));
+    let won = format!("{}OOO....XXXX...", &empty[..28]);
+    assert!(Position::of_board_text(c4, &won).unwrap_err().0.contains("won"));
+    assert!(Position::of_board_text(c4, "X..").unwrap_err().0.contains("42 cells"));
+    let m: Shape = "5x5k4".parse().unwrap();
+    let p = Position::after(m, &[12, 0]).unwrap();
+    assert_eq!(Position::of_board_text(m, &p.board_text()).unwrap(), p);
+}
