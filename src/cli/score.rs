@@ -11,7 +11,9 @@ use serde_json::json;
 
 use super::positions::parse_moves;
 use crate::error::{bad_input, exit};
-use crate::oracle::{Against, Agent, Asked, Figure, Limits, Lowest, Method, Perfect, Position, Scorer, Shape, Solver};
+use crate::oracle::{
+    Against, Agent, Asked, Figure, Limits, Lowest, Method, Perfect, Position, Scorer, Shape, Solver, Uct,
+};
 use crate::report::table::{Cell, Column, Doc, Table};
 use crate::run::policy_server::PolicyServer;
 
@@ -28,10 +30,17 @@ pub struct ScoreArgs {
     /// --moves` takes them: `3,3,4` from 0, or the digit string `4453` from 1).
     #[arg(long, default_value = "-")]
     from: String,
-    /// A built-in agent: `lowest` (the lowest legal move) or `perfect` (a move of the best
-    /// outcome, the one `minimax` plays). Ignored when a policy command follows `--`.
+    /// A built-in agent: `lowest` (the lowest legal move), `perfect` (a move of the best
+    /// outcome, the one `minimax` plays) or `mcts` (UCT with --iterations and --uct-c,
+    /// seeded per position by --seed). Ignored when a policy command follows `--`.
     #[arg(long, default_value = "lowest")]
     agent: String,
+    /// MCTS: iterations per move.
+    #[arg(long, default_value_t = 1000)]
+    iterations: u32,
+    /// MCTS: the exploration constant.
+    #[arg(long, default_value_t = 1.414)]
+    uct_c: f64,
     /// The evaluation opponents, comma separated.
     #[arg(long, default_value = "random,minimax,minimax-uniform,best-response", value_delimiter = ',')]
     against: Vec<String>,
@@ -51,7 +60,7 @@ pub struct ScoreArgs {
     /// Games sampled where an exact evaluation does not fit.
     #[arg(long, default_value_t = Limits::default().games)]
     games: u32,
-    /// The seed of sampled games.
+    /// The seed of sampled games and of the MCTS agent.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// The search's transposition table, in MiB.
@@ -100,7 +109,11 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
         match args.agent.as_str() {
             "lowest" => (Box::new(Lowest), "lowest".to_string()),
             "perfect" => (Box::new(Perfect::new(table_bytes)), "perfect".to_string()),
-            a => return Err(bad_input(format!("--agent {a:?}: the built-in agents are lowest and perfect"))),
+            "mcts" => (
+                Box::new(Uct::new(args.iterations, args.uct_c, args.seed)),
+                format!("mcts (iterations {}, uct_c {})", args.iterations, args.uct_c),
+            ),
+            a => return Err(bad_input(format!("--agent {a:?}: the built-in agents are lowest, perfect and mcts"))),
         }
     };
     let limits = Limits { positions: args.max_positions, nodes: args.node_budget, games: args.games, seed: args.seed };

@@ -249,6 +249,11 @@ impl Position {
         }
     }
 
+    /// A key unique to the position itself (not shared with its mirror image).
+    pub(crate) fn key_exact(self) -> u64 {
+        self.key_of(self.mine, self.mask)
+    }
+
     #[inline(always)]
     fn key_of(self, mine: u64, mask: u64) -> u64 {
         let s = self.shape;

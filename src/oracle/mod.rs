@@ -24,6 +24,7 @@ mod score;
 mod search;
 mod shape;
 mod table;
+mod uct;
 
 pub use agent::{Agent, Asked, Lowest, Perfect};
 pub use bitboard::{BadMoves, Position};
@@ -31,6 +32,7 @@ pub use score::{Against, Figure, Limits, Method, Scorer};
 pub use search::{Outcome, Score, Solver, plies_left};
 pub use shape::{ParseShapeError, Shape};
 pub use table::Table;
+pub use uct::Uct;
 
 #[cfg(test)]
 mod tests;

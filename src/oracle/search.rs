@@ -73,7 +73,7 @@ pub fn plies_left(score: Score, cells: usize, plies: u32) -> u32 {
 
 /// The search: a transposition table and a node count, reused from one position to the
 /// next (the table's bounds stay true for every position of the same board). Solvers made
-/// by [`Solver::sharing`] search on other threads with the same table.
+/// by `Solver::sharing` (the parallel searches) search on other threads with the same table.
 #[derive(Debug)]
 pub struct Solver {
     table: Arc<Table>,

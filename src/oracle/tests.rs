@@ -263,3 +263,23 @@ fn board_texts_read_back_and_unreachable_boards_are_refused() {
     let p = Position::after(m, &[12, 0]).unwrap();
     assert_eq!(Position::of_board_text(m, &p.board_text()).unwrap(), p);
 }
+
+#[test]
+fn uct_is_a_deterministic_policy_that_takes_a_win_in_one() {
+    let c4: Shape = "6x7g4".parse().unwrap();
+    let positions: Vec<Position> = (0..12).filter_map(|s| playout(c4, 10 + s as u32, s).map(|(_, p)| p)).collect();
+    let mut a = Uct::new(200, 1.414, 9);
+    let mut b = Uct::new(200, 1.414, 9);
+    let forward = a.moves(&positions).unwrap();
+    let mut reversed = positions.clone();
+    reversed.reverse();
+    let mut backward = b.moves(&reversed).unwrap();
+    backward.reverse();
+    assert_eq!(forward, backward, "the same move for a position whatever the order asked");
+    for (p, &m) in positions.iter().zip(&forward) {
+        assert!(p.is_legal(m));
+    }
+    // X to move with three in the bottom row: the fourth wins at once.
+    let p = Position::after(c4, &[0, 0, 1, 1, 2, 2]).unwrap();
+    assert_eq!(Uct::new(500, 1.414, 1).moves(&[p]).unwrap(), vec![3]);
+}
