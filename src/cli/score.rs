@@ -63,6 +63,10 @@ pub struct ScoreArgs {
     /// The seed of sampled games and of the MCTS agent.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Threads the search uses (the game value, the optimal moves of many positions at
+    /// once; default: every core). The figures do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
     /// The search's transposition table, in MiB.
     #[arg(long, default_value_t = 512)]
     table_mib: usize,
@@ -99,6 +103,7 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
         })
         .collect::<Result<_>>()?;
     let table_bytes = args.table_mib << 20;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let seat = if agent_is_x { "x" } else { "o" };
     let (mut agent, name): (Box<dyn Agent>, String) = if !args.command.is_empty() {
         let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
@@ -108,7 +113,7 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     } else {
         match args.agent.as_str() {
             "lowest" => (Box::new(Lowest), "lowest".to_string()),
-            "perfect" => (Box::new(Perfect::new(table_bytes)), "perfect".to_string()),
+            "perfect" => (Box::new(Perfect::new(table_bytes).with_threads(threads)), "perfect".to_string()),
             "mcts" => (
                 Box::new(Uct::new(args.iterations, args.uct_c, args.seed)),
                 format!("mcts (iterations {}, uct_c {})", args.iterations, args.uct_c),
@@ -116,7 +121,8 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
             a => return Err(bad_input(format!("--agent {a:?}: the built-in agents are lowest, perfect and mcts"))),
         }
     };
-    let limits = Limits { positions: args.max_positions, nodes: args.node_budget, games: args.games, seed: args.seed };
+    let limits =
+        Limits { positions: args.max_positions, nodes: args.node_budget, games: args.games, seed: args.seed, threads };
     let started = Instant::now();
     let mut solver = Solver::new(table_bytes);
     let mut asked = Asked::new(agent.as_mut());

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::bitboard::Position;
-use super::search::Solver;
+use super::search::{Solver, lowest_cell};
 
 /// A deterministic policy: a move for each position it is asked (the game in play, the
 /// agent to move), in the order asked. A wrong answer is caught by [`Asked`].
@@ -34,17 +34,28 @@ impl Agent for Lowest {
 #[derive(Debug)]
 pub struct Perfect {
     solver: Solver,
+    threads: usize,
 }
 
 impl Perfect {
     /// A perfect agent whose search table takes at most `table_bytes`.
     pub fn new(table_bytes: usize) -> Perfect {
-        Perfect { solver: Solver::new(table_bytes) }
+        Perfect { solver: Solver::new(table_bytes), threads: 1 }
+    }
+
+    /// The same agent answering a batch on `threads` threads (the same moves).
+    pub fn with_threads(mut self, threads: usize) -> Perfect {
+        self.threads = threads.max(1);
+        self
     }
 }
 
 impl Agent for Perfect {
     fn moves(&mut self, positions: &[Position]) -> Result<Vec<u8>, String> {
+        if self.threads > 1 && positions.len() > 1 {
+            let optimal = self.solver.optimal_moves_parallel(positions, self.threads);
+            return Ok(positions.iter().zip(&optimal).map(|(&p, best)| lowest_cell(p, best)).collect());
+        }
         Ok(positions.iter().map(|&p| self.solver.minimax_move(p)).collect())
     }
 }

@@ -47,11 +47,13 @@ pub struct Limits {
     pub games: u32,
     /// The seed of the sampled games.
     pub seed: u64,
+    /// Threads the search may use for the game value and for many positions at once.
+    pub threads: usize,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { positions: 4_000_000, nodes: 20_000_000, games: 10_000, seed: 0 }
+        Limits { positions: 4_000_000, nodes: 20_000_000, games: 10_000, seed: 0, threads: 1 }
     }
 }
 
@@ -232,7 +234,11 @@ impl<'a, 'b> Scorer<'a, 'b> {
 
     /// The game value of the root for the agent (+1, 0, -1) under optimal play.
     pub fn game_value(&mut self) -> i8 {
-        let o = self.solver.outcome(self.root);
+        let o = if self.limits.threads > 1 {
+            self.solver.outcome_parallel(self.root, self.limits.threads).0
+        } else {
+            self.solver.outcome(self.root)
+        };
         if self.agent_to_move(self.root) { o.value() } else { o.flip().value() }
     }
 
@@ -295,6 +301,11 @@ impl<'a, 'b> Scorer<'a, 'b> {
 
     /// Exact value against `random` and accuracy over the reached positions.
     fn random_exact(&mut self, r: &Reached) -> Result<Figure, String> {
+        // The optimal moves of every agent position at once, over the threads.
+        let todo: Vec<Position> =
+            r.nodes.iter().copied().filter(|&p| self.agent_to_move(p) && !self.optimal.contains_key(&p)).collect();
+        let found = self.solver.optimal_moves_parallel(&todo, self.limits.threads);
+        self.optimal.extend(todo.into_iter().zip(found));
         let mut tally = vec![Tally::default(); r.nodes.len()];
         for i in (0..r.nodes.len()).rev() {
             let p = r.nodes[i];

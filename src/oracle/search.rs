@@ -131,14 +131,32 @@ impl Solver {
     /// Win, draw or loss of each position, the positions spread over `threads` threads
     /// sharing this solver's table.
     pub fn outcomes_parallel(&self, positions: &[Position], threads: usize) -> Vec<Outcome> {
+        self.map_parallel(positions, threads, Solver::outcome)
+    }
+
+    /// The moves of the best outcome of each position, over `threads` threads sharing
+    /// this solver's table.
+    pub fn optimal_moves_parallel(&self, positions: &[Position], threads: usize) -> Vec<Vec<u8>> {
+        self.map_parallel(positions, threads, Solver::optimal_moves)
+    }
+
+    /// `f` of each position, the positions split in contiguous parts over `threads`
+    /// threads, each with a solver on this one's table; in the order of `positions`.
+    fn map_parallel<T: Send>(
+        &self,
+        positions: &[Position],
+        threads: usize,
+        f: impl Fn(&mut Solver, Position) -> T + Sync,
+    ) -> Vec<T> {
         let threads = threads.max(1).min(positions.len().max(1));
         let chunk = positions.len().div_ceil(threads).max(1);
+        let f = &f;
         std::thread::scope(|scope| {
             let handles: Vec<_> = positions
                 .chunks(chunk)
                 .map(|part| {
                     let mut solver = self.sharing(0, None);
-                    scope.spawn(move || part.iter().map(|&p| solver.outcome(p)).collect::<Vec<_>>())
+                    scope.spawn(move || part.iter().map(|&p| f(&mut solver, p)).collect::<Vec<_>>())
                 })
                 .collect();
             handles.into_iter().flat_map(|h| h.join().expect("a search thread panicked")).collect()

@@ -93,13 +93,14 @@ fn agree(cells: usize, limits: Limits, want_method: Method) {
 
 #[test]
 fn scores_by_reached_positions_equal_the_enumerating_engine_on_small_boards() {
-    agree(12, Limits::default(), Method::Exact);
+    // Two threads: the optimal moves of many positions at once, and the game value raced.
+    agree(12, Limits { threads: 2, ..Limits::default() }, Method::Exact);
 }
 
 #[test]
 fn the_best_response_by_search_equals_the_enumerating_engine_when_the_layers_do_not_fit() {
     // One position kept: random is sampled, the best response found by search.
-    let limits = Limits { positions: 1, nodes: u64::MAX, games: 50, seed: 7 };
+    let limits = Limits { positions: 1, nodes: u64::MAX, games: 50, seed: 7, ..Limits::default() };
     let mut checked = 0;
     for game in Game::all().filter(|g| g.cells() <= 12) {
         for seat in [Seat::X, Seat::O] {
@@ -129,7 +130,7 @@ fn the_best_response_by_search_equals_the_enumerating_engine_when_the_layers_do_
 fn sampled_values_agree_with_the_exact_ones_within_their_interval() {
     let game: Game = "4x4g4".parse().unwrap();
     let exact = score_all(game, Seat::X, &mut Lowest, Limits::default()).1;
-    let limits = Limits { positions: 10, nodes: u64::MAX, games: 4000, seed: 11 };
+    let limits = Limits { positions: 10, nodes: u64::MAX, games: 4000, seed: 11, ..Limits::default() };
     let sampled = score_all(game, Seat::X, &mut Lowest, limits).1;
     for against in [Against::Random, Against::MinimaxUniform] {
         let e = exact.iter().find(|f| f.against == against).unwrap();
@@ -162,7 +163,7 @@ fn perfect_play_is_unexploitable_and_accurate_on_5x5g4() {
 #[test]
 fn a_bound_is_labelled_when_the_node_budget_runs_out() {
     let game: Game = "4x4g4".parse().unwrap();
-    let limits = Limits { positions: 1, nodes: 40, games: 10, seed: 1 };
+    let limits = Limits { positions: 1, nodes: 40, games: 10, seed: 1, ..Limits::default() };
     let (v, figures) = score_all(game, Seat::X, &mut Perfect::new(1 << 22), limits);
     let br = figures.iter().find(|f| f.against == Against::BestResponse).unwrap();
     assert_eq!(br.method, Method::Bound);
@@ -237,4 +238,55 @@ fn an_illegal_answer_or_a_silent_server_is_an_error_naming_the_board() {
     assert_eq!(silent.status.code(), Some(1), "{}", stderr(&silent));
     assert!(stderr(&silent).contains("gave no move for the board"), "{}", stderr(&silent));
     assert!(started.elapsed().as_secs() < 20, "the hung server was not cut off by its timeout");
+}
+
+/// The figures of one agent from `FROM` on Connect Four, by the library.
+fn connect_four_from(agent: &mut dyn Agent, seat_x: bool) -> (i8, Vec<Figure>) {
+    let shape: Shape = "6x7g4".parse().unwrap();
+    let moves: Vec<u8> = FROM.split(',').map(|m| m.parse().unwrap()).collect();
+    let root = Position::after(shape, &moves).unwrap();
+    let mut solver = Solver::new(1 << 26);
+    let mut asked = Asked::new(agent);
+    let mut s = Scorer::new(root, seat_x, &mut asked, &mut solver, Limits::default());
+    let v = s.game_value();
+    (v, Against::ALL.iter().map(|&a| s.score(a).unwrap()).collect())
+}
+
+#[test]
+fn on_connect_four_perfect_play_is_unexploitable_and_the_lowest_column_loses_to_the_solver_as_to_a_best_response() {
+    for seat_x in [true, false] {
+        let (v, figures) = connect_four_from(&mut Perfect::new(1 << 24), seat_x);
+        for f in &figures {
+            assert_eq!(f.method, Method::Exact, "{f:?}");
+            if f.against == Against::BestResponse {
+                assert_eq!(f.value, f64::from(v), "seat x {seat_x}: exploitability 0");
+            } else {
+                assert_eq!(f.accuracy, Some(1.0), "seat x {seat_x}: {f:?}");
+            }
+        }
+        // The lowest legal column: a best response gets what the solver's own game
+        // (the minimax opponent) gets against it.
+        let (_, figures) = connect_four_from(&mut Lowest, seat_x);
+        let by = |a: Against| figures.iter().find(|f| f.against == a).unwrap().clone();
+        assert_eq!(by(Against::BestResponse).value, by(Against::Minimax).value, "seat x {seat_x}");
+        assert_eq!(by(Against::BestResponse).value, -1.0, "seat x {seat_x}");
+    }
+}
+
+#[test]
+#[ignore = "release build: 6x5g4 from the empty board, both seats, about half a minute"]
+fn perfect_play_is_unexploitable_and_accurate_on_6x5g4() {
+    let shape: Shape = "6x5g4".parse().unwrap();
+    for seat in [Seat::X, Seat::O] {
+        let limits = Limits { threads: 2, ..Limits::default() };
+        let (v, figures) = score_on(shape, seat, &mut Perfect::new(1 << 26).with_threads(2), limits);
+        for f in &figures {
+            assert_eq!(f.method, Method::Exact, "{seat:?} {f:?}");
+            if f.against == Against::BestResponse {
+                assert_eq!(f.value, f64::from(v), "{seat:?}: exploitability 0");
+            } else {
+                assert_eq!(f.accuracy, Some(1.0), "{seat:?} {f:?}");
+            }
+        }
+    }
 }
