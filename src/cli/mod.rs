@@ -13,6 +13,7 @@ mod importance;
 mod merge;
 mod plan;
 mod play;
+mod play_search;
 mod positions;
 mod report;
 mod reproduce;
@@ -122,7 +123,7 @@ enum Command {
     Score(score::ScoreArgs),
     /// Play a game in the terminal against the optimal policy, MCTS or a policy file.
     #[command(
-        after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --game 3x4k3         # 3x4, three in a row\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`"
+        after_help = "Examples:\n  sweep play                      # you are X against the optimal policy\n  sweep play --seat o --agent mcts\n  sweep play --game 3x4k3         # 3x4, three in a row\n  sweep play --agent policy.csv   # a file from `sweep reproduce --policy-out`\n  sweep play --game 6x7g4 --agent mcts --iterations 5000   # Connect Four"
     )]
     Play(play::PlayArgs),
     /// Measure this machine's speed for each kernel (one core each) and the parallel speedup.

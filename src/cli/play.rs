@@ -32,9 +32,9 @@ pub struct PlayArgs {
     /// Seed of the MCTS searches (with --agent mcts).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// The game: "<rows>x<cols>k<k>" (a move is a cell, numbered row by row from 0 at the top left) or "<rows>x<cols>g<k>" (gravity: a move is a column, numbered from 0 at the left; the stone drops to its lowest empty cell); rows, columns >= 3, at most 16 cells (k) or at most 20 cells, or 24 on at most 4 columns (g), 3 <= k <= max(rows, columns).
-    #[arg(long, default_value = "3x3k3", value_parser = super::game_arg)]
-    game: Game,
+    /// The game: "<rows>x<cols>k<k>" (a move is a cell, numbered row by row from 0 at the top left) or "<rows>x<cols>g<k>" (gravity: a move is a column, numbered from 0 at the left; the stone drops to its lowest empty cell); rows, columns >= 3, at most 16 cells (k) or at most 20 cells, or 24 on at most 4 columns (g), 3 <= k <= max(rows, columns). Boards beyond that which the search takes (Connect Four is 6x7g4) are played against optimal or mcts.
+    #[arg(long, default_value = "3x3k3")]
+    game: String,
 }
 
 enum Agent {
@@ -141,27 +141,43 @@ fn check_policy_seat(seats: &[Seat], agent_seat: Seat, file: &str) -> Result<()>
 /// Runs `sweep play`, reading moves from `input`; `echo` repeats each move read after
 /// its prompt (for input that is not a terminal).
 pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, echo: bool) -> Result<i32> {
+    let game: Game = match args.game.parse() {
+        Ok(g) => g,
+        Err(e) => match args.game.parse::<crate::oracle::Shape>() {
+            Ok(shape) => {
+                return super::play_search::play(
+                    shape,
+                    &args.agent,
+                    args.seat,
+                    args.iterations,
+                    args.seed,
+                    input,
+                    out,
+                    echo,
+                );
+            }
+            Err(_) => {
+                return Err(bad_input(format!(
+                    "--game: {e}; beyond those, any board the search takes is played against optimal or mcts (columns x (rows + 1) at most 63: Connect Four is 6x7g4)"
+                )));
+            }
+        },
+    };
     let mut agent = match args.agent.as_str() {
         "optimal" => Agent::Optimal,
         "mcts" => Agent::Mcts(
             Searcher::new(),
-            MctsParams {
-                seat: args.seat.other(),
-                iterations: args.iterations.max(1),
-                game: args.game,
-                ..MctsParams::default()
-            },
+            MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), game, ..MctsParams::default() },
             args.seed,
         ),
         file => {
-            let (policy, seats) = read_policy(std::path::Path::new(file), args.game)?;
+            let (policy, seats) = read_policy(std::path::Path::new(file), game)?;
             check_policy_seat(&seats, args.seat.other(), file)?;
             Agent::File(policy)
         }
     };
     let agent_seat = args.seat.other();
-    let mut board = Board::empty(args.game);
-    let game = args.game;
+    let mut board = Board::empty(game);
     let rules = match game {
         Game::TIC_TAC_TOE => String::new(),
         g => format!("{g}: {} x {}, {} in a row wins. ", g.rows(), g.cols(), g.k()),
