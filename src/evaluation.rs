@@ -20,6 +20,23 @@ pub struct EvaluationSpec {
     /// beyond them the row is evaluated by sampled games (`exact_searches`, default
     /// [`EXACT_SEARCHES`]).
     pub exact_searches: u64,
+    /// On a board too big to enumerate, the position every evaluation starts from: the
+    /// moves that lead to it, as `sweep solve --moves` takes them (`from`; default the
+    /// empty board). Boards the tool enumerates are always scored from the empty board.
+    pub from: Option<String>,
+}
+
+impl EvaluationSpec {
+    /// The plies of `from` (0 from the empty board): the moves in its list, as
+    /// `sweep solve --moves` reads it.
+    pub fn start_plies(&self) -> usize {
+        match self.from.as_deref().map(str::trim) {
+            None | Some("" | "-") => 0,
+            Some(t) if t.contains(',') => t.split(',').count(),
+            Some(t) if t.len() > 1 && t.bytes().all(|b| b.is_ascii_digit()) => t.len(),
+            Some(_) => 1,
+        }
+    }
 }
 
 /// The default of `[evaluation] exact_searches`: above every tic-tac-toe MDP's 2,423 agent

@@ -82,6 +82,7 @@ fields! {
     PolicyHash = ("policy_hash", 5, false),
     Trial = ("trial", 7, true),
     Round = ("round", 7, true),
+    Accuracy = ("accuracy", 8, true),
 }
 
 impl Field {

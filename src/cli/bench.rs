@@ -71,6 +71,7 @@ fn wall_seconds(jobs: &[Job], threads: usize) -> f64 {
         checkpoints: 10,
         spacing: crate::solvers::spacing::Spacing::Even,
         exact_searches: crate::spec::EXACT_SEARCHES,
+        from: None,
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
     let started = Instant::now();

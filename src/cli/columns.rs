@@ -19,13 +19,18 @@ fn allowed(p: &Param) -> String {
         Ty::Count { max } => format!("a whole number from 1 to {max}"),
         Ty::Flag => "true or false".to_string(),
         Ty::Choice(names) => names.join(", "),
-        Ty::Game { max_cells } => {
+        Ty::Game { max_cells, searched } => {
             let forms: Vec<String> = crate::game::Family::ALL
                 .iter()
                 .filter(|f| f.max_cells() <= max_cells)
                 .map(|f| format!("<rows>x<cols>{}<k> ({})", f.letter(), f.sizes()))
                 .collect();
-            format!("{}, rows and columns >= 3", forms.join(" or "))
+            let beyond = if searched {
+                format!("; mcts and command also play {}", crate::kinds::param::SEARCHED_BOARDS)
+            } else {
+                String::new()
+            };
+            format!("{}, rows and columns >= 3{beyond}", forms.join(" or "))
         }
     }
 }

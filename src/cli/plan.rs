@@ -462,11 +462,18 @@ fn memory_lines(doc: &mut Doc, needs: &Needs, threads: usize, max_memory: Option
         })
         .collect();
     let peak = needs.peak(threads);
+    let tables = if games.is_empty() {
+        "none".to_string()
+    } else {
+        format!(
+            "{} of {}",
+            count(needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(), "MDP"),
+            games.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    };
     doc.line(format!(
-        "memory: {} of tables shared by all jobs ({} of {}), largest job {}; {} at once: {}",
+        "memory: {} of tables shared by all jobs ({tables}), largest job {}; {} at once: {}",
         memory::show(shared),
-        count(needs.shared.iter().filter(|s| matches!(s, Shared::Mdp(..))).count(), "MDP"),
-        games.into_iter().collect::<Vec<_>>().join(", "),
         memory::show(needs.largest()),
         count(threads.min(needs.jobs.len()), "job"),
         memory::show(peak),
@@ -558,7 +565,7 @@ pub fn plan(
          calibration {}, a thread got {:.0}% of a core{}: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s \
          per core)",
         human(estimate.wall_seconds),
-        estimate.shared_seconds,
+        estimate.shared_seconds + 0.0,
         estimate.cpu_seconds + estimate.shared_cpu_seconds,
         cal.source,
         100.0 * cal.free,

@@ -20,31 +20,9 @@ struct Query {
     moves: Vec<u8>,
 }
 
-/// Reads a move list: 0-based moves separated by commas (`3,3,4`), `-` or nothing for the
-/// empty board, or on gravity boards of at most 9 columns the field's notation, a digit
-/// string of 1-based columns (`4453`).
+/// Reads a move list (see [`crate::oracle::parse_moves`]).
 pub(super) fn parse_moves(shape: Shape, text: &str) -> Result<Vec<u8>, String> {
-    let t = text.trim();
-    if t.is_empty() || t == "-" {
-        return Ok(Vec::new());
-    }
-    let digits = t.len() > 1 && !t.contains(',') && t.bytes().all(|b| b.is_ascii_digit());
-    if digits && shape.family() == Family::Gravity && shape.cols() <= 9 {
-        return t
-            .bytes()
-            .map(|b| match b - b'0' {
-                0 => Err(format!("{t:?}: a digit string names columns from 1, and 0 is not one")),
-                d => Ok(d - 1),
-            })
-            .collect();
-    }
-    t.split(',')
-        .map(|m| {
-            m.trim()
-                .parse::<u8>()
-                .map_err(|_| format!("{t:?}: {m:?} is not a move (moves from 0, separated by commas)"))
-        })
-        .collect()
+    crate::oracle::parse_moves(shape, text)
 }
 
 /// The queries of `--moves` or of a `--positions` file (blank lines and `#` comments

@@ -64,6 +64,10 @@ impl Need {
     /// The shared tables of evaluating `seats` against `opponents` on `game` (a best
     /// response needs only the positions).
     pub fn evaluations(game: Game, seats: &[Seat], opponents: &[EvalOpponent]) -> BTreeSet<Shared> {
+        if !game.enumerable() {
+            // Scored by search (see `run/searched.rs`): no table is enumerated.
+            return BTreeSet::new();
+        }
         let mut shared = BTreeSet::from([Shared::Positions(game)]);
         for &seat in seats {
             for opponent in opponents.iter().filter_map(|o| o.fixed()) {
@@ -72,6 +76,16 @@ impl Need {
         }
         shared
     }
+}
+
+/// A job on a board too big to enumerate: the positions its rows keep (at most two
+/// million, about 100 bytes each with their edges and answers), an MCTS tree of
+/// `iterations`, and the search's shared table counted in full (one per board and run,
+/// counted per job to stay on the safe side).
+pub fn searched(game: Game, iterations: u32) -> Need {
+    let cells = game.cells() as u64;
+    let tree = u64::from(iterations) * 64 * cells * cells / 81;
+    Need { job: 2_000_000 * 100 + tree + (1 << 30), shared: BTreeSet::new() }
 }
 
 /// The bytes of a set of shared tables.

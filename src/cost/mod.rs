@@ -113,6 +113,9 @@ pub struct Load {
     pub search_iterations: f64,
     /// Sampled games, all rows together.
     pub sampled_games: u64,
+    /// Positions an agent is asked on a board too big to enumerate, each valued by the
+    /// search ([`searched_load`]).
+    pub searched_positions: f64,
 }
 
 impl Load {
@@ -120,16 +123,61 @@ impl Load {
     pub fn new(game: Game, seats: &[Seat]) -> Load {
         Load {
             game,
-            states_over_tic_tac_toe: states_over_tic_tac_toe(game, seats),
+            // A board too big to enumerate has no states to count (see [`searched_load`]).
+            states_over_tic_tac_toe: if game.enumerable() { states_over_tic_tac_toe(game, seats) } else { 1.0 },
             training: None,
             evaluations: 0.0,
             passes: 0.0,
             solves: 0.0,
             search_iterations: 0.0,
             sampled_games: 0,
+            searched_positions: 0.0,
         }
     }
 }
+
+/// A job on a board too big to enumerate (see `run/searched.rs`): its agent is asked the
+/// positions its evaluation reaches, each an MCTS search of `iterations` (0 for a
+/// program, whose own time is unknown until measured), and the search values the moves
+/// there. A rough model, not a measured law: with `d` agent moves left from the start
+/// (`plies` played) and `b` replies a move, a row against `random` (or a best response)
+/// reaches about `b^d` positions up to the exact limit, past which it plays `games`
+/// sampled games of `d` agent moves each; against `minimax` one game, against
+/// `minimax-uniform` a few. Each position asked costs its search, and valuing its moves
+/// about [`SEARCHED_POSITION_S`].
+pub fn searched_load(
+    game: Game,
+    seats: &[Seat],
+    opponents: &[crate::mdp::EvalOpponent],
+    iterations: u32,
+    plies: usize,
+    games: u64,
+) -> Load {
+    let mut load = Load::new(game, seats);
+    let left = game.cells().saturating_sub(plies);
+    let d = left.div_ceil(2) as f64;
+    let b = if game.family() == crate::game::Family::Gravity { game.cols() } else { left.max(1) } as f64;
+    let limit = 2e6;
+    let reach = |o: &crate::mdp::EvalOpponent| match o.fixed() {
+        Some(crate::mdp::Opponent::Minimax) => d,
+        Some(crate::mdp::Opponent::MinimaxUniform) => (2f64.powf(d)).min(limit),
+        _ => {
+            let exact = b.powf(d);
+            if exact <= limit { exact } else { games as f64 * d }
+        }
+    };
+    let asked: f64 = seats.len() as f64 * opponents.iter().map(reach).fold(0.0, f64::max);
+    let moves = b;
+    let longer = (game.cells() as f64 + moves) / (2.0 * Game::TIC_TAC_TOE.cells() as f64);
+    load.search_iterations = asked * f64::from(iterations) * longer;
+    load.searched_positions = asked;
+    load
+}
+
+/// The search's time to value the moves of one position an agent is asked on a board
+/// too big to enumerate, once its table is warm (a rough figure from Connect Four
+/// positions 12 moves in).
+pub const SEARCHED_POSITION_S: f64 = 2e-4;
 
 /// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for
 /// tic-tac-toe).
@@ -298,6 +346,7 @@ pub fn seconds(load: &Load, cal: &Calibration) -> f64 {
     total += load.solves * cal.solve_s;
     total += load.search_iterations / cal.mcts_per_s;
     total += load.sampled_games as f64 * 2e-7 * longer;
+    total += load.searched_positions * SEARCHED_POSITION_S;
     total
 }
 

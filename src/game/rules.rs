@@ -98,6 +98,34 @@ impl Game {
         ok.then_some(Game { rows, cols, k, family })
     }
 
+    /// A board of `family` too big to enumerate that the search still values (see
+    /// `oracle::Shape`): Connect Four (`6x7g4`), `7x7g4`, `5x5k4`. Sides stay within
+    /// the enumerable boards' range (3 to 8), so a game keeps one cache slot; its tables
+    /// and positions are never built ([`Game::enumerable`] is false).
+    pub fn searched(family: Family, rows: u8, cols: u8, k: u8) -> Option<Game> {
+        let side = |n: u8| (MIN_SIDE..MIN_SIDE + SIDES as u8).contains(&n);
+        let (r, c) = (usize::from(rows), usize::from(cols));
+        let fits_search = c * (r + 1) <= 63 && (family == Family::Gravity || r * c <= 31);
+        let ok = side(rows) && side(cols) && k >= MIN_SIDE && k <= rows.max(cols) && !family.fits(r, c) && fits_search;
+        ok.then_some(Game { rows, cols, k, family })
+    }
+
+    /// A game by name: an enumerable one, or else one the search values
+    /// ([`Game::searched`]).
+    pub fn parse_any(s: &str) -> Option<Game> {
+        s.parse().ok().or_else(|| {
+            let (family, rows, cols, k) = parse_name(s)?;
+            let small = |n: usize| u8::try_from(n).ok();
+            Game::searched(family, small(rows)?, small(cols)?, small(k)?)
+        })
+    }
+
+    /// Whether every position of the game can be enumerated (its tables, positions and
+    /// MDPs built): false for a [`Game::searched`] board, which only the search values.
+    pub fn enumerable(self) -> bool {
+        self.family.fits(usize::from(self.rows), usize::from(self.cols))
+    }
+
     /// Every allowed game, family by family.
     pub fn all() -> impl Iterator<Item = Game> {
         let sides = MIN_SIDE..MIN_SIDE + SIDES as u8;

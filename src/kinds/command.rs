@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::param::{EPISODES, GAME, SEAT};
+use super::param::{EPISODES, SEARCHED_GAME, SEAT};
 use super::{Agent, Declared, Param, Seats, Solver, Ty, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::Need;
@@ -53,7 +53,7 @@ pub static PROGRAM_PARAMS: Param = Param {
 };
 
 /// The kind's parameters, in column order.
-const FIXED: [&Param; 4] = [&SEAT, &COMMAND_OPPONENT, &EPISODES, &GAME];
+const FIXED: [&Param; 4] = [&SEAT, &COMMAND_OPPONENT, &EPISODES, &SEARCHED_GAME];
 
 /// What a spec says about one command solver: the program and how to run it.
 #[derive(Debug)]
@@ -189,7 +189,7 @@ impl CommandPoint {
 
 impl Declared for CommandPoint {
     const NAME: &'static str = "command";
-    const PARAMS: &'static [&'static Param] = &[&SEAT, &COMMAND_OPPONENT, &EPISODES, &GAME, &PROGRAM_PARAMS];
+    const PARAMS: &'static [&'static Param] = &[&SEAT, &COMMAND_OPPONENT, &EPISODES, &SEARCHED_GAME, &PROGRAM_PARAMS];
 
     /// A command point is built from its program by the spec's grid (see
     /// [`CommandPoint::new`]): the kind's columns alone do not say which program runs.
@@ -216,6 +216,11 @@ impl Solver for CommandPoint {
     /// What `sweep` does itself: an exact evaluation per checkpoint, seat and opponent;
     /// the program's own time is unknown until measured (`sweep plan` says so).
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
+        if !self.game().enumerable() {
+            let games = if evaluation.games > 0 { evaluation.games } else { crate::evaluation::SAMPLED_GAMES };
+            let plies = evaluation.start_plies();
+            return crate::cost::searched_load(self.game(), seats, &evaluation.opponents, 0, plies, games);
+        }
         let mut load = Load::new(self.game(), seats);
         let self_play = seats.len() > 1;
         let per: f64 = seats
@@ -230,6 +235,9 @@ impl Solver for CommandPoint {
     /// The evaluator and the policies read back; the MDPs evaluated against are shared.
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
         let game = self.game();
+        if !game.enumerable() {
+            return crate::cost::memory::searched(game, 0);
+        }
         let shared = Need::evaluations(game, seats, &evaluation.opponents);
         let evaluators: u64 =
             seats.iter().map(|&s| crate::cost::memory::evaluator(crate::cost::memory::side(game, s))).sum();

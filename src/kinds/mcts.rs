@@ -1,7 +1,7 @@
 //! `mcts`: Monte Carlo tree search with UCT (`solvers/mcts.rs`). It does not train: its
 //! agent searches in every position an evaluation reaches, one seeded search per position.
 
-use super::param::{FINAL_MOVE, GAME, ITERATIONS, OPPONENT_MODEL, SEAT, UCT_C};
+use super::param::{FINAL_MOVE, ITERATIONS, OPPONENT_MODEL, SEARCHED_GAME, SEAT, UCT_C};
 use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::{self, Need};
@@ -14,7 +14,8 @@ use crate::solvers::{MctsParams, ground_truth};
 
 impl Declared for MctsParams {
     const NAME: &'static str = "mcts";
-    const PARAMS: &'static [&'static Param] = &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE, &GAME];
+    const PARAMS: &'static [&'static Param] =
+        &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE, &SEARCHED_GAME];
 
     fn build(v: &Values<'_>) -> MctsParams {
         MctsParams {
@@ -23,7 +24,7 @@ impl Declared for MctsParams {
             uct_c: v.real(&UCT_C),
             opponent_model: v.choice(&OPPONENT_MODEL),
             final_move: v.choice(&FINAL_MOVE),
-            game: v.game(&GAME),
+            game: v.game(&SEARCHED_GAME),
         }
     }
 }
@@ -51,6 +52,10 @@ impl Solver for MctsParams {
     /// MCTS's scaling law ([`crate::cost::mcts::mcts_load`]).
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         let games = if evaluation.games > 0 { evaluation.games } else { crate::evaluation::SAMPLED_GAMES };
+        if !self.game.enumerable() {
+            let plies = evaluation.start_plies();
+            return crate::cost::searched_load(self.game, seats, &evaluation.opponents, self.iterations, plies, games);
+        }
         crate::cost::mcts::mcts_load(
             self.game,
             self.iterations,
@@ -67,6 +72,9 @@ impl Solver for MctsParams {
     /// grows with the square of the cells.
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need {
         let game = self.game;
+        if !game.enumerable() {
+            return memory::searched(game, self.iterations);
+        }
         let evaluator = seats.iter().map(|&s| memory::evaluator(memory::side(game, s))).max().unwrap_or(0);
         let cells = game.cells() as u64;
         let tree = u64::from(self.iterations) * 64 * cells * cells / 81;

@@ -280,6 +280,14 @@ impl Params {
         self.solver().seats() == Seats::Both
     }
 
+    /// The board a job of these parameters plays.
+    pub fn game(&self) -> crate::game::Game {
+        match self.values().iter().find_map(|v| if let Val::Game(g) = v { Some(*g) } else { None }) {
+            Some(game) => game,
+            None => crate::game::Game::TIC_TAC_TOE,
+        }
+    }
+
     /// The seats a job of these parameters is evaluated in: both in self-play, else its
     /// seat.
     pub fn eval_seats(&self) -> Vec<Seat> {

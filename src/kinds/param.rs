@@ -33,6 +33,9 @@ pub enum Ty {
     Game {
         /// The most cells the kind plays on.
         max_cells: usize,
+        /// Whether the kind also plays boards too big to enumerate, by search
+        /// ([`Game::searched`]: Connect Four, `6x7g4`).
+        searched: bool,
     },
 }
 
@@ -169,11 +172,18 @@ impl Param {
     /// The game `value` names if this parameter takes it, else why not (a clause that
     /// follows "is not allowed: ").
     pub fn game(&self, value: &str) -> Result<Val, String> {
-        let Ty::Game { max_cells } = self.ty else {
+        let Ty::Game { max_cells, searched } = self.ty else {
             return Err(format!("{} does not take a game", self.name));
         };
         let Ok(game) = value.parse::<Game>() else {
-            return Err(format!("a game is {}", crate::game::rules::allowed(crate::game::rules::MAX_CELLS)));
+            return match Game::parse_any(value) {
+                Some(big) if searched => Ok(Val::Game(big)),
+                Some(big) => Err(format!(
+                    "{big} is too big to enumerate, and this solver learns or solves over every position; mcts and \
+                     command solvers play it, scored by search ({SEARCHED_BOARDS})"
+                )),
+                None => Err(format!("a game is {}", crate::game::rules::allowed(crate::game::rules::MAX_CELLS))),
+            };
         };
         if game.cells() > max_cells {
             return Err(format!("{game} has {} cells, more than this solver plays ({})", game.cells(), self.meaning));
@@ -358,12 +368,28 @@ pub static LAMBDA: Param = Param {
         "q-lambda's trace decay: how much of a later TD error reaches an earlier move, per move (0: Q-learning)",
     )
 };
-/// The board (version 3) of every solver kind.
+/// The board (version 3) of the kinds that enumerate it.
 pub static GAME: Param = Param {
     since: 3,
     ..param(
         "game",
-        Ty::Game { max_cells: crate::game::rules::MAX_CELLS },
+        Ty::Game { max_cells: crate::game::rules::MAX_CELLS, searched: false },
+        Val::Game(Game::TIC_TAC_TOE),
+        "the board: rows x columns, k in a row wins; k: any empty cell is a move, g: gravity, a move is a column",
+    )
+};
+
+/// The boards beyond enumeration that [`SEARCHED_GAME`] takes, for messages.
+pub const SEARCHED_BOARDS: &str = "boards beyond 24 cells up to 8 rows and columns: gravity with columns x (rows + 1) <= 63, such as 6x7g4 \
+     (Connect Four) and 7x7g4; m,n,k up to 31 cells, such as 5x5k4";
+
+/// The board of the kinds that also play boards too big to enumerate (`mcts`, `command`):
+/// the same column as [`GAME`].
+pub static SEARCHED_GAME: Param = Param {
+    since: 3,
+    ..param(
+        "game",
+        Ty::Game { max_cells: crate::game::rules::MAX_CELLS, searched: true },
         Val::Game(Game::TIC_TAC_TOE),
         "the board: rows x columns, k in a row wins; k: any empty cell is a move, g: gravity, a move is a column",
     )

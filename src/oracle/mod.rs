@@ -27,9 +27,9 @@ mod table;
 mod uct;
 
 pub use agent::{Agent, Asked, Lowest, Perfect};
-pub use bitboard::{BadMoves, Position};
+pub use bitboard::{BadMoves, Position, parse_moves};
 pub use score::{Against, Figure, Limits, Method, Scorer};
-pub use search::{Outcome, Score, Solver, plies_left};
+pub use search::{Outcome, Score, Solver, plies_left, shared_table};
 pub use shape::{ParseShapeError, Shape};
 pub use table::Table;
 pub use uct::Uct;

@@ -20,6 +20,17 @@ use super::table::Table;
 /// stone, its negation for a loss, 0 for a draw (see [`super`]).
 pub type Score = i32;
 
+/// The process's table for `shape`, made with `bytes` the first time it is asked for:
+/// every job of a run on one board searches with it, so a position one job valued is
+/// known to the next (a table holds one board's entries; its keys do not name the board).
+pub fn shared_table(shape: Shape, bytes: usize) -> Arc<Table> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static TABLES: Mutex<Option<HashMap<Shape, Arc<Table>>>> = Mutex::new(None);
+    let mut tables = TABLES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    Arc::clone(tables.get_or_insert_with(HashMap::new).entry(shape).or_insert_with(|| Arc::new(Table::new(bytes))))
+}
+
 /// Of legal `moves` in `p`, the one whose cell is lowest (see [`Solver::minimax_move`]).
 pub fn lowest_cell(p: Position, moves: &[u8]) -> u8 {
     *moves.iter().min_by_key(|&&m| p.cell_of_move(m)).expect("at least one move")
@@ -102,6 +113,12 @@ impl Solver {
             stop: None,
             aborted: false,
         }
+    }
+
+    /// A solver on `table`, shared with every other solver on it (one board's entries
+    /// only: see [`shared_table`]).
+    pub fn on_table(table: Arc<Table>) -> Solver {
+        Solver { table, nodes: 0, shape: None, order: Vec::new(), variant: 0, stop: None, aborted: false }
     }
 
     /// Another solver on the same table (for another thread), with static order `variant`.

@@ -57,7 +57,9 @@ pub struct Scored {
     pub sampled: Option<f64>,
 }
 
-fn head(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent) -> Record {
+/// A row of `job` in `seat` against `opponent` with its key columns filled in and the
+/// rest empty.
+pub fn head(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent) -> Record {
     let mut r = vec![String::new(); RESULT_COLUMNS.len() + job.extras.len()];
     r[Field::JobId.column()] = job.id.to_string();
     if let crate::kinds::Params::Command(point) = job.params {

@@ -348,10 +348,13 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let block = |g: &Group| (g.key[0].clone(), g.key[seat].clone(), g.key[opponent].clone(), g.key[game].clone());
     while let Some(g) = groups.next() {
         let key = block(&g);
-        let best =
-            std::iter::once(g).chain(std::iter::from_fn(|| groups.next_if(|h| block(h) == key))).find(|g| g.n > 0);
-        while groups.next_if(|h| block(h) == key).is_some() {}
-        let Some(best) = best else { continue };
+        // The block's configurations with a success and a regret (a row on a board too big
+        // to enumerate has none against random where no exact optimum is known).
+        let scored: Vec<Group> = std::iter::once(g)
+            .chain(std::iter::from_fn(|| groups.next_if(|h| block(h) == key)))
+            .filter(|g| g.n > 0 && !g.mean_regret.is_nan())
+            .collect();
+        let Some(best) = scored.first() else { continue };
         let show: Vec<usize> =
             configs.varying_in(&key.0).into_iter().filter(|&k| k != seat && k != opponent && k != game).collect();
         let on = match key.3.as_str() {
@@ -363,12 +366,24 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
             .filter(|t| t.n > 0)
             .map(|t| format!("; test {:.4} over {} fresh seeds", t.mean_regret, t.n))
             .unwrap_or_default();
+        if scored.len() > 1 && scored.iter().all(|g| g.mean_regret == best.mean_regret) {
+            // Every configuration ties: naming one "best" would only name the first.
+            lines.push(format!(
+                "  every {}{on} ({} vs {}) ties: all {} configurations have mean regret {:.4}",
+                key.0,
+                key.1,
+                key.2,
+                scored.len(),
+                best.mean_regret,
+            ));
+            continue;
+        }
         lines.push(format!(
             "  best {}{on} ({} vs {}): {}  mean regret {:.4} over {}{test}",
             key.0,
             key.1,
             key.2,
-            describe(&best, &by, &show),
+            describe(best, &by, &show),
             best.mean_regret,
             crate::names::count(best.n, "replicate")
         ));
@@ -405,13 +420,24 @@ mod tests {
         let mut out = Vec::new();
         for ((kind, seat, opponent), configs) in &blocks {
             let mut best: Option<(&Vec<String>, usize, f64)> = None;
+            let mut means = Vec::new();
             for (k, rs) in configs {
                 let (n, m) = mean(rs);
+                if n > 0 {
+                    means.push(m);
+                }
                 if n > 0 && best.is_none_or(|(_, _, b)| m < b) {
                     best = Some((k, n, m));
                 }
             }
             let Some((k, n, m)) = best else { continue };
+            if means.len() > 1 && means.iter().all(|&x| x == m) {
+                out.push(format!(
+                    "  every {kind} ({seat} vs {opponent}) ties: all {} configurations have mean regret {m:.4}",
+                    means.len()
+                ));
+                continue;
+            }
             let all = &kinds[kind];
             let varies: Vec<String> = (0..by.len())
                 .filter(|&j| {

@@ -25,6 +25,7 @@ use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::StopToken;
+use super::policy_server::PolicyServer;
 use crate::game::{Board, Game, Status};
 use crate::kinds::{CommandPoint, Val};
 use crate::mdp::{Moves, Policy, Seat};
@@ -224,6 +225,9 @@ pub struct Env<'a> {
     pub stop: &'a StopToken,
     /// The run's program slots.
     pub slots: &'a Slots,
+    /// On a board too big to enumerate, `[evaluation] from`: the moves every evaluation
+    /// starts from (`$SWEEP_FROM`, empty for the empty board).
+    pub from: Option<&'a str>,
 }
 
 /// Runs the program of `point` for one job.
@@ -369,29 +373,20 @@ fn params_json(point: &CommandPoint, env: &Env<'_>) -> serde_json::Value {
     })
 }
 
-/// Starts the program in its own process group and waits for it; the watchdog kills it
-/// on timeout or stop. Returns its exit status and why it was killed, if it was.
-fn spawn_and_wait(
-    point: &CommandPoint,
-    env: &Env<'_>,
-    work: &Path,
-    states: &Path,
-) -> Result<(std::process::ExitStatus, Option<Killed>), String> {
+/// The program's command for one job, every setting but its standard streams: its
+/// arguments, its folder and its environment (`$SWEEP_STATES` only where the board is
+/// enumerated).
+fn prepare(point: &CommandPoint, env: &Env<'_>, work: &Path, states: Option<&Path>) -> Result<Command, String> {
     let program = point.program;
     let argv = argv(point, env.job_id, env.seed);
     let params = work.join("params.json");
     fs::write(&params, params_json(point, env).to_string())
         .map_err(|e| format!("cannot write {}: {e}", params.display()))?;
-    let open = |name: &str| fs::File::create(work.join(name)).map_err(|e| format!("cannot create {name}: {e}"));
     let executable = crate::spec::command::find_program(&argv[0], &program.dir)?;
     let mut command = Command::new(executable);
     command
         .args(&argv[1..])
         .current_dir(work)
-        .stdin(Stdio::null())
-        .stdout(open("stdout.txt")?)
-        .stderr(open("stderr.txt")?)
-        .process_group(0)
         .env("SWEEP_SEED", env.seed.to_string())
         .env("SWEEP_GAME", point.game().to_string())
         .env("SWEEP_SEAT", seat_text(point))
@@ -402,17 +397,37 @@ fn spawn_and_wait(
         .env("SWEEP_POLICY", work.join("policy.csv"))
         .env("SWEEP_CHECKPOINTS", work.join("checkpoints"))
         .env("SWEEP_CHECKPOINT_EPISODES", env.checkpoints.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
-        .env("SWEEP_STATES", states)
         .env("SWEEP_METRICS", work.join("metrics.json"))
         .env("SWEEP_SPEC_DIR", program.dir.canonicalize().unwrap_or_else(|_| program.dir.clone()));
+    if let Some(states) = states {
+        command.env("SWEEP_STATES", states);
+    } else {
+        command.env("SWEEP_FROM", env.from.unwrap_or(""));
+    }
     for (name, value) in point.own() {
         command.env(format!("SWEEP_PARAM_{}", name.to_ascii_uppercase()), value.show());
     }
+    Ok(command)
+}
+
+/// Starts the program in its own process group and waits for it; the watchdog kills it
+/// on timeout or stop. Returns its exit status and why it was killed, if it was.
+fn spawn_and_wait(
+    point: &CommandPoint,
+    env: &Env<'_>,
+    work: &Path,
+    states: &Path,
+) -> Result<(std::process::ExitStatus, Option<Killed>), String> {
+    let program = point.program;
+    let open = |name: &str| fs::File::create(work.join(name)).map_err(|e| format!("cannot create {name}: {e}"));
+    let mut command = prepare(point, env, work, Some(states))?;
+    command.stdin(Stdio::null()).stdout(open("stdout.txt")?).stderr(open("stderr.txt")?).process_group(0);
     watchdog();
     // The lock is held from the spawn to the registration, so that the watchdog never
     // misses a program and a stop between the two still reaches it.
     let mut guard = running();
-    let mut child = command.spawn().map_err(|e| format!("cannot start {:?}: {e}", argv[0]))?;
+    let mut child =
+        command.spawn().map_err(|e| format!("cannot start {:?}: {e}", command.get_program().to_string_lossy()))?;
     let pgid = child.id() as i32;
     let entry = Running { deadline: Instant::now() + program.timeout, stop: env.stop.clone(), killed: None };
     guard.get_or_insert_with(HashMap::new).insert(pgid, entry);
@@ -423,6 +438,69 @@ fn spawn_and_wait(
     kill_group(pgid);
     let status = status.map_err(|e| format!("cannot wait for the program: {e}"))?;
     Ok((status, killed))
+}
+
+/// A job's program running as a policy server (a board too big to enumerate): it trains
+/// as it likes, then answers the positions the evaluation reaches over its standard
+/// input and output ([`PolicyServer`]). It holds its slots and its working folder, and
+/// the watchdog ends it at the job's timeout or a stop, like any program; dropping it
+/// kills its group and removes the folder.
+pub struct Serving<'a> {
+    /// The server (the scorer's agent).
+    pub server: PolicyServer,
+    work: PathBuf,
+    _slots: SlotGuard<'a>,
+}
+
+/// What ended a served program early, if anything did: `Some(Killed)` once the
+/// watchdog killed it.
+impl Serving<'_> {
+    /// Why the watchdog killed the program, if it did.
+    pub fn killed(&self) -> Option<Killed> {
+        running().as_ref().and_then(|map| map.get(&self.server.pgid())).and_then(|r| r.killed)
+    }
+
+    /// Its standard error and output so far (for a failed row's message and `logs/`).
+    pub fn logs(&self) -> Logs {
+        Logs::read(&self.work)
+    }
+}
+
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        let pgid = self.server.pgid();
+        kill_group(pgid);
+        running().as_mut().and_then(|map| map.remove(&pgid));
+        let _ = fs::remove_dir_all(&self.work);
+    }
+}
+
+/// Starts the program of `point` as a policy server for one job (see [`Serving`]), or
+/// `Ok(None)` when the run stopped while it waited for its slots.
+pub fn serve<'a>(point: &CommandPoint, env: &Env<'a>, batch: usize) -> Result<Option<Serving<'a>>, String> {
+    let program = point.program;
+    let Some(slots) = env.slots.take(program.threads_per_job, env.stop) else { return Ok(None) };
+    let work = scratch_folder(env.job_id)?;
+    let started = (|| {
+        let mut command = prepare(point, env, &work, None)?;
+        let err = fs::File::create(work.join("stderr.txt")).map_err(|e| format!("cannot create stderr.txt: {e}"))?;
+        command.stderr(err);
+        watchdog();
+        let mut guard = running();
+        // A batch may wait longer than the job's timeout: the watchdog ends the program
+        // at the timeout, and the job says so.
+        let server = PolicyServer::spawn(command, batch, program.timeout + Duration::from_secs(5))?;
+        let entry = Running { deadline: Instant::now() + program.timeout, stop: env.stop.clone(), killed: None };
+        guard.get_or_insert_with(HashMap::new).insert(server.pgid(), entry);
+        Ok(server)
+    })();
+    match started {
+        Ok(server) => Ok(Some(Serving { server, work, _slots: slots })),
+        Err(e) => {
+            let _ = fs::remove_dir_all(&work);
+            Err(e)
+        }
+    }
 }
 
 /// Seconds, as short as they are exact to the millisecond.

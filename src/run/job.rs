@@ -83,6 +83,13 @@ pub fn execute(
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         injected_fault(&job.id, fault).and_then(|()| match &job.params {
+            _ if !job.params.game().enumerable() => {
+                let place = super::searched::Place { results: place.results, stop: place.stop, slots: place.slots };
+                super::searched::run(job, evaluation, &key, &place).map(|ran| match ran {
+                    super::searched::Ran::Rows(rows) => JobOutput { rows, ..JobOutput::default() },
+                    super::searched::Ran::Abandoned => JobOutput { abandoned: true, ..JobOutput::default() },
+                })
+            }
             crate::kinds::Params::Command(point) => run_program(job, point, evaluation, &key, place),
             _ => run(job, evaluation, &key),
         })
@@ -214,6 +221,7 @@ fn run_program(
         results: place.results,
         stop: place.stop,
         slots: place.slots,
+        from: None,
     };
     let (policy, hash, checkpoints, metrics, (wall, read), logs) = match program::run(point, &env) {
         Ran::Done { policy, hash, checkpoints, metrics, wall, read, logs } => {

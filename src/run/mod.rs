@@ -26,6 +26,7 @@ pub mod policy_server;
 mod pool;
 mod progress;
 mod rungs;
+mod searched;
 mod shared;
 pub mod state;
 mod stop;

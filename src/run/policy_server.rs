@@ -36,23 +36,31 @@ pub struct PolicyServer {
     batch: usize,
     timeout: Duration,
     text: String,
+    asked: usize,
 }
 
 impl PolicyServer {
-    /// Starts `argv` (a program and its arguments) for `game` and `seat` (`x` or `o`).
+    /// Starts `argv` (a program and its arguments) for `game` and `seat` (`x` or `o`), its
+    /// standard error passed through.
     pub fn start(argv: &[String], game: &str, seat: &str, batch: usize, timeout: Duration) -> Result<Self, String> {
         let (program, args) = argv.split_first().ok_or("the policy command is empty")?;
-        let mut child = Command::new(program)
-            .args(args)
+        let mut command = Command::new(program);
+        command.args(args).stderr(Stdio::inherit()).env("SWEEP_GAME", game).env("SWEEP_SEAT", seat);
+        Self::spawn(command, batch, timeout)
+    }
+
+    /// Starts `command` as the server: its standard input and output become the
+    /// protocol's, it gets a process group of its own and `SWEEP_PROTOCOL`; the rest of
+    /// its setting (arguments, environment, folder, standard error) is the caller's.
+    pub fn spawn(mut command: Command, batch: usize, timeout: Duration) -> Result<Self, String> {
+        let name = command.get_program().to_string_lossy().into_owned();
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .process_group(0)
-            .env("SWEEP_GAME", game)
-            .env("SWEEP_SEAT", seat)
             .env("SWEEP_PROTOCOL", "positions/1")
             .spawn()
-            .map_err(|e| format!("cannot start {program:?}: {e}"))?;
+            .map_err(|e| format!("cannot start {name:?}: {e}"))?;
         let input = BufWriter::new(child.stdin.take().expect("piped"));
         let output = BufReader::new(child.stdout.take().expect("piped"));
         let (send, lines) = channel();
@@ -63,7 +71,17 @@ impl PolicyServer {
                 }
             }
         });
-        Ok(PolicyServer { child, input, lines, batch: batch.max(1), timeout, text: String::new() })
+        Ok(PolicyServer { child, input, lines, batch: batch.max(1), timeout, text: String::new(), asked: 0 })
+    }
+
+    /// The process group of the program (its process id).
+    pub fn pgid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// How many positions the program was asked, all batches together.
+    pub fn asked(&self) -> usize {
+        self.asked
     }
 
     /// One batch: the moves the program gives for `positions`, read as numbers.
@@ -77,6 +95,7 @@ impl PolicyServer {
         }
         let sent = self.input.write_all(self.text.as_bytes()).and_then(|_| self.input.flush());
         sent.map_err(|e| format!("the policy program stopped reading its input ({e}) at the board {first}"))?;
+        self.asked += positions.len();
         let mut moves = Vec::with_capacity(positions.len());
         for p in positions {
             let line = match self.lines.recv_timeout(self.timeout) {

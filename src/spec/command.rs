@@ -40,7 +40,7 @@ use super::sample::Sampler;
 use super::solver::{Draft, OWN_KEYS, Sampling, read_label, read_own, sampled};
 use super::tree::{Entry, Leaf, Node};
 use crate::kinds::command::{COMMAND_OPPONENT, own_param};
-use crate::kinds::param::{Bounds, EPISODES, GAME, SEAT};
+use crate::kinds::param::{Bounds, EPISODES, SEARCHED_GAME, SEAT};
 use crate::kinds::{Kind, Param, Program, SELF_PLAY, Ty, Val};
 
 /// The keys of a command solver besides its parameters' axes.
@@ -88,7 +88,7 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
             "timeout" => given.timeout = read_timeout(report, &entry_key, entry),
             "threads_per_job" => given.threads = read_threads(report, &entry_key, entry),
             "params" => read_params(report, &entry_key, entry, &mut given),
-            name => match [&SEAT, &COMMAND_OPPONENT, &EPISODES, &GAME].into_iter().find(|p| p.name == name) {
+            name => match [&SEAT, &COMMAND_OPPONENT, &EPISODES, &SEARCHED_GAME].into_iter().find(|p| p.name == name) {
                 Some(param) => {
                     let axis = axis::read(report, &entry_key, &entry.node, param, Some(Kind::Command));
                     given.fixed.push((param, entry, axis));

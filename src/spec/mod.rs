@@ -101,6 +101,7 @@ use crate::solvers::spacing::Spacing;
 
 pub use crate::evaluation::{EXACT_SEARCHES, EvaluationSpec, SAMPLED_GAMES};
 pub use policy_file::PolicyFile;
+pub use validate::start_position;
 
 /// The most jobs one sweep may have: larger grids are refused when the spec is read, before
 /// anything is listed (a sweep this size holds its points and jobs in about 0.5 GB).
@@ -206,6 +207,9 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SpecError> {
     }
     if checked.evaluation.exact_searches != EXACT_SEARCHES {
         resolved["evaluation"]["exact_searches"] = checked.evaluation.exact_searches.into();
+    }
+    if let Some(from) = &checked.evaluation.from {
+        resolved["evaluation"]["from"] = from.clone().into();
     }
     if let (Some(search), Some(object)) = (&checked.search, resolved.as_object_mut()) {
         object.insert("search".into(), search.to_json());

@@ -559,6 +559,7 @@ fn design_example() {
             checkpoints: 20,
             spacing: crate::solvers::spacing::Spacing::Even,
             exact_searches: crate::spec::EXACT_SEARCHES,
+            from: None,
         }
     );
     // 3 alphas x 3 gammas x 3 epsilon decays; 3 iteration counts x 4 exploration constants.

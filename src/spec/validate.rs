@@ -46,7 +46,8 @@ pub(crate) struct CheckedSolver {
 }
 
 const TOP_KEYS: [&str; 7] = ["name", "seed", "replicates", "evaluation", "solver", "search", "test"];
-const EVALUATION_KEYS: [&str; 5] = ["opponents", "games", "checkpoints", "checkpoint_spacing", "exact_searches"];
+const EVALUATION_KEYS: [&str; 6] =
+    ["opponents", "games", "checkpoints", "checkpoint_spacing", "exact_searches", "from"];
 const I64_MAX: u64 = i64::MAX as u64;
 
 /// What the top level of a spec holds, as read so far.
@@ -58,6 +59,8 @@ struct Top<'t> {
     checkpoints: Option<&'t Entry>,
     /// The `[evaluation] opponents` entry, when given.
     opponents: Option<&'t Entry>,
+    /// The `[evaluation] from` entry, when given.
+    from: Option<&'t Entry>,
     solvers: Vec<Draft<'t>>,
     has_solver_key: bool,
     search: Option<&'t Entry>,
@@ -79,9 +82,11 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
             checkpoints: 10,
             spacing: Spacing::Even,
             exact_searches: super::EXACT_SEARCHES,
+            from: None,
         },
         checkpoints: None,
         opponents: None,
+        from: None,
         solvers: Vec::new(),
         has_solver_key: false,
         search: None,
@@ -102,6 +107,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         }
     }
     check_evaluation_policies(&mut report, &top);
+    check_start(&mut report, &top);
     let checkpoints = (top.evaluation.checkpoints, top.checkpoints);
     across::check_checkpoints(&mut report, &top.solvers, checkpoints);
     across::check_size(&mut report, &top.solvers, top.replicates, &labels);
@@ -282,6 +288,20 @@ fn read_evaluation<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry)
                 top.evaluation.exact_searches =
                     whole(report, &key, e, 1, I64_MAX, rule).unwrap_or(super::EXACT_SEARCHES);
             }
+            "from" => match &e.node.value {
+                Leaf::Str(s) if crate::oracle::parse_moves(connect_four(), s).is_ok() => {
+                    top.evaluation.from = Some(s.trim().to_string());
+                    top.from = Some(e);
+                }
+                _ => report.entry(
+                    &key,
+                    e,
+                    "is not a move list: from is a string of moves from 0 separated by commas (\"3,3,4\"), or on a \
+                     gravity board a digit string of columns from 1 (\"4453\"); the position every evaluation on a \
+                     board too big to enumerate starts from"
+                        .into(),
+                ),
+            },
             "checkpoint_spacing" => match &e.node.value {
                 Leaf::Str(s) if s.parse::<Spacing>().is_ok() => top.evaluation.spacing = s.parse().expect("checked"),
                 _ => report.entry(&key, e, "is not a checkpoint spacing: allowed are \"even\" and \"log\"".into()),
@@ -336,6 +356,41 @@ fn read_opponents(report: &mut Report, key: &str, entry: &Entry) -> Option<Vec<E
         }
     }
     (!opponents.is_empty()).then_some(opponents)
+}
+
+/// Connect Four's shape, whose move lists `[evaluation] from` is first read as.
+fn connect_four() -> crate::oracle::Shape {
+    crate::oracle::Shape::of(crate::game::Family::Gravity, 6, 7, 4).expect("Connect Four fits the search")
+}
+
+/// Checks `[evaluation] from` on every board too big to enumerate that a solver plays:
+/// its moves must be legal there and leave the game unfinished.
+fn check_start(report: &mut Report, top: &Top<'_>) {
+    let (Some(entry), Some(from)) = (top.from, &top.evaluation.from) else { return };
+    for grid in top.solvers.iter().filter_map(|d| d.grid.as_ref()) {
+        let Some(i) = grid.params().iter().position(|p| p.name == "game") else { continue };
+        for game in grid.axes[i].iter().filter_map(|v| if let Val::Game(g) = v { Some(*g) } else { None }) {
+            if game.enumerable() {
+                continue;
+            }
+            if let Err(why) = start_position(game, from) {
+                report.entry("evaluation.from", entry, format!("is not allowed on {game}: {why}"));
+                return;
+            }
+        }
+    }
+}
+
+/// The position `from` leads to on `game` (a board the search takes), if it is a
+/// position where the game goes on.
+pub fn start_position(game: crate::game::Game, from: &str) -> Result<crate::oracle::Position, String> {
+    let shape = crate::oracle::Shape::of_game(game);
+    let moves = crate::oracle::parse_moves(shape, from)?;
+    let p = crate::oracle::Position::after(shape, &moves).map_err(|e| e.to_string())?;
+    if p.is_over() {
+        return Err(format!("the game is over after {from:?}; the evaluation needs a position where it goes on"));
+    }
+    Ok(p)
 }
 
 /// Checks each saved policy among the evaluation opponents against every solver's games

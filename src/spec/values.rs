@@ -32,9 +32,14 @@ pub(crate) fn accepted(param: &Param) -> String {
             "one of {} or a non-empty list of them {SAMPLED} ({{ choice = [..] }})",
             quoted_list(names.iter().copied())
         ),
-        Ty::Game { max_cells } => format!(
-            "a game ({}) or a non-empty list of them {SAMPLED} ({{ choice = [..] }})",
-            crate::game::rules::allowed(max_cells)
+        Ty::Game { max_cells, searched } => format!(
+            "a game ({}{}) or a non-empty list of them {SAMPLED} ({{ choice = [..] }})",
+            crate::game::rules::allowed(max_cells),
+            if searched {
+                format!("; or, played by search, {}", crate::kinds::param::SEARCHED_BOARDS)
+            } else {
+                String::new()
+            }
         ),
     }
 }

@@ -29,6 +29,7 @@ mod sample_props;
 mod score;
 mod search;
 mod search_trust;
+mod searched;
 mod solve;
 mod spec_fuzz;
 mod spec_props;

@@ -8,7 +8,7 @@ use crate::common::*;
 
 const COLUMNS: &str = "job_id,solver,replicate,seed,seat,opponent,episodes,alpha,alpha_decay,alpha_min,gamma,epsilon,epsilon_decay,epsilon_min,q_init,symmetry,iterations,uct_c,opponent_model,final_move,eval_opponent,\
                        value,optimal_value,regret,p_win,p_draw,p_loss,games,wins,draws,losses,states,status,error,train_ms,eval_ms,exploration,temperature,temperature_decay,temperature_min,step,label,regret_auc,solved_at,q_error,rung,game,evaluation,value_se,\
-                       epsilon_min_at,alpha_min_at,temperature_min_at,split,params,metrics,policy_hash,lambda,trial,round";
+                       epsilon_min_at,alpha_min_at,temperature_min_at,split,params,metrics,policy_hash,lambda,trial,round,accuracy";
 
 #[test]
 fn smoke_sweep_writes_tidy_reproducible_files() {

@@ -134,8 +134,9 @@ pub struct Data {
     pub failures: (Vec<Failure>, usize),
     /// Boards, and rows evaluated exactly / by sampled games (all rows).
     pub boards: BTreeSet<String>,
-    /// Rows evaluated exactly and by sampled games.
-    pub evaluation: (usize, usize),
+    /// Successful rows evaluated exactly, by sampled games, as a bound (a best response
+    /// past its node budget), and without an exact optimum (an empty regret).
+    pub evaluation: (usize, usize, usize, usize),
     /// The results file, embedded.
     pub csv: Embedded,
 }
@@ -181,11 +182,22 @@ pub fn read(dir: &Path) -> Result<Data> {
     let (mut tune, mut test) = (Pass::new(&by), Pass::new(&by));
     let mut rungs: BTreeMap<u32, Rung> = BTreeMap::new();
     let (mut failures, mut failed) = (Vec::new(), 0);
-    let (mut boards, mut evaluation) = (BTreeSet::new(), (0, 0));
+    let (mut boards, mut evaluation) = (BTreeSet::new(), (0, 0, 0, 0));
     let key_at: Vec<usize> = by.iter().map(|c| column(c)).collect();
     // Positions looked up once, not per row.
-    let names =
-        ["regret_auc", "game", "status", "evaluation", "rung", "seat", "eval_opponent", "job_id", "label", "error"];
+    let names = [
+        "regret_auc",
+        "game",
+        "status",
+        "evaluation",
+        "rung",
+        "seat",
+        "eval_opponent",
+        "job_id",
+        "label",
+        "error",
+        "regret",
+    ];
     let positions: HashMap<&str, usize> = names.iter().map(|&n| (n, column(n))).collect();
     let c = |name: &str| positions[name];
     let rung_at = RungColumns::new();
@@ -223,7 +235,12 @@ pub fn read(dir: &Path) -> Result<Data> {
         }
         let ok = &rec[c("status")] == "ok";
         if ok {
-            if &rec[c("evaluation")] == "sampled" { evaluation.1 += 1 } else { evaluation.0 += 1 }
+            match &rec[c("evaluation")] {
+                _ if rec[c("regret")].is_empty() => evaluation.3 += 1,
+                "sampled" => evaluation.1 += 1,
+                "bound" => evaluation.2 += 1,
+                _ => evaluation.0 += 1,
+            }
         } else {
             failed += 1;
             if failures.len() < FAILURES_KEPT {

@@ -63,15 +63,31 @@ pub fn facts(d: &Data) -> Facts {
         f.push(("spec".into(), "no manifest.json: the results file alone".into()));
     }
     f.push(("board".into(), d.boards.iter().cloned().collect::<Vec<_>>().join(", ")));
-    let (exact, sampled) = d.evaluation;
+    let (exact, sampled, bound, unknown) = d.evaluation;
     f.push((
         "evaluation".into(),
-        if sampled == 0 {
+        if sampled + bound + unknown == 0 {
             format!("exact: every regret of the {exact} successful rows is computed, not estimated")
         } else {
-            format!(
-                "{exact} rows exact, {sampled} rows by sampled games (their regret is an estimate; value_se in the CSV)"
-            )
+            let mut parts = vec![format!("{exact} rows exact")];
+            if sampled > 0 {
+                parts.push(format!(
+                    "{sampled} rows by sampled games (their regret is an estimate; value_se in the CSV)"
+                ));
+            }
+            if bound > 0 {
+                parts.push(format!(
+                    "{bound} rows a bound (a best response's search ran out of nodes: the regret is at least the \
+                     figure)"
+                ));
+            }
+            if unknown > 0 {
+                parts.push(format!(
+                    "{unknown} rows without an exact optimum (against random on a board too big to enumerate, in a \
+                     seat that cannot force a win: no regret)"
+                ));
+            }
+            parts.join(", ")
         },
     ));
     f.push((

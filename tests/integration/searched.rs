@@ -1,0 +1,199 @@
+//! Specs on a board too big to enumerate (Connect Four, `6x7g4`): MCTS and a program that
+//! answers positions, scored by search through the whole run path (spec, executor, rows,
+//! summary), and checked against `sweep score` and against perfect play.
+
+use std::path::Path;
+
+use crate::common::*;
+
+/// Sixteen moves into Connect Four, X to move and winning at once (column 5), which MCTS
+/// with 50 iterations may miss; every row is exact in well under a second.
+const FROM: &str = "4,6,4,0,3,1,1,3,1,4,0,6,2,3,3,2";
+
+/// A policy server that plays a move of the best outcome, asking `sweep solve --serve`.
+const PERFECT: &str = r#"
+import os, sys
+sys.path.insert(0, os.environ["SWEEP_TEST_PYTHON"])
+from sweep_agents import Game, serve_policy
+from sweep_agents.oracle import SearchOracle
+game = Game.search_board(os.environ["SWEEP_GAME"])
+oracle = SearchOracle(game)
+def answer(texts):
+    boards = [game.parse_board(t, validate=False) for t in texts]
+    oracle.values(boards)
+    return [oracle.optimal_moves(b)[0] for b in boards]
+serve_policy(answer, batch=True, game=game)
+"#;
+
+/// A program that trains "forever" and never answers.
+const SILENT: &str = "import time\ntime.sleep(600)\n";
+
+fn spec(dir: &Path, solvers: &str) -> std::path::PathBuf {
+    let text = format!(
+        "name = \"c4\"\nseed = 5\nreplicates = 2\n[evaluation]\nopponents = [\"random\", \"minimax\", \
+         \"minimax-uniform\", \"best-response\"]\nfrom = \"{FROM}\"\n{solvers}"
+    );
+    write_spec(dir, "c4.toml", &text)
+}
+
+fn sweep_with_python() -> assert_cmd::Command {
+    let mut c = sweep();
+    c.env("SWEEP", env!("CARGO_BIN_EXE_sweep")).env("SWEEP_TEST_PYTHON", root().join("python"));
+    c
+}
+
+fn cell<'a>(header: &[String], row: &'a [String], name: &str) -> &'a str {
+    &row[header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"))]
+}
+
+fn num(header: &[String], row: &[String], name: &str) -> f64 {
+    cell(header, row, name).parse().unwrap_or_else(|_| panic!("{name}: {:?}", cell(header, row, name)))
+}
+
+#[test]
+fn mcts_rows_on_connect_four_are_what_sweep_score_gives_and_keep_the_properties() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec =
+        spec(dir.path(), "[[solver]]\nkind = \"mcts\"\ngame = \"6x7g4\"\nseat = [\"x\", \"o\"]\niterations = 50\n");
+    let out = dir.path().join("out");
+    let o = sweep().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 2 * 2 * 4, "2 seats x 2 replicates x 4 opponents");
+    for row in &rows {
+        assert_eq!(cell(&header, row, "status"), "ok", "{row:?}");
+        assert_eq!(cell(&header, row, "game"), "6x7g4");
+        assert_eq!(cell(&header, row, "evaluation"), "exact");
+        let p = num(&header, row, "p_win") + num(&header, row, "p_draw") + num(&header, row, "p_loss");
+        assert!((p - 1.0).abs() < 1e-9, "probabilities sum to {p}");
+        let value = num(&header, row, "value");
+        assert!((value - (num(&header, row, "p_win") - num(&header, row, "p_loss"))).abs() < 1e-12);
+        if !cell(&header, row, "regret").is_empty() {
+            assert!(num(&header, row, "regret") >= 0.0, "regret >= 0: {row:?}");
+        }
+    }
+    // X wins by force from FROM: its optimum is 1 against every opponent, random included;
+    // O loses by force: against random no exact optimum is known, and the cell says so.
+    for row in &rows {
+        let (seat, opp) = (cell(&header, row, "seat"), cell(&header, row, "eval_opponent"));
+        match (seat, opp) {
+            ("x", _) => assert_eq!(num(&header, row, "optimal_value"), 1.0),
+            ("o", "random") => assert_eq!(cell(&header, row, "optimal_value"), ""),
+            ("o", _) => assert_eq!(num(&header, row, "optimal_value"), -1.0),
+            other => panic!("{other:?}"),
+        }
+    }
+    // Each job's worst case is its best-response row.
+    for seat in ["x", "o"] {
+        for replicate in ["0", "1"] {
+            let mine: Vec<&Vec<String>> = rows
+                .iter()
+                .filter(|r| cell(&header, r, "seat") == seat && cell(&header, r, "replicate") == replicate)
+                .collect();
+            let worst = mine.iter().find(|r| cell(&header, r, "eval_opponent") == "best-response").unwrap();
+            for r in &mine {
+                assert!(num(&header, worst, "value") <= num(&header, r, "value") + 1e-12);
+            }
+        }
+    }
+    // The X rows of each job are the figures `sweep score` gives the same MCTS agent (its
+    // seed is the job's).
+    for replicate in ["0", "1"] {
+        let mine: Vec<&Vec<String>> = rows
+            .iter()
+            .filter(|r| cell(&header, r, "seat") == "x" && cell(&header, r, "replicate") == replicate)
+            .collect();
+        let seed = cell(&header, mine[0], "seed");
+        let o = run(&["score", "--from", FROM, "--agent", "mcts", "--iterations", "50", "--seed", seed, "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        for f in json["figures"].as_array().unwrap() {
+            let opp = f["eval_opponent"].as_str().unwrap();
+            let row = mine.iter().find(|r| cell(&header, r, "eval_opponent") == opp).unwrap();
+            assert!((f["value"].as_f64().unwrap() - num(&header, row, "value")).abs() < 1e-12, "{opp}");
+            assert_eq!(f["positions"].as_u64().unwrap() as f64, num(&header, row, "states"), "{opp}");
+            match f["accuracy"].as_f64() {
+                Some(a) => assert!((a - num(&header, row, "accuracy")).abs() < 1e-12, "{opp}"),
+                None => assert_eq!(cell(&header, row, "accuracy"), "", "{opp}"),
+            }
+        }
+        // Against minimax one deterministic game is played: a whole result.
+        let minimax = mine.iter().find(|r| cell(&header, r, "eval_opponent") == "minimax").unwrap();
+        assert!([0.0, 1.0, 2.0].contains(&num(&header, minimax, "regret")));
+    }
+}
+
+#[test]
+fn a_program_playing_perfectly_on_connect_four_has_no_regret_and_full_accuracy() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("perfect.py"), PERFECT).unwrap();
+    let spec = spec(
+        dir.path(),
+        "[[solver]]\nkind = \"command\"\nlabel = \"perfect\"\ncommand = [\"python3\", \"perfect.py\"]\n\
+         game = \"6x7g4\"\nopponent = \"self\"\nepisodes = 10\ntimeout = \"2m\"\n",
+    );
+    let out = dir.path().join("out");
+    let o = sweep_with_python().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 2 * 2 * 4, "self-play: both seats, 2 replicates, 4 opponents");
+    for row in &rows {
+        assert_eq!(cell(&header, row, "status"), "ok", "{row:?}");
+        let opp = cell(&header, row, "eval_opponent");
+        if !cell(&header, row, "regret").is_empty() {
+            assert_eq!(num(&header, row, "regret"), 0.0, "{opp}: {row:?}");
+        }
+        if opp != "best-response" {
+            assert_eq!(num(&header, row, "accuracy"), 1.0, "{opp}");
+        }
+        let asked: serde_json::Value = serde_json::from_str(cell(&header, row, "metrics")).unwrap();
+        assert!(asked["asked"].as_u64().unwrap() > 0);
+    }
+    // Every configuration ties in a block of one: the summary still names it; with both
+    // replicates identical the block's line is a "best" line of one configuration.
+    let summary = String::from_utf8_lossy(&o.stdout).into_owned() + &stderr(&o);
+    assert!(summary.contains("command:perfect on 6x7g4 (x vs best-response)"), "{summary}");
+}
+
+#[test]
+fn a_silent_program_is_a_failed_row_at_its_timeout_and_leaves_nothing_running() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("silent.py"), SILENT).unwrap();
+    let spec = spec(
+        dir.path(),
+        "[[solver]]\nkind = \"command\"\nlabel = \"silent\"\ncommand = [\"python3\", \"silent.py\"]\n\
+         game = \"6x7g4\"\nseat = \"x\"\nepisodes = 10\ntimeout = \"1s\"\n",
+    );
+    let out = dir.path().join("out");
+    let o = sweep().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(!o.status.success());
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    for row in &rows {
+        assert_eq!(cell(&header, row, "status"), "failed");
+        assert!(cell(&header, row, "error").contains("timed out after 1 s"), "{row:?}");
+    }
+    // No python3 of this test's folder is left.
+    let mine = dir.path().join("silent.py");
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            assert!(!text.contains(mine.to_str().unwrap()), "still running: {text}");
+        }
+    }
+}
+
+#[test]
+fn boards_beyond_enumeration_are_refused_where_they_cannot_be_played() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec(dir.path(), "[[solver]]\nkind = \"q-learning\"\ngame = \"6x7g4\"\nepisodes = 10\n");
+    let o = run(&["plan", spec.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("6x7g4 is too big to enumerate") && e.contains("mcts and command"), "{e}");
+    // A start position that is not legal on the board is named with the board.
+    let text = "name = \"c\"\n[evaluation]\nfrom = \"3,3,3,3,3,3,3\"\n[[solver]]\nkind = \"mcts\"\ngame = \"6x7g4\"\n";
+    let bad = write_spec(dir.path(), "bad.toml", text);
+    let o = run(&["plan", bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("evaluation.from") && stderr(&o).contains("6x7g4"), "{}", stderr(&o));
+}
