@@ -598,7 +598,7 @@ pub fn plan(
         doc.line(line);
     }
     memory_lines(&mut doc, &need, threads, max_memory);
-    for line in program_notes(&sweep, &dir) {
+    for line in program_notes(&sweep, &dir).into_iter().chain(searched_notes(&sweep, &dir)) {
         doc.line(line);
     }
     for note in &sweep.notes {
@@ -666,7 +666,10 @@ pub fn already_done(sweep: &Sweep, dir: &Path, threads: usize, cal: &Calibration
 /// training episode.
 pub fn program_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
     let mut lines = Vec::new();
-    for solver in sweep.solvers.iter().filter(|s| s.kind == crate::kinds::Kind::Command) {
+    // A program on a board too big to enumerate has its whole job measured instead (see
+    // [`searched_notes`]).
+    let enumerated = |s: &&crate::spec::SolverSpec| s.points.iter().all(|p| p.game().enumerable());
+    for solver in sweep.solvers.iter().filter(|s| s.kind == crate::kinds::Kind::Command).filter(enumerated) {
         let name = solver.points.first().map_or("", |p| p.solver_name());
         let measured = measured_program_ms(&dir.join("results.csv"), name);
         let episodes: u64 = solver.points.iter().map(|p| p.work().episodes).sum::<u64>() * u64::from(solver.replicates);
@@ -688,6 +691,64 @@ pub fn program_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
         });
     }
     lines
+}
+
+/// A line per solver on a board too big to enumerate: how many positions its agent is
+/// asked depends on how it plays (a strong agent ends games sooner), so the estimate
+/// above is rough; with finished jobs of the solver in `dir`, their measured time per
+/// job for the rest.
+pub fn searched_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
+    let mut lines = Vec::new();
+    for solver in &sweep.solvers {
+        let games: std::collections::BTreeSet<String> =
+            solver.points.iter().map(|p| p.game()).filter(|g| !g.enumerable()).map(|g| g.to_string()).collect();
+        if games.is_empty() {
+            continue;
+        }
+        let jobs = solver.points.len() as f64 * f64::from(solver.replicates);
+        let measured = measured_job_ms(&dir.join("results.csv"), &solver.label);
+        let games = games.into_iter().collect::<Vec<_>>().join(", ");
+        lines.push(match measured {
+            Some((ms, n)) => format!(
+                "note: {}: on {games} the positions an agent is asked depend on how it plays; from {} finished in \
+                 {}: {:.1} s a job, about {} of CPU for all its jobs",
+                solver.label,
+                count(n, "job"),
+                dir.display(),
+                ms / 1e3,
+                human(ms * jobs / 1e3)
+            ),
+            None if solver.kind == crate::kinds::Kind::Command => format!(
+                "note: {}: on {games} the program's own time (training, answering) is unknown until its jobs run \
+                 and the positions it is asked depend on how it plays: the CPU time above is the search's only, \
+                 and rough; `sweep plan` measures whole jobs once some have run",
+                solver.label
+            ),
+            None => format!(
+                "note: {}: on {games} the positions an agent is asked depend on how it plays, so its estimate is \
+                 rough (within 2x on experiments/connect-four.toml); `sweep plan` measures it from finished jobs \
+                 once some have run",
+                solver.label
+            ),
+        });
+    }
+    lines
+}
+
+/// The mean milliseconds of a finished job (its `train_ms` and `eval_ms`, once per job)
+/// of the solver labelled `label` in `results`, and how many jobs it is over.
+fn measured_job_ms(results: &Path, label: &str) -> Option<(f64, usize)> {
+    let mut per_job: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
+    let cols = ["job_id", "label", "status", "train_ms", "eval_ms"];
+    crate::report::files::each_row(results, &crate::report::RESULT_COLUMNS, &cols, |r| {
+        let c = |name: &str| &r[crate::report::column(name)];
+        if c("label") == label && c("status") == "ok" {
+            let ms = c("train_ms").parse::<f64>().unwrap_or(0.0) + c("eval_ms").parse::<f64>().unwrap_or(0.0);
+            per_job.insert(c("job_id").to_string(), ms);
+        }
+    })
+    .ok()?;
+    (!per_job.is_empty()).then(|| (per_job.values().sum::<f64>() / per_job.len() as f64, per_job.len()))
 }
 
 /// The program's wall milliseconds per training episode over the finished rows of

@@ -99,6 +99,21 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         .iter()
         .find(|j| j.id == id)
         .ok_or_else(|| bad_input(format!("job {id} is in results.csv but not in the spec recorded in the manifest")))?;
+    if args.policy_out.is_some() {
+        let game = job.params.game();
+        if !game.enumerable() {
+            return Err(bad_input(format!(
+                "--policy-out: job {id} plays {game}, too big to enumerate: there is no table of moves to write; \
+                 its agent is asked positions on demand (`sweep score` scores one agent from any position)"
+            )));
+        }
+        if job.params.program().is_some() {
+            return Err(bad_input(format!(
+                "--policy-out: job {id} is a command solver's: its policy is the file its program writes \
+                 ($SWEEP_POLICY, hashed in the policy_hash column), not one sweep can write"
+            )));
+        }
+    }
     let recorded: Vec<&Record> = rows.iter().filter(|r| r[0] == id).collect();
     // A program's states file goes to a scratch folder: reproducing writes nothing in
     // the results.

@@ -37,6 +37,8 @@ pub struct PolicyServer {
     timeout: Duration,
     text: String,
     asked: usize,
+    started: std::time::Instant,
+    first_answer: Option<Duration>,
 }
 
 impl PolicyServer {
@@ -54,6 +56,7 @@ impl PolicyServer {
     /// its setting (arguments, environment, folder, standard error) is the caller's.
     pub fn spawn(mut command: Command, batch: usize, timeout: Duration) -> Result<Self, String> {
         let name = command.get_program().to_string_lossy().into_owned();
+        let started = std::time::Instant::now();
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -71,12 +74,28 @@ impl PolicyServer {
                 }
             }
         });
-        Ok(PolicyServer { child, input, lines, batch: batch.max(1), timeout, text: String::new(), asked: 0 })
+        Ok(PolicyServer {
+            child,
+            input,
+            lines,
+            batch: batch.max(1),
+            timeout,
+            text: String::new(),
+            asked: 0,
+            started,
+            first_answer: None,
+        })
     }
 
     /// The process group of the program (its process id).
     pub fn pgid(&self) -> i32 {
         self.child.id() as i32
+    }
+
+    /// The time from the program's start to its first answer: a program that trains
+    /// before it serves spends it training (and starting).
+    pub fn first_answer(&self) -> Option<Duration> {
+        self.first_answer
     }
 
     /// How many positions the program was asked, all batches together.
@@ -125,6 +144,7 @@ impl PolicyServer {
                 )
             })?;
             moves.push(m);
+            self.first_answer.get_or_insert_with(|| self.started.elapsed());
         }
         Ok(moves)
     }

@@ -114,8 +114,11 @@ pub fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>, place: &Pla
             match (scored, serving.killed()) {
                 (_, Some(Killed::Stopped)) => Ok(Ran::Abandoned),
                 (Ok(s), _) => {
+                    // Training is what comes before the first answer; the rest is the
+                    // evaluation (the program's answers and the search).
                     let wall = started.elapsed();
-                    Ok(rows(key, &s, wall.as_secs_f64() * 1e3, wall))
+                    let training = serving.server.first_answer().unwrap_or_default().min(wall);
+                    Ok(rows(key, &s, training.as_secs_f64() * 1e3, wall - training))
                 }
                 (Err(why), killed) => {
                     let logs = serving.logs();
@@ -184,8 +187,8 @@ fn score(job: &Job, evaluation: &EvaluationSpec, root: Position, agent: &mut dyn
     Ok(rows)
 }
 
-/// The job's rows: `train_ms` a program's wall time (0 for MCTS, which does not train),
-/// `eval_ms` the whole scoring.
+/// The job's rows: `train_ms` a program's time to its first answer (its start and
+/// training; 0 for MCTS, which does not train), `eval_ms` the rest of the job's wall time.
 fn rows(key: &JobKey<'_>, scored: &[Row], train_ms: f64, eval: Duration) -> Ran {
     let eval_ms = eval.as_secs_f64() * 1e3;
     let rows = scored

@@ -136,6 +136,17 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
         Some((_, _, None)) => None,
         None => EPISODES.default.as_count(),
     };
+    // A program on boards too big to enumerate answers positions and has no learning
+    // curve: the checkpoints do not bound its episodes.
+    let searched_only = given
+        .fixed
+        .iter()
+        .find(|g| g.0.name == "game")
+        .and_then(|g| g.2.as_ref())
+        .is_some_and(|axis| axis.span().iter().all(|v| matches!(v, crate::kinds::Val::Game(g) if !g.enumerable())));
+    if searched_only {
+        draft.fewest_episodes = None;
+    }
     let (Some(files), Some((label, _)), true) = (files, draft.label.clone(), given.ok) else { return };
     let own: Vec<&'static Param> = given.own.iter().map(|g| g.0).collect();
     let program: &'static Program = Box::leak(Box::new(Program {

@@ -130,7 +130,7 @@ fn a_program_playing_perfectly_on_connect_four_has_no_regret_and_full_accuracy()
     let spec = spec(
         dir.path(),
         "[[solver]]\nkind = \"command\"\nlabel = \"perfect\"\ncommand = [\"python3\", \"perfect.py\"]\n\
-         game = \"6x7g4\"\nopponent = \"self\"\nepisodes = 10\ntimeout = \"2m\"\n",
+         game = \"6x7g4\"\nopponent = \"self\"\nepisodes = 1\ntimeout = \"2m\"\n",
     );
     let out = dir.path().join("out");
     let o = sweep_with_python().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
