@@ -726,8 +726,9 @@ pub fn searched_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
             ),
             None => format!(
                 "note: {}: on {games} the positions an agent is asked depend on how it plays, so its estimate is \
-                 rough (within 2x on experiments/connect-four.toml); `sweep plan` measures it from finished jobs \
-                 once some have run",
+                 rough (0.8 of the measured time on experiments/connect-four.toml, a tenth for a weak agent in a \
+                 lost seat, whose long games are asked far more); `sweep plan` measures it from finished jobs once \
+                 some have run",
                 solver.label
             ),
         });

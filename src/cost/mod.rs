@@ -175,9 +175,11 @@ pub fn searched_load(
 }
 
 /// The search's time to value the moves of one position an agent is asked on a board
-/// too big to enumerate, once its table is warm (a rough figure from Connect Four
-/// positions 12 moves in).
-pub const SEARCHED_POSITION_S: f64 = 2e-4;
+/// too big to enumerate, once the run's shared table is warm. Measured on
+/// `experiments/connect-four.toml` (Connect Four 12 moves in): a position asked of a
+/// 100-iteration MCTS agent cost 19-23 µs in all, about its search's own time, so the
+/// valuing is a few microseconds.
+pub const SEARCHED_POSITION_S: f64 = 5e-6;
 
 /// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for
 /// tic-tac-toe).
