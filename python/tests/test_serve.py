@@ -7,6 +7,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -136,3 +137,22 @@ def test_minimax_opponents_play_connect_four_by_search():
     # The first is the lowest cell: the stone that lands highest, then the leftmost.
     assert best[0] == min(best, key=lambda m: g.move_cell(b, m))
     assert opp.move(b, random.Random(0)) == best[0]
+
+
+def test_the_example_network_trains_then_answers_legal_moves_the_same_for_a_seed():
+    """examples/agents/connect_four_net.py: a few self-play games, then one batch; the
+    same seed gives the same moves."""
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "agents", "connect_four_net.py")
+    game = Game.search_board("6x7g4")
+    boards = [game.empty(), game.play(game.play(game.empty(), 3), 3)]
+    batch = "positions 2\n" + "".join(game.board_text(b) + "\n" for b in boards)
+    env = dict(os.environ, SWEEP_GAME="6x7g4", SWEEP_EPISODES="5", SWEEP_SEED="11")
+    runs = [
+        subprocess.run([sys.executable, script], input=batch, env=env, capture_output=True, text=True, timeout=120)
+        for _ in range(2)
+    ]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    moves = [int(m) for m in runs[0].stdout.split()]
+    assert len(moves) == 2 and all(m in game.legal_moves(b) for m, b in zip(moves, boards))
+    assert runs[0].stdout == runs[1].stdout
