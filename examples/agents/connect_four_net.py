@@ -1,16 +1,18 @@
-"""A small neural Connect Four agent: trains by self-play, then answers positions.
+"""A small neural Connect Four agent: trains, then answers positions.
 
 As a `kind = "command"` solver on a board too big to enumerate (experiments/connect-four.toml)
-sweep starts it once per job: it trains for $SWEEP_EPISODES self-play games from the
-evaluation's start position ($SWEEP_FROM, the moves as `sweep solve --moves` takes them),
-then answers the positions the evaluation reaches, a batch at a time
+sweep starts it once per job: it trains for $SWEEP_EPISODES games from the evaluation's
+start position ($SWEEP_FROM, the moves as `sweep solve --moves` takes them), by self-play
+when $SWEEP_OPPONENT is `self`, else as $SWEEP_SEAT against a uniformly random opponent;
+then it answers the positions the evaluation reaches, a batch at a time
 (sweep_agents.serve_policy), and sweep scores its moves exactly.
 
 The network: the board after a move (the stones of the player who just moved, then the
 other's, one input per cell each) -> `hidden` tanh units -> one tanh output, the value of
-that afterstate for the player who just moved. Training is TD(0) in negamax form: the
-target of an afterstate is the game's result when it ended, else minus the value of the
-opponent's best reply afterstate; moves are epsilon-greedy; `lr` is the step size. A move
+that afterstate for the player who just moved. Training is TD(0); in self-play in negamax
+form: the target of an afterstate is the game's result when it ended, else minus the
+value of the opponent's reply afterstate. Moves are epsilon-greedy; `lr` is the step
+size. A move
 that wins at once is always played. The agent plays the reply whose afterstate value is
 highest (the lowest column among equal values).
 
@@ -137,6 +139,43 @@ def start():
 
 
 def train(net, episodes, rng):
+    if os.environ.get("SWEEP_OPPONENT", "self") == "self":
+        train_self_play(net, episodes, rng)
+    else:
+        train_against_random(net, episodes, rng, os.environ.get("SWEEP_SEAT", "x"))
+
+
+def train_against_random(net, episodes, rng, seat):
+    """TD(0) on the agent's own afterstates, the opponent playing uniformly at random: the
+    target of an afterstate is the result when the game ended (1 win, 0 draw, -1 loss for
+    the agent), else the value of the agent's next afterstate."""
+    root = start()
+    mover = seat.upper()
+    for _ in range(episodes):
+        board, last = root, None
+        while True:
+            if GAME.to_move(board) != seat:
+                options = replies(board)
+                m, board, status = options[rng.randrange(len(options))]
+                if status != "ongoing":
+                    if last is not None:
+                        net.step(last, 0.0 if status == "draw" else -1.0)
+                    break
+                continue
+            m, after, status = best(net, board, rng)
+            x = features(GAME.board_text(after), mover)
+            if last is not None and status == "ongoing":
+                net.step(last, net.values([x])[0])
+            if status != "ongoing":
+                result = 0.0 if status == "draw" else 1.0
+                net.step(x, result)
+                if last is not None:
+                    net.step(last, result)
+                break
+            last, board = x, after
+
+
+def train_self_play(net, episodes, rng):
     root = start()
     for _ in range(episodes):
         board, last = root, None  # `last`: the previous afterstate's features and mover

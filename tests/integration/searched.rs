@@ -121,6 +121,18 @@ fn mcts_rows_on_connect_four_are_what_sweep_score_gives_and_keep_the_properties(
         let minimax = mine.iter().find(|r| cell(&header, r, "eval_opponent") == "minimax").unwrap();
         assert!([0.0, 1.0, 2.0].contains(&num(&header, minimax, "regret")));
     }
+    // The readers take these rows like any others: the summary (O against random has no
+    // regret, so no line), compare and the page.
+    let o = run(&["summary", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("6x7g4"), "{}", stdout(&o));
+    let o = run(&["compare", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = out.join("page.html");
+    let o = run(&["report", out.to_str().unwrap(), "--out", page.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("rows without an exact optimum"), "the page counts the rows that have no regret");
 }
 
 #[test]
