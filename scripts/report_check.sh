@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Loads the reports of a few sweeps in a real browser (headless Chromium from the
 # distribution's packages): the smoke spec, the learners, a search (halving), a 4x4 sweep,
-# a TPE search (its search section) and the main example (whose leaderboard must exclude
-# some configuration from the best),
+# a TPE search (its search section), the main example (whose leaderboard must exclude
+# some configuration from the best), Connect Four (rows scored by search),
 # and two directories side by side. For each page: no console message at all (an error, a
 # failed script), one table row per configuration in the DOM after the scripts ran (as many
 # as `sweep summary --csv` prints), the embedded CSV inflated by the browser to the results
@@ -65,7 +65,7 @@ check() {
     echo "$name: $found configuration rows, console clean, screenshot $out/$name.png"
 }
 
-for spec in smoke learners halving four qlearning search-tpe; do
+for spec in smoke learners halving four qlearning search-tpe connect-four; do
     dir="$work/$spec"
     "$sweep" run "experiments/$spec.toml" --quiet --yes --out "$dir"
     "$sweep" report "$dir" 2>/dev/null
