@@ -314,13 +314,9 @@ pub fn argv(point: &CommandPoint, job_id: &str, seed: u64) -> Vec<String> {
                 }
                 return arg.clone();
             }
-            let mut out = arg.clone();
-            for name in names {
-                if let Some((_, v)) = values.iter().find(|(n, _)| *n == name) {
-                    out = out.replacen(&format!("{{{name}}}"), v, 1);
-                }
-            }
-            out
+            crate::spec::command::substitute(arg, |name| {
+                values.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
+            })
         })
         .collect()
 }
@@ -398,7 +394,7 @@ fn prepare(point: &CommandPoint, env: &Env<'_>, work: &Path, states: Option<&Pat
         .env("SWEEP_CHECKPOINTS", work.join("checkpoints"))
         .env("SWEEP_CHECKPOINT_EPISODES", env.checkpoints.iter().map(u64::to_string).collect::<Vec<_>>().join(","))
         .env("SWEEP_METRICS", work.join("metrics.json"))
-        .env("SWEEP_SPEC_DIR", program.dir.canonicalize().unwrap_or_else(|_| program.dir.clone()));
+        .env("SWEEP_SPEC_DIR", spec_dir(&program.dir));
     if let Some(states) = states {
         command.env("SWEEP_STATES", states);
     } else {
@@ -501,6 +497,15 @@ pub fn serve<'a>(point: &CommandPoint, env: &Env<'a>, batch: usize) -> Result<Op
             Err(e)
         }
     }
+}
+
+/// The spec's folder as an absolute path (a spec named by a bare file name has an empty
+/// folder: the current one).
+fn spec_dir(dir: &Path) -> PathBuf {
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    dir.canonicalize()
+        .or_else(|_| std::env::current_dir().map(|cwd| cwd.join(dir)))
+        .unwrap_or_else(|_| dir.to_path_buf())
 }
 
 /// Seconds, as short as they are exact to the millisecond.

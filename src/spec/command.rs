@@ -301,6 +301,18 @@ fn read_params<'t>(report: &mut Report, key: &str, entry: &'t Entry, given: &mut
             given.ok = false;
             continue;
         }
+        // Parameters reach the program as SWEEP_PARAM_<NAME>: two names that differ only
+        // in case would be one variable.
+        if let Some(other) = given.own.iter().find(|o| o.0.name.eq_ignore_ascii_case(&e.key)) {
+            let message = format!(
+                "is the parameter {} again but for case: both would be SWEEP_PARAM_{}; name one otherwise",
+                other.0.name,
+                e.key.to_ascii_uppercase()
+            );
+            report.entry(&param_key, e, message);
+            given.ok = false;
+            continue;
+        }
         let Some(ty) = infer(&e.node) else {
             let message = format!(
                 "has values of no one type ({}): a program's parameter takes numbers, names (strings) or true/false, \
@@ -388,6 +400,18 @@ fn check_command(
     if let Err(why) = find_program(&command[0], dir) {
         report.entry(key, entry, format!("cannot run {:?}: {why}", command[0]));
         ok = false;
+    } else if let Some(script) = interpreted_script(command) {
+        // `["python3", "agent.py"]`: the interpreter exists, the script must too.
+        let path = dir.join(script);
+        if !path.is_file() {
+            let message = format!(
+                "cannot run {:?}: its script {} does not exist (a relative path is taken from the spec's folder)",
+                command[0],
+                path.display()
+            );
+            report.entry(key, entry, message);
+            ok = false;
+        }
     }
     let names: Vec<&str> = own.iter().map(|g| g.0.name).chain(PLACEHOLDERS).collect();
     for arg in command {
@@ -405,6 +429,20 @@ fn check_command(
     ok
 }
 
+/// Interpreters whose first argument, when it is not an option, is the script they run.
+const INTERPRETERS: [&str; 10] =
+    ["python", "python3", "pypy3", "sh", "bash", "Rscript", "julia", "node", "perl", "ruby"];
+
+/// The script a known interpreter is given as its first argument (`["python3",
+/// "agent.py", ..]`), when that argument is a file name without placeholders.
+fn interpreted_script(command: &[String]) -> Option<&str> {
+    let interpreter = Path::new(&command[0]).file_name()?.to_str()?;
+    let first = command.get(1)?;
+    let is_interpreter = INTERPRETERS.contains(&interpreter)
+        || interpreter.strip_prefix("python3.").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit()));
+    (is_interpreter && !first.starts_with('-') && placeholders(first).is_empty()).then_some(first.as_str())
+}
+
 /// The names of the `{name}` placeholders in `arg`.
 pub fn placeholders(arg: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -419,6 +457,34 @@ pub fn placeholders(arg: &str) -> Vec<&str> {
             _ => rest = after,
         }
     }
+    out
+}
+
+/// `arg` with every `{name}` that `value` knows replaced by its value, in one pass from
+/// left to right: a value is never read again, so a value holding `{seed}`, quotes, `;` or
+/// `$()` stays as it is (and no shell ever sees it).
+pub fn substitute(arg: &str, value: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(arg.len());
+    let mut rest = arg;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after
+            .find('}')
+            .filter(|&close| is_name(&after[..close]))
+            .and_then(|close| value(&after[..close]).map(|v| (v, close)))
+        {
+            Some((v, close)) => {
+                out.push_str(&v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -495,6 +561,19 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Some(0.5));
         assert_eq!(parse_duration("12"), Some(12.0));
         assert_eq!(parse_duration("10 parsecs"), None);
+    }
+
+    #[test]
+    fn substitution_is_one_pass_and_leaves_values_alone() {
+        let value = |name: &str| match name {
+            "seed" => Some("42".to_string()),
+            "tag" => Some("{seed}; $(rm -rf x) \"q\" a b".to_string()),
+            _ => None,
+        };
+        assert_eq!(substitute("--tag={tag}", value), "--tag={seed}; $(rm -rf x) \"q\" a b");
+        assert_eq!(substitute("{seed}-{tag}", value), "42-{seed}; $(rm -rf x) \"q\" a b");
+        assert_eq!(substitute("{unknown} {} {not a name} {seed", value), "{unknown} {} {not a name} {seed");
+        assert_eq!(substitute("}{seed}{", value), "}42{");
     }
 
     #[test]

@@ -463,3 +463,67 @@ fn a_tpe_search_proposes_a_programs_parameters() {
     let rounds: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["round"].as_str()).collect();
     assert_eq!(rounds.len(), 2, "two rounds of 2: {rounds:?}");
 }
+
+#[test]
+fn a_string_parameter_reaches_the_program_verbatim_substituted_once_and_never_through_a_shell() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The value holds a placeholder, a command substitution, quotes, `;` and spaces.
+    let tag = r#"{seed}; $(touch "$SWEEP_SPEC_DIR/pwned") "q" a  b"#;
+    let command = r#"["sh", "-c", "printf '%s' \"$1\" > \"$SWEEP_SPEC_DIR/arg-$SWEEP_JOB_ID.txt\"; exit 3", "sh", "{tag}|{seed}"]"#;
+    let path = spec(tmp.path(), command, &format!("[solver.params]\ntag = '{tag}'"), "[\"random\"]");
+    let out = tmp.path().join("out");
+    let o = sweep().args([path.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(!o.status.success(), "the program exits 3: its jobs fail");
+    let written: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("arg-"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert_eq!(written.len(), 2, "one file per job");
+    // `{tag}` first: a second pass would turn the value's own `{seed}` into the seed.
+    for w in written {
+        let (value, seed) = w.rsplit_once('|').unwrap();
+        assert_eq!(value, tag, "the value as written in the spec");
+        assert!(seed.parse::<u64>().is_ok(), "{seed:?} is the job's seed");
+    }
+    assert!(!tmp.path().join("pwned").exists(), "no shell evaluated the value");
+}
+
+#[test]
+fn the_spec_folder_a_program_is_told_is_absolute_for_a_spec_named_by_a_bare_file_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let told = tmp.path().join("told.txt");
+    let command =
+        format!(r#"["sh", "-c", "printf '%s' \"$SWEEP_SPEC_DIR\" > \"$1\"; exit 3", "sh", "{}"]"#, told.display());
+    spec(tmp.path(), &command, "", "[\"random\"]");
+    let o = sweep().current_dir(tmp.path()).args(["c.toml", "--out", "out", "--threads", "1"]).output().unwrap();
+    assert!(!o.status.success(), "the program exits 3: its jobs fail");
+    let dir = std::fs::read_to_string(&told).unwrap();
+    assert!(Path::new(&dir).is_absolute(), "{dir:?}");
+    assert_eq!(Path::new(&dir).canonicalize().unwrap(), tmp.path().canonicalize().unwrap());
+}
+
+#[test]
+fn two_program_parameters_that_differ_only_in_case_are_refused_naming_both() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = spec(tmp.path(), r#"["true"]"#, "[solver.params]\nlr = 0.1\nLR = 0.2", "[\"random\"]");
+    let o = run(&["plan", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("solver[1].params.LR") && e.contains("the parameter lr again but for case"), "{e}");
+    assert!(e.contains("SWEEP_PARAM_LR"), "{e}");
+}
+
+#[test]
+fn an_interpreters_missing_script_is_refused_before_any_job() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = spec(tmp.path(), r#"["python3", "missing.py"]"#, "", "[\"random\"]");
+    let o = run(&["plan", path.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("solver[1].command") && e.contains("missing.py does not exist"), "{e}");
+    // An option first (`python3 -c ...`) is not a script.
+    let path = spec(tmp.path(), r#"["python3", "-c", "pass"]"#, "", "[\"random\"]");
+    assert!(run(&["plan", path.to_str().unwrap()]).status.success());
+}
