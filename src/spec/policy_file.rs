@@ -105,6 +105,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<(Game, Vec<(usize, u8)>), String> {
         }
     }
     let game = rows.game.ok_or("it holds no move (a header and no rows)")?;
+    conflicts(game, &rows.moves, &rows.lines)?;
     Ok((game, rows.moves))
 }
 
@@ -130,6 +131,29 @@ struct Rows {
     /// index, which on a 16-cell board is a cache miss in a 172 MB table.
     next: usize,
     moves: Vec<(usize, u8)>,
+    /// The line of each move.
+    lines: Vec<u32>,
+}
+
+/// A board given twice with different moves is an error naming both lines (the same
+/// move twice is only a repeat).
+fn conflicts(game: Game, moves: &[(usize, u8)], lines: &[u32]) -> Result<(), String> {
+    let mut order: Vec<usize> = (0..moves.len()).collect();
+    order.sort_unstable_by_key(|&k| (moves[k].0, lines[k]));
+    for pair in order.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if moves[a].0 == moves[b].0 && moves[a].1 != moves[b].1 {
+            let board = game.positions().board(moves[a].0);
+            return Err(format!(
+                "lines {} and {} give {board} two moves ({} and {}): a policy has one move per board",
+                lines[a],
+                lines[b],
+                game.move_text(moves[a].1),
+                game.move_text(moves[b].1)
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Rows {
@@ -159,6 +183,7 @@ impl Rows {
             return Err(format!("line {line}: the seat column says {seat:?}, but {to_move} is to move in {b}"));
         }
         self.moves.push((id, cell));
+        self.lines.push(line as u32);
         Ok(())
     }
 }

@@ -527,3 +527,33 @@ fn an_interpreters_missing_script_is_refused_before_any_job() {
     let path = spec(tmp.path(), r#"["python3", "-c", "pass"]"#, "", "[\"random\"]");
     assert!(run(&["plan", path.to_str().unwrap()]).status.success());
 }
+
+#[test]
+fn a_policy_that_gives_one_board_two_moves_fails_its_row_naming_both_lines() {
+    let g = Game::TIC_TAC_TOE;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("first.csv");
+    policy_file(&file, g, &[Seat::X], |_, b| first_legal(b));
+    // The empty board again, with its last cell instead of the first: line 2 (the empty
+    // board is the first position) against the line appended at the end.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    let lines = text.lines().count();
+    text.push_str(&format!("{},{},x,{g}\n", Board::empty(g), g.move_text(8)));
+    std::fs::write(&file, &text).unwrap();
+    let spec = spec(tmp.path(), &copier(&file), "seat = \"x\"", "[\"random\"]");
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let r = &rows(&out)[0];
+    assert_eq!(r["status"], "failed");
+    let want = format!("lines 2 and {} give", lines + 1);
+    assert!(r["error"].contains(&want) && r["error"].contains("two moves"), "{}", r["error"]);
+    // The same move twice is a repeat, not a conflict.
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text = text.lines().take(lines).map(|l| format!("{l}\n")).collect();
+    let second = text.lines().nth(1).unwrap().to_string();
+    text.push_str(&format!("{second}\n"));
+    std::fs::write(&file, &text).unwrap();
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--fresh", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
