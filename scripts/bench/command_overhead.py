@@ -33,15 +33,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def first_legal_policy(sweep: str, game: str, seat: str, path: Path, work: Path) -> None:
-    """Writes the first-legal-move policy of `seat` from a states file sweep writes."""
+def states_file(sweep: str, game: str, seat: str, work: Path) -> Path:
+    """The states file sweep gives a program of `seat` in `game`, copied out of the run's
+    private folder by a probe program (which then fails: its run writes no result)."""
+    copy = work / f"states-{game}-{seat}.csv"
+    if copy.exists():
+        return copy
     spec = work / "probe.toml"
     spec.write_text(
         f'name = "probe"\n[evaluation]\ncheckpoints = 1\n[[solver]]\nkind = "command"\nlabel = "probe"\ngame = "{game}"\nseat = "{seat}"\n'
-        f'episodes = 1\ncommand = ["sh", "-c", "exit 3"]\n'
+        f'episodes = 1\ncommand = ["sh", "-c", "cp \\"$SWEEP_STATES\\" \\"$1\\"; exit 3", "sh", "{copy}"]\n'
     )
     subprocess.run([sweep, "run", str(spec), "--quiet", "--out", str(work / "probe")], capture_output=True)
-    states = work / "probe" / "states" / f"{game}-{seat}.csv"
+    return copy
+
+
+def first_legal_policy(sweep: str, game: str, seat: str, path: Path, work: Path) -> None:
+    """Writes the first-legal-move policy of `seat` from the states file sweep gives."""
+    states = states_file(sweep, game, seat, work)
     lines = ["board,action,seat,game"]
     for row in states.read_text().splitlines()[1:]:
         board, moves = row.split(",")
@@ -139,7 +148,7 @@ def main() -> int:
             walls.append(run_spec(sweep, spec, out, 1) / 4)
             in_job.append(statistics.mean(job_ms(out)) / 1e3)
             scoring.append(eval_share(out))
-            states = out / "states" / "4x4g4-o.csv"
+            states = states_file(sweep, "4x4g4", "o", work)
             job = work / "direct"
             (job / "checkpoints").mkdir(parents=True, exist_ok=True)
             (job / "params.json").write_text(

@@ -124,6 +124,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let fault = crate::run::Fault::from_env();
     let out = job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, fault.as_ref(), &place);
     let _ = std::fs::remove_dir_all(&scratch);
+    crate::run::command::remove_scratch();
     let mut differ = 0;
     let test = if job.split == spec::Split::Test { "test " } else { "" };
     println!("job {id} ({}, {test}replicate {}, seed {})", job.params.solver_name(), job.replicate, job.seed);

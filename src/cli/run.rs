@@ -23,7 +23,10 @@ pub fn run(options: &RunOptions) -> Result<i32> {
     let stop = StopToken::new();
     *CURRENT.lock().unwrap_or_else(PoisonError::into_inner) = Some(stop.clone());
     install_interrupt_handler();
-    let report = crate::run::run(options, &stop)?;
+    let report = crate::run::run(options, &stop);
+    // The programs' states files are the run's, not the results'.
+    crate::run::command::remove_scratch();
+    let report = report?;
     for line in &report.summary {
         eprintln!("{line}");
     }

@@ -1,30 +1,42 @@
 //! Running a command solver's program for one job, and scoring what it hands back.
 //!
 //! A program is untrusted: it may crash, hang, lie or ignore signals. Each job runs it
-//! once, in a fresh working folder, in a process group of its own, with its parameters in
-//! argv (`{name}` placeholders) and in the environment (`SWEEP_*`, see [`Env`]). Its
-//! standard output and error go to files in that folder. A watchdog thread kills the
-//! group (SIGKILL) when the job's `timeout` passes or the run is asked to stop; the
-//! group is killed again when the program ends, so that nothing it started outlives its
-//! job. Only what the program writes to `$SWEEP_POLICY` (and `$SWEEP_CHECKPOINTS`) is
+//! once, under its fence ([`super::fence`]: nothing it starts outlives the job), in a
+//! private working folder (a random name in the system's temporary folder, mode 0700,
+//! never under the results folder, which the program is never told), with its parameters
+//! in argv (`{name}` placeholders, substituted in one pass, never through a shell) and in
+//! the environment (`SWEEP_*`, see [`Env`]). Its standard input is `/dev/null`; its
+//! standard output and error are read as they stream, and only their last [`LOG_CAP`]
+//! bytes are kept, in memory. A watchdog thread ends the program when the job's
+//! `timeout` passes or the run is asked to stop.
+//!
+//! Only what the program writes to `$SWEEP_POLICY` (and `$SWEEP_CHECKPOINTS`) is
 //! believed, and it is read like a spec: a wrong board, an illegal move or a position
-//! the policy needs and lacks makes a failed row that names the line or the board.
-//! Nothing the program prints is used; `$SWEEP_METRICS` (JSON) is kept in the `metrics`
-//! column as it was written.
+//! the policy needs and lacks makes a failed row that names the line or the board. Each
+//! file it hands back must be a regular file (a symbolic link, a FIFO or a device is
+//! refused by name before it is opened for reading) within its size limit
+//! ([`policy_limit`], [`METRICS_CAP`]). Nothing the program prints is used;
+//! `$SWEEP_METRICS` (JSON) is kept in the `metrics` column as it was written.
 //!
 //! `--threads N` bounds the programs at once: each takes `threads_per_job` of N slots
 //! ([`Slots`]). The positions a policy may be asked about are listed once per (game,
-//! seats) in a states file (`$SWEEP_STATES`) under the results folder.
+//! seats) in a states file (`$SWEEP_STATES`, [`states_file`]), read-only. The working
+//! folders and the states files are in a private folder of the process ([`run_folder`]),
+//! removed at the end of the run (or by the next `sweep` after a SIGKILL).
 
 use std::collections::HashMap;
 use std::fs;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::io::Read;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::StopToken;
+use super::fence;
 use super::policy_server::PolicyServer;
 use crate::game::{Board, Game, Status};
 use crate::kinds::{CommandPoint, Val};
@@ -33,6 +45,13 @@ use crate::solvers::TrainOpponent;
 
 /// The most bytes of a failed job's standard output or error kept under `logs/`.
 pub const LOG_CAP: u64 = 1 << 20;
+
+/// The most bytes of `$SWEEP_METRICS` read: a JSON object of a few figures.
+pub const METRICS_CAP: u64 = 64 << 10;
+
+/// How long a fence may take to end its program's descendants after it is asked, before
+/// its group is killed outright.
+const FENCE_GRACE: Duration = Duration::from_secs(5);
 
 /// How many lines of the program's standard error a failed row quotes.
 const STDERR_LINES: usize = 5;
@@ -54,6 +73,14 @@ struct Running {
     deadline: Instant,
     stop: StopToken,
     killed: Option<Killed>,
+    /// When the watchdog asked it to end.
+    asked: Option<Instant>,
+}
+
+impl Running {
+    fn new(timeout: Duration, stop: &StopToken) -> Running {
+        Running { deadline: Instant::now() + timeout, stop: stop.clone(), killed: None, asked: None }
+    }
 }
 
 /// The programs running in this process, by process group id.
@@ -63,21 +90,13 @@ fn running() -> std::sync::MutexGuard<'static, Option<HashMap<i32, Running>>> {
     RUNNING.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Kills a process group.
-fn kill_group(pgid: i32) {
-    // SAFETY: killpg only sends a signal; a group that no longer exists gives ESRCH.
-    unsafe {
-        libc::killpg(pgid, libc::SIGKILL);
-    }
-}
-
-/// Kills every program still running (the command line's second Ctrl-C, before it
-/// exits).
+/// Ends every program still running (the command line's second Ctrl-C, before it
+/// exits): each fence ends its program's descendants (and would when `sweep` exits too).
 pub fn kill_all() {
     if let Some(map) = running().as_mut() {
         for (&pgid, r) in map.iter_mut() {
             r.killed.get_or_insert(Killed::Stopped);
-            kill_group(pgid);
+            fence::end(pgid);
         }
     }
 }
@@ -93,7 +112,16 @@ fn watchdog() {
                     std::thread::sleep(WATCH);
                     let now = Instant::now();
                     if let Some(map) = running().as_mut() {
-                        for (&pgid, r) in map.iter_mut().filter(|(_, r)| r.killed.is_none()) {
+                        for (&pgid, r) in map.iter_mut() {
+                            if r.killed.is_some() {
+                                // A fence that has not ended in its grace is killed with
+                                // its group (it never should need to be).
+                                if r.asked.is_some_and(|at| now >= at + FENCE_GRACE) {
+                                    fence::kill_group(pgid);
+                                    r.asked = None;
+                                }
+                                continue;
+                            }
                             let why = if r.stop.is_stopped() {
                                 Some(Killed::Stopped)
                             } else if now >= r.deadline {
@@ -103,7 +131,8 @@ fn watchdog() {
                             };
                             if let Some(why) = why {
                                 r.killed = Some(why);
-                                kill_group(pgid);
+                                r.asked = Some(now);
+                                fence::end(pgid);
                             }
                         }
                     }
@@ -184,11 +213,6 @@ pub struct Logs {
 }
 
 impl Logs {
-    fn read(work: &Path) -> Logs {
-        let read = |name: &str| tail(&work.join(name), LOG_CAP).unwrap_or_default();
-        Logs { out: read("stdout.txt"), err: read("stderr.txt") }
-    }
-
     /// Writes them to `results/logs/<job_id>.{out,err}`.
     pub fn keep(&self, results: &Path, job_id: &str) {
         let logs = results.join("logs");
@@ -211,6 +235,48 @@ impl Logs {
     }
 }
 
+/// A program's standard output or error, read as it streams by a thread of its own that
+/// keeps only the last [`LOG_CAP`] bytes: a program that writes gigabytes costs neither
+/// memory nor disk.
+struct Capture {
+    tail: Arc<Mutex<Vec<u8>>>,
+    ended: Receiver<()>,
+}
+
+impl Capture {
+    fn start(mut stream: impl Read + Send + 'static) -> Capture {
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let (send, ended) = channel();
+        let kept = Arc::clone(&tail);
+        std::thread::spawn(move || {
+            let mut buffer = vec![0u8; 64 << 10];
+            while let Ok(n @ 1..) = stream.read(&mut buffer) {
+                let mut tail = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                tail.extend_from_slice(&buffer[..n]);
+                if tail.len() as u64 > 2 * LOG_CAP {
+                    let cut = tail.len() - LOG_CAP as usize;
+                    tail.drain(..cut);
+                }
+            }
+            let _ = send.send(());
+        });
+        Capture { tail, ended }
+    }
+
+    /// The last [`LOG_CAP`] bytes so far.
+    fn snapshot(&self) -> Vec<u8> {
+        let tail = self.tail.lock().unwrap_or_else(PoisonError::into_inner);
+        tail[tail.len().saturating_sub(LOG_CAP as usize)..].to_vec()
+    }
+
+    /// The last [`LOG_CAP`] bytes, once the stream has closed (the fence has ended every
+    /// process that held it) or after a second at most.
+    fn finish(self) -> Vec<u8> {
+        let _ = self.ended.recv_timeout(Duration::from_secs(1));
+        self.snapshot()
+    }
+}
+
 /// Where a job's program runs and what it is told.
 pub struct Env<'a> {
     /// The job id.
@@ -219,7 +285,8 @@ pub struct Env<'a> {
     pub seed: u64,
     /// The episodes at which checkpoint policies are wanted (0: before training).
     pub checkpoints: &'a [u64],
-    /// The results folder (states files and the logs of failed jobs go under it).
+    /// The results folder (the logs of failed jobs go under it; the program is never told
+    /// where it is).
     pub results: &'a Path,
     /// The run's stop token.
     pub stop: &'a StopToken,
@@ -241,12 +308,12 @@ pub fn run(point: &CommandPoint, env: &Env<'_>) -> Ran {
 fn run_inner(point: &CommandPoint, env: &Env<'_>) -> Result<Ran, String> {
     let program = point.program;
     let seats = seats(point);
-    let states = states_file(env.results, point.game(), &seats)?;
-    let work = scratch_folder(env.job_id)?;
+    let states = states_file(point.game(), &seats)?;
+    let work = scratch_folder()?;
     let result = (|| {
         let Some(_slots) = env.slots.take(program.threads_per_job, env.stop) else { return Ok(Ran::Abandoned) };
         let started = Instant::now();
-        let (status, killed) = spawn_and_wait(point, env, &work, &states)?;
+        let (status, killed, logs) = spawn_and_wait(point, env, &work, &states)?;
         let wall = started.elapsed();
         if killed == Some(Killed::Stopped) || (env.stop.is_stopped() && !status.success()) {
             return Ok(Ran::Abandoned);
@@ -262,7 +329,6 @@ fn run_inner(point: &CommandPoint, env: &Env<'_>) -> Result<Ran, String> {
             }
             _ => Some("the program ended abnormally".to_string()),
         };
-        let logs = Logs::read(&work);
         let read = match failure {
             Some(why) => Err(why),
             None => read_outputs(point, env, &work, &seats, wall, &logs),
@@ -287,11 +353,87 @@ fn seats(point: &CommandPoint) -> Vec<Seat> {
     }
 }
 
-/// A fresh, empty working folder for the job, in the system's temporary folder.
-fn scratch_folder(job_id: &str) -> Result<PathBuf, String> {
-    let dir = std::env::temp_dir().join(format!("sweep-{}-{job_id}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(dir.join("checkpoints"))
+/// A fresh, private folder in `parent`: `prefix` and a random name nobody can guess, made
+/// by this call (never one that was there), mode 0700.
+fn private_folder(parent: &Path, prefix: &str) -> Result<PathBuf, String> {
+    let mut last = None;
+    for _ in 0..16 {
+        let dir = parent.join(format!("{prefix}{:016x}", random_u64()));
+        match fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) => last = Some(e),
+        }
+    }
+    let e = last.map(|e| e.to_string()).unwrap_or_default();
+    Err(format!("cannot make a private folder in {}: {e}", parent.display()))
+}
+
+/// This process's private folder in the system's temporary folder,
+/// `sweep-<pid>-<random>` (mode 0700), made when a program first needs it: the jobs'
+/// working folders and the states files go in it, and it goes at the end of the run
+/// ([`remove_scratch`]). Making it also removes the folders of `sweep` processes that
+/// no longer run (killed before they could).
+fn run_folder() -> Result<PathBuf, String> {
+    let mut folder = RUN_FOLDER.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(dir) = folder.as_ref() {
+        return Ok(dir.clone());
+    }
+    let temp = std::env::temp_dir();
+    remove_stale(&temp);
+    let dir = private_folder(&temp, &format!("sweep-{}-", std::process::id()))?;
+    Ok(folder.insert(dir).clone())
+}
+
+/// The folder of [`run_folder`], once made.
+static RUN_FOLDER: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Removes the run folders (`sweep-<pid>-<16 hex digits>`) in `temp` whose process no
+/// longer runs.
+fn remove_stale(temp: &Path) {
+    let Ok(entries) = fs::read_dir(temp) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("sweep-")) else { continue };
+        let Some((pid, random)) = rest.split_once('-') else { continue };
+        let Ok(pid) = pid.parse::<i32>() else { continue };
+        if random.len() != 16 || !random.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        // SAFETY: signal 0 sends nothing; ESRCH says no process has that id.
+        let gone =
+            unsafe { libc::kill(pid, 0) } == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Removes this process's private folder ([`run_folder`]), if it made one: the end of a
+/// run.
+pub fn remove_scratch() {
+    if let Some(dir) = RUN_FOLDER.lock().unwrap_or_else(PoisonError::into_inner).take() {
+        let _ = fs::remove_dir_all(dir);
+    }
+}
+
+/// 64 random bits from the system (`/dev/urandom`), for names nobody can guess.
+fn random_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    let read = fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        // Without the system's source, the clock's nanoseconds and the process id.
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let mixed = crate::seed::splitmix64(now.as_nanos() as u64 ^ (u64::from(std::process::id()) << 32));
+        return mixed;
+    }
+    u64::from_le_bytes(bytes)
+}
+
+/// A fresh working folder for a job ([`private_folder`] in [`run_folder`]) with its
+/// `checkpoints` folder.
+fn scratch_folder() -> Result<PathBuf, String> {
+    let dir = private_folder(&run_folder()?, "job-")?;
+    fs::create_dir(dir.join("checkpoints"))
         .map_err(|e| format!("cannot make the job's working folder {}: {e}", dir.display()))?;
     Ok(dir)
 }
@@ -369,9 +511,9 @@ fn params_json(point: &CommandPoint, env: &Env<'_>) -> serde_json::Value {
     })
 }
 
-/// The program's command for one job, every setting but its standard streams: its
-/// arguments, its folder and its environment (`$SWEEP_STATES` only where the board is
-/// enumerated).
+/// The program's command for one job, under its fence, every setting but its standard
+/// streams: its arguments, its folder and its environment (`$SWEEP_STATES` only where
+/// the board is enumerated).
 fn prepare(point: &CommandPoint, env: &Env<'_>, work: &Path, states: Option<&Path>) -> Result<Command, String> {
     let program = point.program;
     let argv = argv(point, env.job_id, env.seed);
@@ -403,37 +545,41 @@ fn prepare(point: &CommandPoint, env: &Env<'_>, work: &Path, states: Option<&Pat
     for (name, value) in point.own() {
         command.env(format!("SWEEP_PARAM_{}", name.to_ascii_uppercase()), value.show());
     }
-    Ok(command)
+    Ok(fence::wrap(command, Some(work)))
 }
 
-/// Starts the program in its own process group and waits for it; the watchdog kills it
-/// on timeout or stop. Returns its exit status and why it was killed, if it was.
+/// Starts the program under its fence and waits for it (the fence returns once every
+/// descendant has ended); the watchdog ends it on timeout or stop. Returns its exit
+/// status, why it was killed if it was, and the tails of its standard output and error.
 fn spawn_and_wait(
     point: &CommandPoint,
     env: &Env<'_>,
     work: &Path,
     states: &Path,
-) -> Result<(std::process::ExitStatus, Option<Killed>), String> {
+) -> Result<(std::process::ExitStatus, Option<Killed>, Logs), String> {
     let program = point.program;
-    let open = |name: &str| fs::File::create(work.join(name)).map_err(|e| format!("cannot create {name}: {e}"));
     let mut command = prepare(point, env, work, Some(states))?;
-    command.stdin(Stdio::null()).stdout(open("stdout.txt")?).stderr(open("stderr.txt")?).process_group(0);
+    command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     watchdog();
     // The lock is held from the spawn to the registration, so that the watchdog never
     // misses a program and a stop between the two still reaches it.
     let mut guard = running();
-    let mut child =
-        command.spawn().map_err(|e| format!("cannot start {:?}: {e}", command.get_program().to_string_lossy()))?;
+    let mut child = command.spawn().map_err(|e| format!("cannot start {:?}: {e}", program.command[0]))?;
     let pgid = child.id() as i32;
-    let entry = Running { deadline: Instant::now() + program.timeout, stop: env.stop.clone(), killed: None };
-    guard.get_or_insert_with(HashMap::new).insert(pgid, entry);
+    guard.get_or_insert_with(HashMap::new).insert(pgid, Running::new(program.timeout, env.stop));
     drop(guard);
+    let out = child.stdout.take().map(Capture::start);
+    let err = child.stderr.take().map(Capture::start);
     let status = child.wait();
     let killed = running().as_mut().and_then(|map| map.remove(&pgid)).and_then(|r| r.killed);
-    // Whatever the program started in its group goes with it.
-    kill_group(pgid);
+    // Without a fence (a library caller), whatever the program left in its group goes.
+    if !fence::enabled() {
+        fence::kill_group(pgid);
+    }
+    let out = out.map(Capture::finish).unwrap_or_default();
+    let logs = Logs { out, err: err.map(Capture::finish).unwrap_or_default() };
     let status = status.map_err(|e| format!("cannot wait for the program: {e}"))?;
-    Ok((status, killed))
+    Ok((status, killed, logs))
 }
 
 /// A job's program running as a policy server (a board too big to enumerate): it trains
@@ -444,6 +590,7 @@ fn spawn_and_wait(
 pub struct Serving<'a> {
     /// The server (the scorer's agent).
     pub server: PolicyServer,
+    err: Capture,
     work: PathBuf,
     _slots: SlotGuard<'a>,
 }
@@ -456,17 +603,17 @@ impl Serving<'_> {
         running().as_ref().and_then(|map| map.get(&self.server.pgid())).and_then(|r| r.killed)
     }
 
-    /// Its standard error and output so far (for a failed row's message and `logs/`).
+    /// The tail of its standard error so far (for a failed row's message and `logs/`;
+    /// its standard output is the protocol's).
     pub fn logs(&self) -> Logs {
-        Logs::read(&self.work)
+        Logs { out: Vec::new(), err: self.err.snapshot() }
     }
 }
 
 impl Drop for Serving<'_> {
     fn drop(&mut self) {
-        let pgid = self.server.pgid();
-        kill_group(pgid);
-        running().as_mut().and_then(|map| map.remove(&pgid));
+        // The server's own drop ends the program (its fence ends the descendants).
+        running().as_mut().and_then(|map| map.remove(&self.server.pgid()));
         let _ = fs::remove_dir_all(&self.work);
     }
 }
@@ -476,22 +623,22 @@ impl Drop for Serving<'_> {
 pub fn serve<'a>(point: &CommandPoint, env: &Env<'a>, batch: usize) -> Result<Option<Serving<'a>>, String> {
     let program = point.program;
     let Some(slots) = env.slots.take(program.threads_per_job, env.stop) else { return Ok(None) };
-    let work = scratch_folder(env.job_id)?;
+    let work = scratch_folder()?;
     let started = (|| {
         let mut command = prepare(point, env, &work, None)?;
-        let err = fs::File::create(work.join("stderr.txt")).map_err(|e| format!("cannot create stderr.txt: {e}"))?;
-        command.stderr(err);
+        command.stderr(Stdio::piped());
         watchdog();
         let mut guard = running();
         // A batch may wait longer than the job's timeout: the watchdog ends the program
         // at the timeout, and the job says so.
-        let server = PolicyServer::spawn(command, batch, program.timeout + Duration::from_secs(5))?;
-        let entry = Running { deadline: Instant::now() + program.timeout, stop: env.stop.clone(), killed: None };
-        guard.get_or_insert_with(HashMap::new).insert(server.pgid(), entry);
-        Ok(server)
+        let mut server = PolicyServer::spawn(command, batch, program.timeout + Duration::from_secs(5))?;
+        guard.get_or_insert_with(HashMap::new).insert(server.pgid(), Running::new(program.timeout, env.stop));
+        let err = server.take_stderr().map_or_else(|| Capture::start(std::io::empty()), Capture::start);
+        Ok((server, err))
     })();
     match started {
-        Ok(server) => Ok(Some(Serving { server, work, _slots: slots })),
+        Ok((server, err)) => Ok(Some(Serving { server, err, work, _slots: slots })),
+
         Err(e) => {
             let _ = fs::remove_dir_all(&work);
             Err(e)
@@ -534,31 +681,30 @@ fn read_outputs(
     logs: &Logs,
 ) -> Result<Ran, String> {
     let game = point.game();
-    let path = work.join("policy.csv");
-    if !path.exists() {
-        return Err("the program wrote no policy to $SWEEP_POLICY".to_string());
-    }
     let started = Instant::now();
-    let (policy, hash) = read_policy(&path, game, seats).map_err(|e| format!("$SWEEP_POLICY: {e}"))?;
+    let limit = policy_limit(game);
+    let bytes = handed_back(&work.join("policy.csv"), limit, "$SWEEP_POLICY")?
+        .ok_or("the program wrote no policy to $SWEEP_POLICY")?;
+    let (policy, hash) = parse_policy(&bytes, game, seats).map_err(|e| format!("$SWEEP_POLICY: {e}"))?;
     let mut checkpoints = Vec::new();
+    let folder = work.join("checkpoints");
+    if !fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir()) {
+        return Err("$SWEEP_CHECKPOINTS is no longer the folder sweep made: it was replaced".into());
+    }
     for &episode in env.checkpoints {
-        let file = work.join("checkpoints").join(format!("{episode}.csv"));
-        if file.exists() {
+        let what = format!("$SWEEP_CHECKPOINTS/{episode}.csv");
+        if let Some(file) = handed_back(&folder.join(format!("{episode}.csv")), limit, &what)? {
             // The last checkpoint is often the final policy: read once.
-            let same = fs::read(&file).is_ok_and(|b| crate::seed::fnv1a(&b) == hash);
-            let p = match same {
+            let p = match file == bytes {
                 true => policy.clone(),
-                false => {
-                    let read = read_policy(&file, game, seats);
-                    read.map_err(|e| format!("$SWEEP_CHECKPOINTS/{episode}.csv: {e}"))?.0
-                }
+                false => parse_policy(&file, game, seats).map_err(|e| format!("{what}: {e}"))?.0,
             };
             checkpoints.push((episode, p));
         }
     }
-    let metrics = match fs::read(work.join("metrics.json")) {
-        Err(_) => None,
-        Ok(bytes) => match serde_json::from_slice::<serde_json::Value>(&bytes) {
+    let metrics = match handed_back(&work.join("metrics.json"), METRICS_CAP, "$SWEEP_METRICS")? {
+        None => None,
+        Some(bytes) => match serde_json::from_slice::<serde_json::Value>(&bytes) {
             Ok(v @ serde_json::Value::Object(_)) => Some(v.to_string()),
             Ok(_) => return Err("$SWEEP_METRICS holds JSON that is not an object ({\"name\": number, ..})".into()),
             Err(e) => return Err(format!("$SWEEP_METRICS is not JSON: {e}")),
@@ -568,22 +714,103 @@ fn read_outputs(
     Ok(Ran::Done { policy, hash, checkpoints, metrics, wall, read, logs: logs.clone() })
 }
 
-/// A policy file of `game` for `seats`, as a [`Policy`], and the FNV-1a hash of its bytes.
-pub fn read_policy(path: &Path, game: Game, seats: &[Seat]) -> Result<(Policy, u64), String> {
-    let bytes = fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let (found, moves) = crate::spec::policy_file::parse(&bytes)?;
+/// The most bytes a policy file of `game` may have: twice what a row per position (every
+/// board of the game, its move, seat and game) takes, plus a MiB. A program's policy of
+/// every position it can be asked fits with room to spare; a file past it is refused
+/// before it is read.
+pub fn policy_limit(game: Game) -> u64 {
+    let row = game.cells() as u64 + 16;
+    2 * row * game.positions().len() as u64 + (1 << 20)
+}
+
+/// The bytes of a file a program hands back (`what` names it in messages), at most `cap`
+/// of them; `Ok(None)` when there is none. Only a regular file is read: a symbolic link,
+/// a FIFO, a device, a socket or a folder is refused by name, from its metadata, before
+/// anything opens it for reading; a file past `cap` is refused by its size.
+pub fn handed_back(path: &Path, cap: u64, what: &str) -> Result<Option<Vec<u8>>, String> {
+    let meta = match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{what}: cannot read it: {e}")),
+        Ok(meta) => meta,
+    };
+    let kind = meta.file_type();
+    let not_a_file = [
+        (kind.is_symlink(), "a symbolic link"),
+        (kind.is_fifo(), "a FIFO (a named pipe)"),
+        (kind.is_char_device(), "a character device"),
+        (kind.is_block_device(), "a block device"),
+        (kind.is_socket(), "a socket"),
+        (kind.is_dir(), "a folder"),
+    ];
+    if let Some((_, name)) = not_a_file.iter().find(|(is, _)| *is) {
+        return Err(format!("{what} is {name}, not a regular file: sweep reads only a file the program wrote there"));
+    }
+    let too_big = |size: u64| {
+        format!("{what} is {size} bytes, more than the {cap} it may hold ({}); nothing of it was used", mib(cap))
+    };
+    if meta.len() > cap {
+        return Err(too_big(meta.len()));
+    }
+    // Not following a link and not blocking on a FIFO, in case the file was swapped
+    // since its metadata was read.
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("{what}: cannot read it: {e}"))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(format!("{what} is not a regular file: sweep reads only a file the program wrote there"));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| format!("{what}: cannot read it: {e}"))?;
+    if bytes.len() as u64 > cap {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(Some(bytes))
+}
+
+/// A size in MiB, for messages.
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+}
+
+/// A policy file of `game` for `seats`, as a [`Policy`], and its hash ([`policy_hash`]).
+pub fn parse_policy(bytes: &[u8], game: Game, seats: &[Seat]) -> Result<(Policy, u64), String> {
+    let (found, mut moves) = crate::spec::policy_file::parse(bytes)?;
     if found != game {
         return Err(format!("it is a policy for {found}, but the job plays {game}"));
     }
     let pos = game.positions();
     let mut policy = Policy::new(game);
-    for (id, cell) in moves {
+    for &(id, cell) in &moves {
         let to_move = if pos.board(id).to_move() == Seat::X.player() { Seat::X } else { Seat::O };
         if seats.contains(&to_move) {
             policy.set(id, cell);
         }
     }
-    Ok((policy, crate::seed::fnv1a(&bytes)))
+    Ok((policy, policy_hash(game, &mut moves)))
+}
+
+/// The hash of a policy's moves, whatever the order of its file's rows: FNV-1a of the
+/// file sweep would write for them (the header, then one row `board,action,seat,game`
+/// per position, in position order, each once). A program that writes its rows that way
+/// (in the states file's order, as the Python package does) has the hash of its file's
+/// bytes.
+fn policy_hash(game: Game, moves: &mut Vec<(usize, u8)>) -> u64 {
+    moves.sort_unstable();
+    moves.dedup();
+    let pos = game.positions();
+    let mut hash = crate::seed::Fnv1a::new();
+    hash.write(b"board,action,seat,game\n");
+    let mut row = String::new();
+    for &(id, cell) in moves.iter() {
+        let b = pos.board(id);
+        let seat = if b.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
+        row.clear();
+        row.push_str(&format!("{b},{},{},{game}\n", game.move_text(cell), seat.name()));
+        hash.write(row.as_bytes());
+    }
+    hash.finish()
 }
 
 /// A policy that notes the first board it is asked about and lacks.
@@ -618,24 +845,23 @@ impl Moves for Strict<'_> {
     }
 }
 
-/// The states file of `game` for `seats` under `results/states/`, written once (by the
-/// first job that needs it, atomically): `board,moves`, every position where one of the
-/// seats is to move that some play reaches, with its legal moves joined by `|`.
-pub fn states_file(results: &Path, game: Game, seats: &[Seat]) -> Result<PathBuf, String> {
-    static WRITTEN: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The states file of `game` for `seats`, written once per process (by the first job that
+/// needs it, under a lock) in the process's private folder ([`run_folder`]), read-only,
+/// never under the results folder: `board,moves`, every position where one of the seats
+/// is to move that some play reaches, with its legal moves joined by `|`.
+pub fn states_file(game: Game, seats: &[Seat]) -> Result<PathBuf, String> {
+    static WRITING: Mutex<()> = Mutex::new(());
     let name: String = seats.iter().map(|s| s.name()).collect();
-    // Absolute: the program runs in a folder of its own.
-    let results = std::path::absolute(results).map_err(|e| format!("{}: {e}", results.display()))?;
-    let path = results.join("states").join(format!("{game}-{name}.csv"));
-    let mut written = WRITTEN.lock().unwrap_or_else(PoisonError::into_inner);
-    if written.contains(&path) && path.exists() {
+    let _writing = WRITING.lock().unwrap_or_else(PoisonError::into_inner);
+    let dir = run_folder()?.join("states");
+    let path = dir.join(format!("{game}-{name}.csv"));
+    if path.exists() {
         return Ok(path);
     }
-    let text = states_text(game, seats);
-    let dir = results.join("states");
     fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    let text = states_text(game, seats);
     crate::report::files::write_text_atomic(&path, &text).map_err(|e| format!("{e:#}"))?;
-    written.push(path.clone());
+    let _ = fs::set_permissions(&path, fs::Permissions::from_mode(0o400));
     Ok(path)
 }
 
@@ -653,15 +879,4 @@ pub fn states_text(game: Game, seats: &[Seat]) -> String {
         text.push_str(&format!("{b},{}\n", moves.join("|")));
     }
     text
-}
-
-/// The last `cap` bytes of a file.
-fn tail(path: &Path, cap: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = fs::File::open(path)?;
-    let len = f.metadata()?.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(cap)))?;
-    let mut out = Vec::new();
-    f.read_to_end(&mut out)?;
-    Ok(out)
 }

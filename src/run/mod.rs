@@ -19,6 +19,7 @@ pub mod budget;
 mod checks;
 pub mod command;
 mod fault;
+pub mod fence;
 pub mod job;
 pub mod merge;
 mod notices;

@@ -1,7 +1,7 @@
 //! A program that answers positions on demand: the policy-server line protocol.
 //!
-//! `sweep` starts the program once, in a process group of its own, with standard error
-//! passed through, and talks to it over its standard input and output:
+//! `sweep` starts the program once, under its fence ([`crate::run::fence`]: nothing it
+//! starts outlives it), and talks to it over its standard input and output:
 //!
 //! ```text
 //! sweep   -> program:  positions 3            a batch of 3 positions follows
@@ -17,16 +17,19 @@
 //! `SWEEP_PROTOCOL=positions/1`. Batches are at most `batch` positions, so a neural agent
 //! evaluates each in one forward pass. A batch not answered within the timeout, a line
 //! that is not a move, or a closed output is an error naming the board; the scorer checks
-//! that every move is legal. The program's group is killed when the server is dropped.
+//! that every move is legal; an answer line is at most 4,096 bytes. The program and
+//! every descendant are ended when the server is dropped.
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::os::unix::process::CommandExt;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread;
 use std::time::Duration;
 
 use crate::oracle::{Agent, Position};
+
+/// The longest answer line read (a move is a few digits).
+const LINE_CAP: u64 = 4096;
 
 /// A running policy server.
 pub struct PolicyServer {
@@ -47,29 +50,51 @@ impl PolicyServer {
     pub fn start(argv: &[String], game: &str, seat: &str, batch: usize, timeout: Duration) -> Result<Self, String> {
         let (program, args) = argv.split_first().ok_or("the policy command is empty")?;
         let mut command = Command::new(program);
-        command.args(args).stderr(Stdio::inherit()).env("SWEEP_GAME", game).env("SWEEP_SEAT", seat);
+        command.args(args).env("SWEEP_GAME", game).env("SWEEP_SEAT", seat);
+        let mut command = crate::run::fence::wrap(command, None);
+        command.stderr(Stdio::inherit());
         Self::spawn(command, batch, timeout)
     }
 
-    /// Starts `command` as the server: its standard input and output become the
-    /// protocol's, it gets a process group of its own and `SWEEP_PROTOCOL`; the rest of
-    /// its setting (arguments, environment, folder, standard error) is the caller's.
+    /// Starts `command` (as [`crate::run::fence::wrap`] gave it) as the server: its
+    /// standard input and output become the protocol's, and it gets `SWEEP_PROTOCOL`; the
+    /// rest of its setting (arguments, environment, folder, standard error) is the
+    /// caller's.
     pub fn spawn(mut command: Command, batch: usize, timeout: Duration) -> Result<Self, String> {
-        let name = command.get_program().to_string_lossy().into_owned();
+        let name = crate::run::fence::program(&command);
         let started = std::time::Instant::now();
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .process_group(0)
             .env("SWEEP_PROTOCOL", "positions/1")
             .spawn()
             .map_err(|e| format!("cannot start {name:?}: {e}"))?;
         let input = BufWriter::new(child.stdin.take().expect("piped"));
-        let output = BufReader::new(child.stdout.take().expect("piped"));
+        let mut output = BufReader::new(child.stdout.take().expect("piped"));
         let (send, lines) = channel();
         thread::spawn(move || {
-            for line in output.lines() {
-                if send.send(line).is_err() {
+            // An answer is a short line: a longer one ends the reading (memory stays
+            // bounded whatever the program writes).
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                let read = (&mut output).take(LINE_CAP).read_until(b'\n', &mut line);
+                let sent = match read {
+                    Ok(0) => return,
+                    Ok(n) if n as u64 == LINE_CAP && !line.ends_with(b"\n") => {
+                        let _ = send.send(Err(std::io::Error::other(format!("a line longer than {LINE_CAP} bytes"))));
+                        return;
+                    }
+                    Ok(_) => {
+                        let text = String::from_utf8_lossy(&line);
+                        send.send(Ok(text.trim_end_matches(['\n', '\r']).to_string()))
+                    }
+                    Err(e) => {
+                        let _ = send.send(Err(e));
+                        return;
+                    }
+                };
+                if sent.is_err() {
                     return;
                 }
             }
@@ -87,9 +112,14 @@ impl PolicyServer {
         })
     }
 
-    /// The process group of the program (its process id).
+    /// The process group of the program (its process id: its fence's, when it has one).
     pub fn pgid(&self) -> i32 {
         self.child.id() as i32
+    }
+
+    /// Its standard error, when the caller's command piped it, to be read by the caller.
+    pub fn take_stderr(&mut self) -> Option<std::process::ChildStderr> {
+        self.child.stderr.take()
     }
 
     /// The time from the program's start to its first answer: a program that trains
@@ -161,12 +191,19 @@ impl Agent for PolicyServer {
 }
 
 impl Drop for PolicyServer {
+    /// Ends the program: its fence ends every descendant, then itself; a fence that has
+    /// not ended within five seconds is killed with its group.
     fn drop(&mut self) {
-        let pgid = self.child.id() as i32;
-        // SAFETY: killpg only sends a signal; a group that no longer exists gives ESRCH.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
+        let pid = self.child.id() as i32;
+        crate::run::fence::end(pid);
+        let waited = std::time::Instant::now();
+        while matches!(self.child.try_wait(), Ok(None)) {
+            if waited.elapsed() > Duration::from_secs(5) {
+                crate::run::fence::kill_group(pid);
+                let _ = self.child.wait();
+                return;
+            }
+            thread::sleep(Duration::from_millis(1));
         }
-        let _ = self.child.wait();
     }
 }

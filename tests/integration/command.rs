@@ -6,33 +6,19 @@
 //! position; Ctrl-C of `sweep` with a hung program), resume, reproduce and refusals.
 //!
 //! The programs are small shell scripts (and `cp` of a policy file the test writes), so
-//! the tests need nothing but `sh`. Every program that could linger writes its process
-//! group id to a file, and each test checks that no process of that group is left.
+//! the tests need nothing but `sh`. Every program that could linger writes its process id
+//! and its child's to a file, and each test checks by id that none is left (the escapes
+//! from the process group and the session are `fence.rs`'s).
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 use std::time::{Duration, Instant};
 
-use sweep::game::{Board, Game, Player, Status};
+use sweep::game::{Board, Game};
 use sweep::mdp::{Evaluator, Opponent, Seat};
 use sweep::solvers::ground_truth;
 
 use super::common::*;
-
-/// Writes a policy file of `seat` in `game` with `choose`'s move in every position where
-/// `seat` is to move.
-fn policy_file(path: &Path, game: Game, seats: &[Seat], choose: impl Fn(usize, Board) -> u8) {
-    let pos = game.positions();
-    let mut text = String::from("board,action,seat,game\n");
-    for p in 0..pos.len() {
-        let b = pos.board(p);
-        let seat = if b.to_move() == Player::X { Seat::X } else { Seat::O };
-        if b.status() == Status::Ongoing && seats.contains(&seat) {
-            text.push_str(&format!("{b},{},{},{game}\n", game.move_text(choose(p, b)), seat.name()));
-        }
-    }
-    std::fs::write(path, text).unwrap();
-}
 
 /// A spec of one command solver: `command` (a TOML list), then `rest` (keys of the solver).
 fn spec(dir: &Path, command: &str, rest: &str, opponents: &str) -> PathBuf {
@@ -124,12 +110,13 @@ const FAULTS: [(&str, &str, &str); 7] = [
     ("missing", "printf 'board,action,seat,game\\n.........,4,x,3x3k3\\n' > \"$SWEEP_POLICY\"", "has no move for "),
 ];
 
-/// A program that records its process group in `groups/`, starts a sleeping child in its
-/// group (which must not outlive the job), then behaves as `mode` says.
+/// A program that records its process id and its sleeping child's in `pids/` (neither
+/// may outlive the job), then behaves as `mode` says.
 fn faulty_program(dir: &Path) -> String {
-    let groups = dir.join("groups");
-    std::fs::create_dir_all(&groups).unwrap();
-    let mut script = format!("#!/bin/sh\necho $$ > {}/$SWEEP_JOB_ID\nsleep 1000 &\ncase \"$1\" in\n", groups.display());
+    let pids = dir.join("pids");
+    std::fs::create_dir_all(&pids).unwrap();
+    let mut script =
+        format!("#!/bin/sh\nsleep 1000 &\necho $$ $! > {}/$SWEEP_JOB_ID\ncase \"$1\" in\n", pids.display());
     for (mode, body, _) in FAULTS {
         script.push_str(&format!("  {mode}) {body} ;;\n"));
     }
@@ -139,17 +126,16 @@ fn faulty_program(dir: &Path) -> String {
     "[\"sh\", \"faulty.sh\", \"{mode}\"]".to_string()
 }
 
-/// No process is left in any group a program recorded.
+/// No process is left of those the programs recorded in `pids/` (checked by process id).
 fn no_process_left(dir: &Path) {
-    let groups = dir.join("groups");
     let deadline = Instant::now() + Duration::from_secs(5);
-    for entry in std::fs::read_dir(&groups).unwrap().flatten() {
+    for entry in std::fs::read_dir(dir.join("pids")).unwrap().flatten() {
         let text = std::fs::read_to_string(entry.path()).unwrap();
-        let Ok(pgid) = text.trim().parse::<i32>() else { continue };
-        // SAFETY: signal 0 sends nothing; it asks whether the group has a process.
-        while unsafe { libc::killpg(pgid, 0) } == 0 {
-            assert!(Instant::now() < deadline, "process group {pgid} is still running");
-            std::thread::sleep(Duration::from_millis(20));
+        for pid in text.split_whitespace().filter_map(|p| p.parse::<i32>().ok()) {
+            while alive(pid) {
+                assert!(Instant::now() < deadline, "process {pid} is still running");
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
     }
 }
@@ -182,16 +168,16 @@ fn ctrl_c_stops_a_hung_program_at_once_and_the_same_command_resumes_only_the_unf
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("first.csv");
     policy_file(&file, Game::TIC_TAC_TOE, &[Seat::X], |_, b| first_legal(b));
-    let groups = tmp.path().join("groups");
-    std::fs::create_dir_all(&groups).unwrap();
+    let pids = tmp.path().join("pids");
+    std::fs::create_dir_all(&pids).unwrap();
     let flag = tmp.path().join("hang");
     std::fs::write(&flag, "").unwrap();
-    // Mode "hang" sleeps while the flag file exists (with a child in its group); both
-    // modes then write the first-legal policy.
+    // Mode "hang" sleeps while the flag file exists (with a child); both modes then
+    // write the first-legal policy.
     let script = format!(
-        "#!/bin/sh\necho $$ > {groups}/$SWEEP_JOB_ID\nif [ \"$1\" = hang ] && [ -e {flag} ]; \
-         then sleep 1000 & sleep 1000; fi\ncp {file} \"$SWEEP_POLICY\"\n",
-        groups = groups.display(),
+        "#!/bin/sh\necho $$ > {pids}/$SWEEP_JOB_ID\nif [ \"$1\" = hang ] && [ -e {flag} ]; \
+         then sleep 1000 & echo $! >> {pids}/$SWEEP_JOB_ID; sleep 1000; fi\ncp {file} \"$SWEEP_POLICY\"\n",
+        pids = pids.display(),
         flag = flag.display(),
         file = file.display()
     );
@@ -203,7 +189,7 @@ fn ctrl_c_stops_a_hung_program_at_once_and_the_same_command_resumes_only_the_unf
     let child = spawn(&args, &[]);
     // Both "ok" jobs are written; the two "hang" jobs hang.
     let start = Instant::now();
-    while std::fs::read_dir(&groups).unwrap().count() < 4
+    while std::fs::read_dir(&pids).unwrap().count() < 4
         || std::fs::read_to_string(out.join("results.csv")).map_or(0, |t| t.lines().count()) < 3
     {
         assert!(start.elapsed() < Duration::from_secs(60), "the programs did not start");

@@ -192,3 +192,26 @@ pub fn brute_force_worst_case(b: Board, me: sweep::game::Player, choose: &impl F
     }
     b.legal_cells().map(|c| brute_force_worst_case(b.play(c), me, choose)).min().expect("a legal move")
 }
+
+/// Whether process `pid` runs (a zombie, ended but not yet reaped, does not).
+pub fn alive(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => false,
+        Ok(stat) => stat.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Writes a policy file of `seat` in `game` with `choose`'s move in every position where
+/// `seat` is to move.
+pub fn policy_file(path: &Path, game: Game, seats: &[sweep::mdp::Seat], choose: impl Fn(usize, Board) -> u8) {
+    let pos = game.positions();
+    let mut text = String::from("board,action,seat,game\n");
+    for p in 0..pos.len() {
+        let b = pos.board(p);
+        let seat = if b.to_move() == sweep::game::Player::X { sweep::mdp::Seat::X } else { sweep::mdp::Seat::O };
+        if b.status() == sweep::game::Status::Ongoing && seats.contains(&seat) {
+            text.push_str(&format!("{b},{},{},{game}\n", game.move_text(choose(p, b)), seat.name()));
+        }
+    }
+    std::fs::write(path, text).unwrap();
+}

@@ -15,6 +15,7 @@ mod exact_properties;
 mod executor;
 mod exploitability;
 mod faults;
+mod fence;
 mod gravity;
 mod halving;
 mod halving_props;
