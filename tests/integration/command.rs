@@ -543,3 +543,34 @@ fn a_policy_that_gives_one_board_two_moves_fails_its_row_naming_both_lines() {
     let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--fresh", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn a_policy_file_with_its_rows_shuffled_or_repeated_is_the_same_policy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("first.csv");
+    policy_file(&file, Game::TIC_TAC_TOE, &[Seat::X], |_, b| first_legal(b));
+    // "shuffled" writes the rows in a new random order every time, three of them twice.
+    let script = format!(
+        "#!/bin/sh\nf={file}\ncase \"$1\" in\n  plain) cp \"$f\" \"$SWEEP_POLICY\" ;;\n  shuffled) {{ head -n 1 \"$f\"; \
+         tail -n +2 \"$f\" | shuf; tail -n 3 \"$f\"; }} > \"$SWEEP_POLICY\" ;;\nesac\n",
+        file = file.display()
+    );
+    std::fs::write(tmp.path().join("p.sh"), script).unwrap();
+    let rest = "[solver.params]\nmode = [\"plain\", \"shuffled\"]";
+    let spec = spec(tmp.path(), "[\"sh\", \"p.sh\", \"{mode}\"]", rest, "[\"random\"]");
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&out);
+    // A file in position order, each row once, hashes as its bytes do.
+    let bytes = format!("{:016x}", sweep::seed::fnv1a(&std::fs::read(&file).unwrap()));
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["status"], "ok", "{r:?}");
+        assert_eq!(r["policy_hash"], bytes, "{}: the same moves, the same policy", r["mode"]);
+    }
+    let shuffled = rows.iter().find(|r| r["mode"] == "shuffled").unwrap()["job_id"].clone();
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &shuffled]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("reproduced: the same policy"), "{}", stdout(&o));
+}
