@@ -2,8 +2,9 @@
 //!
 //! A program is untrusted: it may crash, hang, lie or ignore signals. Each job runs it
 //! once, under its fence ([`super::fence`]: nothing it starts outlives the job), in a
-//! private working folder (a random name in the system's temporary folder, mode 0700,
-//! never under the results folder, which the program is never told), with its parameters
+//! private working folder (a random name, mode 0700, in the run's unlistable folder in the
+//! system's temporary folder: never under the results folder, which the program is never
+//! told), with its parameters
 //! in argv (`{name}` placeholders, substituted in one pass, never through a shell) and in
 //! the environment (`SWEEP_*`, see [`Env`]). Its standard input is `/dev/null`; its
 //! standard output and error are read as they stream, and only their last [`LOG_CAP`]
@@ -369,7 +370,7 @@ fn private_folder(parent: &Path, prefix: &str) -> Result<PathBuf, String> {
 }
 
 /// This process's private folder in the system's temporary folder,
-/// `sweep-<pid>-<random>` (mode 0700), made when a program first needs it: the jobs'
+/// `sweep-<pid>-<random>` (mode 0300: no one but root can list it), made when a program first needs it: the jobs'
 /// working folders and the states files go in it, and it goes at the end of the run
 /// ([`remove_scratch`]). Making it also removes the folders of `sweep` processes that
 /// no longer run (killed before they could).
@@ -381,6 +382,10 @@ fn run_folder() -> Result<PathBuf, String> {
     let temp = std::env::temp_dir();
     remove_stale(&temp);
     let dir = private_folder(&temp, &format!("sweep-{}-", std::process::id()))?;
+    // Write and search, no read: a program can reach its own folder and the states files
+    // by name, but cannot list the other jobs' folders (nor can anyone without root).
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o300))
+        .map_err(|e| format!("cannot set the mode of {}: {e}", dir.display()))?;
     Ok(folder.insert(dir).clone())
 }
 
@@ -403,7 +408,7 @@ fn remove_stale(temp: &Path) {
         let gone =
             unsafe { libc::kill(pid, 0) } == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
         if gone {
-            let _ = fs::remove_dir_all(entry.path());
+            remove_run_folder(&entry.path());
         }
     }
 }
@@ -412,8 +417,14 @@ fn remove_stale(temp: &Path) {
 /// run.
 pub fn remove_scratch() {
     if let Some(dir) = RUN_FOLDER.lock().unwrap_or_else(PoisonError::into_inner).take() {
-        let _ = fs::remove_dir_all(dir);
+        remove_run_folder(&dir);
     }
+}
+
+/// Removes a run folder (readable again first: it is made unlistable).
+fn remove_run_folder(dir: &Path) {
+    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
+    let _ = fs::remove_dir_all(dir);
 }
 
 /// 64 random bits from the system (`/dev/urandom`), for names nobody can guess.

@@ -300,3 +300,44 @@ fn a_file_handed_back_is_read_only_if_it_is_a_regular_file_within_its_limit() {
     // Nothing waited on the FIFO or read /dev/zero: far inside the jobs' 60 s timeout.
     assert!(took < Duration::from_secs(20), "the run took {took:?}");
 }
+
+#[test]
+fn a_program_is_never_told_the_results_folder_and_cannot_list_the_other_jobs_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let policy = dir.join("first.csv");
+    policy_file(&policy, Game::TIC_TAC_TOE, &[Seat::X], |_, b| first_legal(b));
+    let seen = dir.join("seen");
+    std::fs::create_dir_all(&seen).unwrap();
+    // Each job notes its folder's mode, its run folder's, whether it could list the run
+    // folder, and its whole environment and working folder.
+    let script = format!(
+        "#!/bin/sh\nf={seen}/$SWEEP_JOB_ID\nstat -c %a . > $f.mode\nstat -c %a .. > $f.run\n\
+         if ls .. > /dev/null 2>&1; then echo listed > $f.ls; else echo refused > $f.ls; fi\n\
+         env > $f.env\npwd > $f.pwd\ncp {policy} \"$SWEEP_POLICY\"\n",
+        seen = seen.display(),
+        policy = policy.display()
+    );
+    std::fs::write(dir.join("p.sh"), script).unwrap();
+    let text = "name = \"told\"\nseed = 3\nreplicates = 2\n[evaluation]\nopponents = [\"random\"]\n[[solver]]\n\
+                kind = \"command\"\nlabel = \"told\"\ncommand = [\"sh\", \"p.sh\"]\nepisodes = 10\n";
+    let spec = write_spec(dir, "told.toml", text);
+    let o = start(dir, &spec).wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = std::fs::canonicalize(dir.join("out")).unwrap();
+    let (_, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 2);
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    for job in rows.iter().map(|r| &r[0]) {
+        let read = |ext: &str| std::fs::read_to_string(seen.join(format!("{job}.{ext}"))).unwrap();
+        assert_eq!(read("mode").trim(), "700", "the job's own folder");
+        assert_eq!(read("run").trim(), "300", "the run's folder: search, no listing");
+        // Root reads any folder: what guards a program run as root is up to the machine.
+        assert_eq!(read("ls").trim(), if root { "listed" } else { "refused" });
+        let out_text = out.display().to_string();
+        assert!(!read("env").contains(&out_text), "the environment names the results folder");
+        assert!(!read("pwd").contains(&out_text));
+        assert!(read("pwd").starts_with(&std::fs::canonicalize(temp(dir)).unwrap().display().to_string()));
+    }
+}
