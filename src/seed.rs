@@ -85,12 +85,48 @@ pub fn keyed_rng(seed: u64, stream: Stream, key: u64) -> Rng {
 
 /// 64-bit FNV-1a.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut h = Fnv1a::new();
+    h.update(bytes);
+    h.value()
+}
+
+/// 64-bit FNV-1a fed in pieces: the hash of the pieces joined is [`fnv1a`]'s.
+///
+/// ```
+/// let mut h = sweep::seed::Fnv1a::new();
+/// h.update(b"job_id,");
+/// h.update(b"solver\n");
+/// assert_eq!(h.value(), sweep::seed::fnv1a(b"job_id,solver\n"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fnv1a(u64);
+
+impl Fnv1a {
+    /// The hash of nothing.
+    pub const fn new() -> Fnv1a {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
     }
-    h
+
+    /// Adds `bytes`.
+    pub fn update(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    /// The hash of every byte added so far.
+    pub fn value(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Default for Fnv1a {
+    fn default() -> Fnv1a {
+        Fnv1a::new()
+    }
 }
 
 /// The job id of a canonical key: the first 12 hex digits of `splitmix64(fnv1a(key))`.
