@@ -254,10 +254,10 @@ fn reproduce_says_whether_a_program_honours_its_seed() {
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = rows(&out);
     let id = |mode: &str| rows.iter().find(|r| r["mode"] == mode && r["replicate"] == "1").unwrap()["job_id"].clone();
-    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("seeded")]);
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("seeded"), "--trust"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("reproduced"), "{}", stdout(&o));
-    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("clock")]);
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("clock"), "--trust"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stdout(&o).contains("not reproducible: the program is not deterministic for this seed"), "{}", stdout(&o));
 }

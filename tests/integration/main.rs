@@ -18,6 +18,7 @@ mod faults;
 mod gravity;
 mod halving;
 mod halving_props;
+mod integrity;
 mod layers;
 mod play;
 mod policy_opponents;
