@@ -86,30 +86,39 @@ pub fn keyed_rng(seed: u64, stream: Stream, key: u64) -> Rng {
 /// 64-bit FNV-1a.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h = Fnv1a::new();
-    h.write(bytes);
-    h.finish()
+    h.update(bytes);
+    h.value()
 }
 
-/// [`fnv1a`] over bytes given in pieces: the same hash as of the pieces joined.
-#[derive(Clone, Copy, Debug)]
+/// 64-bit FNV-1a fed in pieces: the hash of the pieces joined is [`fnv1a`]'s.
+///
+/// ```
+/// let mut h = sweep::seed::Fnv1a::new();
+/// h.update(b"job_id,");
+/// h.update(b"solver\n");
+/// assert_eq!(h.value(), sweep::seed::fnv1a(b"job_id,solver\n"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fnv1a(u64);
 
 impl Fnv1a {
-    /// The hash of nothing yet.
-    pub fn new() -> Fnv1a {
+    /// The hash of nothing.
+    pub const fn new() -> Fnv1a {
         Fnv1a(0xcbf2_9ce4_8422_2325)
     }
 
     /// Adds `bytes`.
-    pub fn write(&mut self, bytes: &[u8]) {
+    pub fn update(&mut self, bytes: &[u8]) {
+        let mut h = self.0;
         for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
+        self.0 = h;
     }
 
-    /// The hash of everything added.
-    pub fn finish(&self) -> u64 {
+    /// The hash of every byte added so far.
+    pub fn value(&self) -> u64 {
         self.0
     }
 }

@@ -11,6 +11,9 @@ use crate::names::count;
 pub fn merge(dir: &Path) -> Result<i32> {
     let started = std::time::Instant::now();
     let r = crate::run::merge::merge(dir)?;
+    for note in &r.notes {
+        eprintln!("{note}");
+    }
     if !r.upgraded.is_empty() {
         eprintln!(
             "merged shard files of an older version of sweep into today's columns (their rows padded with empty cells): {}",

@@ -187,6 +187,9 @@ struct RunArgs {
     /// Memory the jobs may hold at once, e.g. 8G or 500M (default: the Slurm allocation, else 80% of the available memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::cost::memory::parse)]
     max_memory: Option<u64>,
+    /// Resume a results folder of command solvers that another spec file wrote (or that recorded another command): its programs' commands are shown and nothing runs without this flag. Never needed for a new folder, or to resume with the spec file that wrote the folder.
+    #[arg(long)]
+    trust: bool,
 }
 
 /// Parses `K/N`.
@@ -222,6 +225,7 @@ impl RunArgs {
             quiet: self.quiet,
             fault: Fault::from_env(),
             notices: Notices::Stderr,
+            trust: self.trust,
         })
     }
 }

@@ -1,5 +1,10 @@
 //! `sweep reproduce`: re-run one job from its recorded seed and compare every column but the
 //! timings with the recorded rows.
+//!
+//! The job is the manifest's, which may come from anyone: a command solver's job runs its
+//! program only with `--trust`, after the program's files and the spec text are found to
+//! be the ones the run recorded (see [`crate::run::trust`]). Relative paths of the spec
+//! are taken from the folder of the spec file the run read, wherever reproduce runs.
 
 use std::path::{Path, PathBuf};
 
@@ -28,20 +33,29 @@ pub struct ReproduceArgs {
     /// Print every column of every row side by side (by default only the values that differ).
     #[arg(long, short)]
     verbose: bool,
+    /// Run a command solver's program: the manifest names it, so without this flag sweep only shows the command. With it, the program's files and the spec must still hash to what the run recorded.
+    #[arg(long)]
+    trust: bool,
 }
 
-/// The directory of a RESULTS argument (a directory or its results.csv).
+/// The directory of a RESULTS argument (a directory or its results.csv), once its result
+/// files are found to hold what sweep wrote (see [`crate::report::integrity`]); what could
+/// not be checked is said on standard error.
 pub fn results_dir(results: &Path) -> Result<PathBuf> {
-    if results.is_dir() {
-        return Ok(results.to_path_buf());
+    let dir = if results.is_dir() {
+        results.to_path_buf()
+    } else if results.file_name().is_some_and(|n| n == "results.csv") && results.is_file() {
+        results.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    } else {
+        return Err(bad_input(format!(
+            "{}: not a results directory or a results.csv (expected a directory written by `sweep run`)",
+            results.display()
+        )));
+    };
+    for note in crate::report::manifest::check_dir(&dir)? {
+        eprintln!("{note}");
     }
-    if results.file_name().is_some_and(|n| n == "results.csv") && results.is_file() {
-        return Ok(results.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf));
-    }
-    Err(bad_input(format!(
-        "{}: not a results directory or a results.csv (expected a directory written by `sweep run`)",
-        results.display()
-    )))
+    Ok(dir)
 }
 
 /// Reads `results.csv` one row at a time: the distinct job ids that start with `prefix`
@@ -85,7 +99,10 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         }
     };
     check_policies(&manifest)?;
-    let sweep = spec::parse(&manifest.spec_text, &manifest.spec_file).map_err(|e| bad_input(e.to_string()))?;
+    // Relative paths of the spec (programs, policies) are the spec's folder's, wherever
+    // reproduce runs.
+    let spec_file = manifest.spec_path.clone().unwrap_or_else(|| manifest.spec_file.clone());
+    let sweep = spec::parse(&manifest.spec_text, &spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = match sweep.search.as_ref().filter(|s| s.method.models()) {
         // A model-based search's jobs are what its results decide.
         Some(_) => {
@@ -113,6 +130,9 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
                  ($SWEEP_POLICY, hashed in the policy_hash column), not one sweep can write"
             )));
         }
+    }
+    if let Some(point) = job.params.program() {
+        check_trust(&dir, &manifest, &sweep, job, point, args.trust)?;
     }
     let recorded: Vec<&Record> = rows.iter().filter(|r| r[0] == id).collect();
     // A program's states file goes to a scratch folder: reproducing writes nothing in
@@ -233,10 +253,61 @@ fn print_differences(old: &Record, new: &Record, columns: &Columns) -> usize {
     differ
 }
 
+/// Before a command job runs its program: without `trust`, refuses, showing the command;
+/// with it, refuses a spec text or a program file that is not what the run recorded.
+fn check_trust(
+    dir: &Path,
+    manifest: &Manifest,
+    sweep: &spec::Sweep,
+    job: &spec::Job,
+    point: &crate::kinds::CommandPoint,
+    trust: bool,
+) -> Result<()> {
+    let program = point.program;
+    if !trust {
+        let argv = crate::run::command::argv(point, &job.id, job.seed);
+        return Err(bad_input(format!(
+            "job {} is a command solver's: reproducing it runs the program that {} names:\n  {}\nin a scratch \
+             folder, with the spec's folder {}. Run again with --trust if you trust this results folder and that \
+             program",
+            job.id,
+            dir.join("manifest.json").display(),
+            crate::run::trust::shown(&argv),
+            crate::run::trust::absolute(&program.dir).display()
+        )));
+    }
+    if let Some(recorded) = &manifest.spec_fnv1a {
+        let now = format!("{:016x}", crate::seed::fnv1a(manifest.spec_text.as_bytes()));
+        if now != *recorded {
+            return Err(bad_input(format!(
+                "{}: the spec text it holds is not the spec file the run read (FNV-1a {recorded} recorded, {now} \
+                 now); sweep will not run its programs",
+                dir.join("manifest.json").display()
+            )));
+        }
+    }
+    let now = crate::run::trust::programs(sweep);
+    let this: Vec<_> = now.into_iter().filter(|p| p.label == program.label).collect();
+    if manifest.programs.is_empty() {
+        eprintln!(
+            "note: {} records no hashes of the programs (an older version of sweep wrote it); only the files of \
+             the solver's `files` are checked",
+            dir.join("manifest.json").display()
+        );
+    } else {
+        crate::run::trust::compare(&manifest.programs, &this, true)?;
+    }
+    match crate::run::trust::changed_file(&manifest.spec, &sweep.resolved()) {
+        Some(why) => Err(bad_input(format!("{why}; sweep will not run it in place of the file the results came from"))),
+        None => Ok(()),
+    }
+}
+
 /// Checks that every saved policy file the run read still has the bytes it had: a
 /// changed or missing file cannot reproduce the run's rows.
 fn check_policies(manifest: &Manifest) -> Result<()> {
-    let folder = Path::new(&manifest.spec_file).parent().unwrap_or(Path::new(""));
+    let spec_file = manifest.spec_path.as_deref().unwrap_or(&manifest.spec_file);
+    let folder = Path::new(spec_file).parent().unwrap_or(Path::new(""));
     for file in &manifest.policies {
         let path = folder.join(&file.path);
         let bytes = std::fs::read(&path).map_err(|e| {

@@ -83,7 +83,13 @@ fn print_resume_hint(options: &RunOptions) {
     if let Some(bytes) = options.max_memory {
         command.push_str(&format!(" --max-memory {bytes}"));
     }
-    for (set, flag) in [(options.fail_fast, " --fail-fast"), (options.yes, " --yes"), (options.quiet, " --quiet")] {
+    let flags = [
+        (options.fail_fast, " --fail-fast"),
+        (options.yes, " --yes"),
+        (options.quiet, " --quiet"),
+        (options.trust, " --trust"),
+    ];
+    for (set, flag) in flags {
         if set {
             command.push_str(flag);
         }

@@ -11,6 +11,10 @@
 //! - [`copy_runs`] interleaves the runs of several files (`sweep merge`).
 //! - [`each_row`] reads a file one record at a time (`summary`, `reproduce`).
 //!
+//! Every writer hashes the bytes it writes (see [`super::integrity`]): the appender keeps a
+//! running hash of each file and every rewrite returns the hash of the file it wrote, for
+//! the manifest to record.
+//!
 //! Every reader accepts a file written by an older version, whose header is a prefix of
 //! today's (see [`Columns`]): its rows read as if the newer columns were empty, and every
 //! rewrite ([`rewrite_runs`], [`copy_runs`]) writes today's header and pads the rows of an
@@ -25,12 +29,21 @@ use anyhow::{Context, Result, bail};
 
 use super::Record;
 pub use super::header::Columns;
+use super::integrity::{HashingWriter, Running, Written, hash_file};
 use crate::error::bad_input;
 
-/// Appends rows to `results.csv` and `curves.csv` of one directory.
+/// Appends rows to `results.csv` and `curves.csv` of one directory, hashing what it
+/// writes.
 pub struct Appender {
-    results: (PathBuf, File),
-    curves: (PathBuf, File),
+    results: Output,
+    curves: Output,
+}
+
+/// One file the appender writes, and the hash of its bytes.
+struct Output {
+    path: PathBuf,
+    file: File,
+    running: Running,
 }
 
 fn open_append(path: &Path, header: &[&str]) -> Result<File> {
@@ -64,36 +77,76 @@ pub fn encode(records: impl IntoIterator<Item = Record>) -> String {
 
 impl Appender {
     /// Opens (or creates, with headers) the two files in `dir`; `header` is the run's
-    /// results header (today's columns and its program parameters').
+    /// results header (today's columns and its program parameters'). The running hash of
+    /// each starts from the bytes the file holds: what resume kept (checked against the
+    /// manifest, then rewritten by sweep) under the directory's lock, before any job runs.
     pub fn open(dir: &Path, header: &[&str]) -> Result<Appender> {
-        let rp = dir.join("results.csv");
-        let cp = dir.join("curves.csv");
-        let results = open_append(&rp, header)?;
-        let curves = open_append(&cp, &super::CURVE_COLUMNS)?;
-        Ok(Appender { results: (rp, results), curves: (cp, curves) })
+        let output = |path: PathBuf, header: &[&str]| -> Result<Output> {
+            let file = open_append(&path, header)?;
+            let running = hash_file(&path)?;
+            Ok(Output { path, file, running })
+        };
+        let results = output(dir.join("results.csv"), header)?;
+        let curves = output(dir.join("curves.csv"), &super::CURVE_COLUMNS)?;
+        Ok(Appender { results, curves })
     }
 
     /// Appends one job's rows, curves first, and flushes both files. Fails, naming the
-    /// file, when a file was removed while open (rows would go nowhere) or a write fails.
+    /// file, when a file was removed while open (rows would go nowhere) or a write fails;
+    /// a write that fails half way is cut back to the last whole job where the file system
+    /// allows.
     pub fn append(&mut self, results: &[Record], curves: &[Record]) -> Result<()> {
-        for ((path, file), rows) in [(&mut self.curves, curves), (&mut self.results, results)] {
-            if !path.exists() {
-                bail!("cannot write {}: the file was removed while the sweep was running", path.display());
+        for (out, rows) in [(&mut self.curves, curves), (&mut self.results, results)] {
+            if !out.path.exists() {
+                bail!("cannot write {}: the file was removed while the sweep was running", out.path.display());
             }
             if rows.is_empty() {
                 continue;
             }
-            file.write_all(encode(rows.iter().cloned()).as_bytes())
-                .and_then(|_| file.flush())
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            let text = encode(rows.iter().cloned());
+            let written = out.file.write_all(text.as_bytes()).and_then(|_| out.file.flush());
+            if let Err(e) = written {
+                let _ = out.file.set_len(out.running.len());
+                return Err(e).with_context(|| format!("cannot write {}", out.path.display()));
+            }
+            out.running.update(text.as_bytes());
         }
         Ok(())
     }
 
     /// Forces both files to disk.
     pub fn sync(&mut self) -> Result<()> {
-        for (path, file) in [&self.curves, &self.results] {
-            file.sync_data().with_context(|| format!("cannot sync {}", path.display()))?;
+        for out in [&self.curves, &self.results] {
+            out.file.sync_data().with_context(|| format!("cannot sync {}", out.path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// What this appender's files hold, as far as sweep wrote them: for the manifest.
+    pub fn written(&self, sealed: bool) -> Written {
+        Written { results: self.results.running.digest(), curves: self.curves.running.digest(), sealed }
+    }
+
+    /// Checks that each file holds exactly the bytes sweep wrote to it (before it is
+    /// sorted, which would take in whatever else is there): an error names the file that
+    /// another process wrote to during the run.
+    pub fn check_unchanged(&self) -> Result<()> {
+        for out in [&self.results, &self.curves] {
+            let now = hash_file(&out.path)?.digest();
+            let wrote = out.running.digest();
+            if now != wrote {
+                let change = if now.bytes > wrote.bytes {
+                    format!("{} bytes were added after the {} bytes sweep wrote", now.bytes - wrote.bytes, wrote.bytes)
+                } else {
+                    format!("it holds {} bytes that are not the {} bytes sweep wrote", now.bytes, wrote.bytes)
+                };
+                bail!(
+                    "{} was changed during the run by another process (a command solver's program?): {change}; the \
+                     results are left unsorted and the manifest records what sweep wrote. Restore the file from a \
+                     copy, or run the spec again into a new folder (`sweep run SPEC --fresh` moves this one aside)",
+                    out.path.display()
+                );
+            }
         }
         Ok(())
     }
@@ -176,16 +229,21 @@ pub fn each_row(
     Ok(columns)
 }
 
+/// The writer a rewrite fills: buffered, and hashing what it writes.
+type Filler = HashingWriter<BufWriter<File>>;
+
 /// Writes `path` atomically: `fill` writes a temporary file beside it, which is synced and
 /// renamed over `path`; on any error the temporary file is removed and `path` is untouched.
-fn atomically(path: &Path, tmp_ext: &str, fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>) -> Result<()> {
+/// Returns the hash of the bytes written.
+fn atomically(path: &Path, tmp_ext: &str, fill: impl FnOnce(&mut Filler) -> Result<()>) -> Result<Running> {
     let tmp = path.with_extension(tmp_ext);
-    let result = (|| -> Result<()> {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+    let result = (|| -> Result<Running> {
+        let mut w = HashingWriter::new(BufWriter::with_capacity(1 << 20, File::create(&tmp)?));
         fill(&mut w)?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        let running = w.running();
+        w.into_inner().into_inner().map_err(|e| e.into_error())?.sync_all()?;
         fs::rename(&tmp, path)?;
-        Ok(())
+        Ok(running)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -193,8 +251,9 @@ fn atomically(path: &Path, tmp_ext: &str, fill: impl FnOnce(&mut BufWriter<File>
     result.with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Writes `header` and `records` to `path` atomically (temporary file, sync, rename).
-pub fn write_atomic(path: &Path, header: &[&str], records: impl IntoIterator<Item = Record>) -> Result<()> {
+/// Writes `header` and `records` to `path` atomically (temporary file, sync, rename);
+/// returns the hash of what it wrote.
+pub fn write_atomic(path: &Path, header: &[&str], records: impl IntoIterator<Item = Record>) -> Result<Running> {
     atomically(path, "csv.tmp", |w| {
         let mut csv = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(w);
         csv.write_record(header)?;
@@ -208,7 +267,7 @@ pub fn write_atomic(path: &Path, header: &[&str], records: impl IntoIterator<Ite
 
 /// Writes text to `path` atomically.
 pub fn write_text_atomic(path: &Path, text: &str) -> Result<()> {
-    atomically(path, "tmp", |w| Ok(w.write_all(text.as_bytes())?))
+    atomically(path, "tmp", |w| Ok(w.write_all(text.as_bytes())?)).map(|_| ())
 }
 
 /// One job's consecutive rows in a file, as a byte range: files are rewritten by moving
@@ -274,20 +333,22 @@ pub fn scan_file(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -
 }
 
 /// Rewrites `path` atomically as `header` followed by the given runs of it, in the given
-/// order (runs left out are dropped; rows of an older file are padded to `header`).
-pub fn rewrite_runs<'a>(path: &Path, header: &[&str], runs: impl IntoIterator<Item = &'a Run>) -> Result<()> {
+/// order (runs left out are dropped; rows of an older file are padded to `header`);
+/// returns the hash of what it wrote.
+pub fn rewrite_runs<'a>(path: &Path, header: &[&str], runs: impl IntoIterator<Item = &'a Run>) -> Result<Running> {
     copy_runs(path, header, &[path], runs.into_iter().map(|r| (0, r)))
 }
 
 /// Writes `path` atomically as `header` followed by runs of several files, in the given
 /// order: `(i, run)` is `run` of `sources[i]`. Copies bytes, one run at a time, and pads
 /// the rows of a run from an older file with empty cells; `path` may be one of the sources.
+/// Returns the hash of what it wrote.
 pub fn copy_runs<'a, P: AsRef<Path>>(
     path: &Path,
     header: &[&str],
     sources: &[P],
     runs: impl IntoIterator<Item = (usize, &'a Run)>,
-) -> Result<()> {
+) -> Result<Running> {
     let mut files: Vec<File> = sources
         .iter()
         .map(|p| File::open(p).with_context(|| format!("cannot read {}", p.as_ref().display())))

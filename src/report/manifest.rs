@@ -1,5 +1,6 @@
 //! `manifest.json`: what ran, with which tool and generator versions, when, and how far
-//! it got.
+//! it got; the hashes of the spec file, of the programs of its command solvers and of the
+//! result files as sweep wrote them (see [`super::integrity`]).
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -8,6 +9,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::files::write_text_atomic;
+use super::integrity::{self, Written};
 
 /// The version of the `rand` crate this binary was built with (checked against Cargo.lock
 /// by a test).
@@ -53,6 +55,15 @@ pub struct Manifest {
     pub generator: String,
     /// The spec file as given.
     pub spec_file: String,
+    /// The spec file's absolute path when the run started: relative paths of the spec
+    /// (programs, policies) are taken from its folder (absent in manifests of older
+    /// versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_path: Option<String>,
+    /// FNV-1a of the spec file's bytes (`spec_text`) when the run started (absent in
+    /// manifests of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_fnv1a: Option<String>,
     /// The spec's text, so a results directory can be re-run or merged on its own.
     pub spec_text: String,
     /// Hash of the resolved spec.
@@ -85,6 +96,36 @@ pub struct Manifest {
     /// manifests written before they were timed apart).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared_tables: Option<SharedTables>,
+    /// The programs of the command solvers, as resolved when the run started: each
+    /// solver's command and the files it runs, with their hashes (absent when there are
+    /// none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<ProgramRecord>,
+    /// What sweep wrote to `results.csv` and `curves.csv` (absent in manifests of older
+    /// versions, whose files are read unchecked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<Written>,
+}
+
+/// A command solver's program as a run found it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramRecord {
+    /// The solver's label.
+    pub label: String,
+    /// Its command, placeholders as written.
+    pub command: Vec<String>,
+    /// The files it runs (the executable, or an interpreter's script), absolute, with their
+    /// FNV-1a hashes.
+    pub files: Vec<FileHash>,
+}
+
+/// A file and the FNV-1a hash (16 hex digits) of its bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileHash {
+    /// The file.
+    pub path: String,
+    /// The hash of its bytes.
+    pub fnv1a: String,
 }
 
 /// The tables a run built for its jobs to share, before the first job started (the ones
@@ -133,6 +174,53 @@ impl Manifest {
         let text = serde_json::to_string_pretty(self).expect("a manifest serialises") + "\n";
         write_text_atomic(&dir.join("manifest.json"), &text)
     }
+
+    /// Checks `dir`'s result files against [`Manifest::written`] (see
+    /// [`integrity::check`]): an error names a file that changed since sweep wrote it;
+    /// the notes say what could not be checked.
+    pub fn check_files(&self, dir: &Path) -> Result<Vec<String>> {
+        match &self.written {
+            Some(written) => integrity::check(dir, written),
+            None => Ok(vec![format!(
+                "note: {} records no hashes of its result files (an older version of sweep wrote it), so they are \
+                 read unchecked",
+                dir.join("manifest.json").display()
+            )]),
+        }
+    }
+}
+
+/// Checks the result files of `dir` against its manifest, for a reader: none (no notes)
+/// without a manifest, a note when it cannot be read. A sweep may be writing `dir` at the
+/// same time, so a difference is looked at again after the manifest changes (a run records
+/// the files it has just rewritten a moment after it renames them).
+pub fn check_dir(dir: &Path) -> Result<Vec<String>> {
+    let path = dir.join("manifest.json");
+    let read = || match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("note: cannot read {} ({e}); result files unchecked", path.display())),
+    };
+    let mut text = match read() {
+        Ok(Some(text)) => text,
+        Ok(None) => return Ok(Vec::new()),
+        Err(note) => return Ok(vec![note]),
+    };
+    for _ in 0..5 {
+        let Ok(manifest) = serde_json::from_str::<Manifest>(&text) else {
+            return Ok(vec![format!("note: {} is not a sweep manifest; result files unchecked", path.display())]);
+        };
+        let error = match manifest.check_files(dir) {
+            Ok(notes) => return Ok(notes),
+            Err(error) => error,
+        };
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        match read() {
+            Ok(Some(again)) if again != text => text = again,
+            _ => return Err(error),
+        }
+    }
+    Manifest::read(dir)?.check_files(dir)
 }
 
 /// The time now as UTC RFC 3339 with seconds (`2026-11-29T19:15:00Z`).

@@ -9,6 +9,7 @@ pub mod fidelity;
 pub mod files;
 pub mod header;
 pub mod html;
+pub mod integrity;
 pub mod manifest;
 pub mod nash_conv;
 pub mod paired_runs;

@@ -108,8 +108,16 @@ fn writable(dir: &Path) -> bool {
     }
 }
 
-/// Handles an existing directory of another spec: refuse, move aside, or extend.
-pub fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job], notices: &Notices) -> Result<()> {
+/// Handles an existing directory: refuse, move aside, or extend one of another spec;
+/// before keeping anything, checks that its result files hold what sweep wrote and that
+/// the programs of its command solvers may run (see [`super::trust`]).
+pub fn prepare(
+    dir: &Path,
+    (spec, sweep): (&Path, &Sweep),
+    existing: Existing,
+    jobs: &[Job],
+    (trust, notices): (bool, &Notices),
+) -> Result<()> {
     let has_results = dir.join("results.csv").exists() || dir.join("manifest.json").exists();
     if existing == Existing::Fresh {
         if has_results {
@@ -127,15 +135,21 @@ pub fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job], noti
         }
         return Ok(());
     };
-    if old.spec_hash == sweep.hash() {
-        return Ok(());
+    for note in old.check_files(dir)? {
+        notices.say(&note);
     }
-    if let Some(why) = changed_program_file(&old.spec, &sweep.resolved()) {
+    super::trust::check_resume(dir, &old, spec, sweep, trust)?;
+    let same_spec = old.spec_hash == sweep.hash();
+    if let Some(why) = super::trust::changed_file(&old.spec, &sweep.resolved()).filter(|_| !same_spec) {
         return Err(bad_input(format!(
             "{}: {why}, so the finished rows came from another program; restore the file, or use --fresh to move the \
              old results aside (or --out DIR to write elsewhere)",
             dir.display()
         )));
+    }
+    super::trust::compare(&old.programs, &super::trust::programs(sweep), false)?;
+    if same_spec {
+        return Ok(());
     }
     match existing {
         Existing::Fresh => unreachable!("handled above"),
@@ -167,32 +181,6 @@ pub fn prepare(dir: &Path, sweep: &Sweep, existing: Existing, jobs: &[Job], noti
             )))
         }
     }
-}
-
-/// The first file of a command solver (by label) whose FNV-1a hash differs between two
-/// resolved specs, said in words.
-fn changed_program_file(old: &serde_json::Value, new: &serde_json::Value) -> Option<String> {
-    let files = |spec: &serde_json::Value| -> Vec<(String, String, String)> {
-        let solvers = spec["solvers"].as_array().cloned().unwrap_or_default();
-        solvers
-            .iter()
-            .flat_map(|s| {
-                let label = s["label"].as_str().unwrap_or_default().to_string();
-                let files = s["files"].as_array().cloned().unwrap_or_default();
-                files.into_iter().map(move |f| {
-                    let text = |k: &str| f[k].as_str().unwrap_or_default().to_string();
-                    (label.clone(), text("path"), text("fnv1a"))
-                })
-            })
-            .collect()
-    };
-    let before = files(old);
-    files(new).into_iter().find_map(|(label, path, hash)| {
-        let old_hash = before.iter().find(|(l, p, _)| *l == label && *p == path).map(|f| &f.2)?;
-        (*old_hash != hash).then(|| {
-            format!("{path}, a file of the command solver {label}, has changed since the run (FNV-1a {old_hash} then, {hash} now)")
-        })
-    })
 }
 
 #[cfg(test)]

@@ -812,16 +812,16 @@ fn policy_hash(game: Game, moves: &mut Vec<(usize, u8)>) -> u64 {
     moves.dedup();
     let pos = game.positions();
     let mut hash = crate::seed::Fnv1a::new();
-    hash.write(b"board,action,seat,game\n");
+    hash.update(b"board,action,seat,game\n");
     let mut row = String::new();
     for &(id, cell) in moves.iter() {
         let b = pos.board(id);
         let seat = if b.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
         row.clear();
         row.push_str(&format!("{b},{},{},{game}\n", game.move_text(cell), seat.name()));
-        hash.write(row.as_bytes());
+        hash.update(row.as_bytes());
     }
-    hash.finish()
+    hash.value()
 }
 
 /// A policy that notes the first board it is asked about and lacks.

@@ -3,7 +3,9 @@
 //!
 //! Checks, each a clear error that lists exactly what is wrong: every shard of one N is
 //! present; each is complete; all share the spec hash and the tool and generator
-//! versions; every job of the spec appears in exactly one shard.
+//! versions; every job of the spec appears in exactly one shard; each shard's files hold
+//! what its run wrote (the hashes in its manifest). The merged manifest records the hashes
+//! of the merged files.
 //!
 //! Shards written by an older version (fewer columns) merge too: DIR's files get today's
 //! columns, the older shards' rows padded with empty cells; the shards are only read.
@@ -16,6 +18,7 @@ use anyhow::Result;
 use crate::error::bad_input;
 use crate::names::count;
 use crate::report::files::{Run, copy_runs, scan_file};
+use crate::report::integrity::Written;
 use crate::report::manifest::Manifest;
 use crate::report::{CURVE_COLUMNS, Field};
 use crate::spec;
@@ -34,6 +37,9 @@ pub struct MergeReport {
     /// The shard files written by an older version, with the columns they lack (their
     /// rows were padded with empty cells).
     pub upgraded: Vec<String>,
+    /// What could not be checked (a shard's manifest of an older version records no
+    /// hashes).
+    pub notes: Vec<String>,
 }
 
 /// The shard folders of one split in `dir/shards` (`K-of-N`): N and the folder of each K.
@@ -77,13 +83,17 @@ fn find_shards(dir: &Path) -> Result<(u32, BTreeMap<u32, PathBuf>)> {
     Ok((n, shards))
 }
 
-/// The manifests of the shards; refuses an incomplete shard, or shards of different specs,
-/// tool versions or generator versions.
-fn read_manifests(shards: &BTreeMap<u32, PathBuf>, n: u32) -> Result<Vec<(u32, Manifest)>> {
+/// The manifests of the shards; refuses an incomplete shard, shards of different specs,
+/// tool versions or generator versions, or a shard whose files changed since its run wrote
+/// them. Adds to `notes` what could not be checked.
+fn read_manifests(shards: &BTreeMap<u32, PathBuf>, n: u32, notes: &mut Vec<String>) -> Result<Vec<(u32, Manifest)>> {
     let manifests: Vec<(u32, Manifest)> = shards
         .iter()
         .map(|(&k, p)| Manifest::read(p).map(|m| (k, m)).map_err(|e| bad_input(format!("shard {k}-of-{n}: {e:#}"))))
         .collect::<Result<_>>()?;
+    for (k, manifest) in &manifests {
+        notes.extend(manifest.check_files(&shards[k])?);
+    }
     let incomplete: Vec<String> = manifests
         .iter()
         .filter(|(_, m)| !m.complete)
@@ -119,7 +129,8 @@ fn read_manifests(shards: &BTreeMap<u32, PathBuf>, n: u32) -> Result<Vec<(u32, M
 /// Merges `dir/shards/*` into `dir`.
 pub fn merge(dir: &Path) -> Result<MergeReport> {
     let (n, shards) = find_shards(dir)?;
-    let manifests = read_manifests(&shards, n)?;
+    let mut notes = Vec::new();
+    let manifests = read_manifests(&shards, n, &mut notes)?;
     let first = &manifests[0].1;
     let sweep = spec::parse(&first.spec_text, &first.spec_file).map_err(|e| bad_input(e.to_string()))?;
     let jobs = match sweep.search.as_ref().filter(|s| s.method.models()) {
@@ -135,10 +146,12 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     scan.result_runs.sort_by_key(|&(job, _, _)| job);
     scan.curve_runs.sort_by_key(|&(job, _, _)| job);
     let row_count = scan.result_runs.iter().map(|(_, _, r)| r.rows).sum();
+    // A merge killed between its files and its manifest leaves an open record.
+    crate::run::state::unseal(dir)?;
     let curves = scan.curve_runs.iter().map(|(_, t, r)| (*t, r));
-    copy_runs(&dir.join("curves.csv"), &CURVE_COLUMNS, &scan.curve_files, curves)?;
+    let curves = copy_runs(&dir.join("curves.csv"), &CURVE_COLUMNS, &scan.curve_files, curves)?;
     let results = scan.result_runs.iter().map(|(_, t, r)| (*t, r));
-    copy_runs(&dir.join("results.csv"), &header, &scan.result_files, results)?;
+    let results = copy_runs(&dir.join("results.csv"), &header, &scan.result_files, results)?;
     let failed = scan.failed.iter().filter(|&&f| f).count();
     let mut merged = first.clone();
     merged.shard = None;
@@ -152,8 +165,9 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     merged.complete = finished;
     // Each shard built its own shared tables; its manifest keeps what they took.
     merged.shared_tables = None;
+    merged.written = Some(Written { results: results.digest(), curves: curves.digest(), sealed: true });
     merged.write(dir)?;
-    Ok(MergeReport { shards: n, jobs: merged_jobs, rows: row_count, failed, upgraded: scan.upgraded })
+    Ok(MergeReport { shards: n, jobs: merged_jobs, rows: row_count, failed, upgraded: scan.upgraded, notes })
 }
 
 /// The scores in every shard's results (a model-based search decides its jobs from them).

@@ -9,6 +9,11 @@
 //! thread) appends and flushes rows, and `finish` rewrites both files sorted by job in
 //! spec order (atomically) and completes the manifest.
 //!
+//! The manifest records what the writer wrote to each file (see
+//! [`crate::report::integrity`]): when the pass starts, open (rows follow), and when it
+//! ends or stops, sealed. A file that another process wrote to during the run is found
+//! before it is sorted, and the run ends with an error naming it.
+//!
 //! Invariants: results never depend on the thread count (each job is a pure function of its
 //! seed and there is no reduction across jobs); the writer is the only code that touches
 //! the files while jobs run. The executor never ends the process: it stops when its
@@ -31,6 +36,7 @@ mod searched;
 mod shared;
 pub mod state;
 mod stop;
+pub mod trust;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -41,6 +47,7 @@ use anyhow::{Context, Result};
 
 use crate::error::bad_input;
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
+use crate::report::integrity::Running;
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, SharedTables, now_utc};
 use crate::report::{CURVE_COLUMNS, Field, summary};
 use crate::spec::{self, Job, Sweep};
@@ -88,6 +95,9 @@ pub struct RunOptions {
     /// Where the lines said while the run goes go (not the end-of-run summary, which
     /// [`RunReport::summary`] holds).
     pub notices: Notices,
+    /// Resume into a folder of command solvers that another spec file wrote (see
+    /// [`trust`]).
+    pub trust: bool,
 }
 
 /// How a run ended.
@@ -246,8 +256,9 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         // Refuse at once if another sweep writes here, before moving anything aside.
         drop(state::lock(&dir)?);
     }
-    prepare(&dir, &sweep, opts.existing, all_jobs, &opts.notices)?;
+    prepare(&dir, (&opts.spec, &sweep), opts.existing, all_jobs, (opts.trust, &opts.notices))?;
     let _lock = state::lock(&dir)?;
+    state::unseal(&dir)?;
     let plan = Plan {
         opts,
         sweep: &sweep,
@@ -308,6 +319,10 @@ fn manifest(plan: &Plan<'_>) -> Result<Manifest> {
     let spec = &plan.opts.spec;
     let spec_text = std::fs::read_to_string(spec).with_context(|| format!("cannot read {}", spec.display()))?;
     Ok(Manifest {
+        spec_path: Some(trust::absolute(spec).display().to_string()),
+        spec_fnv1a: Some(format!("{:016x}", crate::seed::fnv1a(spec_text.as_bytes()))),
+        programs: trust::programs(plan.sweep),
+        written: None,
         tool: "sweep".into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         rand_version: RAND_VERSION.into(),
@@ -349,17 +364,20 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     };
     let opts = plan.opts;
     let started = Instant::now();
+    // What resume kept, recorded at once: the files hold these bytes, and rows will follow.
+    let mut appender = Appender::open(&plan.dir, &plan.sweep.result_header())?;
+    let mut manifest = manifest(plan)?;
+    manifest.written = Some(appender.written(false));
+    manifest.write(&plan.dir)?;
     // Shared tables: built here, before any job, so that no job's train_ms holds them.
     let built = shared::build(&needs.shared, plan.threads);
     if let (false, Some(line)) = (opts.quiet, shared::line(&built)) {
         opts.notices.say(&line);
     }
-    let mut manifest = manifest(plan)?;
     let mut shared_tables = plan.earlier.shared_tables.clone();
     shared_tables.add(&built);
     manifest.shared_tables = Some(shared_tables);
     manifest.write(&plan.dir)?;
-    let mut appender = Appender::open(&plan.dir, &plan.sweep.result_header())?;
     let bar = progress::Bar::new(plan.jobs.len() as u64, kept as u64, plan.opts.quiet);
     let queue = Queue::new(
         pending,
@@ -390,7 +408,14 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         return Ok(report);
     }
     appender.sync()?;
-    finish(plan, &mut manifest)?;
+    if let Err(changed) = appender.check_unchanged() {
+        // Recorded as sweep wrote them, sealed: every later reader names the file too.
+        manifest.written = Some(appender.written(true));
+        manifest.ended = Some(now_utc());
+        let _ = manifest.write(&plan.dir);
+        return Err(changed);
+    }
+    finish(plan, &mut manifest, &appender)?;
     if !opts.quiet && plan.last {
         let results = plan.dir.join("results.csv");
         report.summary = plan.earlier.rung_lines.clone();
@@ -439,13 +464,22 @@ fn schedule(mut pending: Vec<&Job>, evaluation: &spec::EvaluationSpec) -> Vec<Jo
 }
 
 /// Finish phase of a run that was not stopped: rewrites both files sorted by job in spec
-/// order and completes the manifest.
-fn finish(plan: &Plan<'_>, manifest: &mut Manifest) -> Result<()> {
+/// order and completes the manifest, with what it wrote (`appender`, unless sorting
+/// rewrote a file); sealed after the last pass, open between a search's passes (the next
+/// pass rewrites the files before it records them).
+fn finish(plan: &Plan<'_>, manifest: &mut Manifest, appender: &Appender) -> Result<()> {
     let order: HashMap<&str, usize> = plan.all_jobs.iter().map(|j| (j.id.as_str(), j.index)).collect();
     let status = Field::Status.column();
     let header = plan.sweep.result_header();
-    let runs = sort_by_job(&plan.dir.join("results.csv"), &header, &order, |r| &r[status] != b"ok")?;
-    sort_by_job(&plan.dir.join("curves.csv"), &CURVE_COLUMNS, &order, |_| false)?;
+    let mut written = appender.written(plan.last);
+    let (runs, sorted) = sort_by_job(&plan.dir.join("results.csv"), &header, &order, |r| &r[status] != b"ok")?;
+    if let Some(sorted) = sorted {
+        written.results = sorted.digest();
+    }
+    if let (_, Some(sorted)) = sort_by_job(&plan.dir.join("curves.csv"), &CURVE_COLUMNS, &order, |_| false)? {
+        written.curves = sorted.digest();
+    }
+    manifest.written = Some(written);
     let done: HashSet<&str> = runs.iter().map(|r| &*r.job).collect();
     manifest.jobs_done = plan.jobs.iter().filter(|j| done.contains(j.id.as_str())).count() as u64;
     let failed_ids: HashSet<&str> = runs.iter().filter(|r| r.flagged).map(|r| &*r.job).collect();
@@ -459,6 +493,7 @@ fn finish(plan: &Plan<'_>, manifest: &mut Manifest) -> Result<()> {
 /// manifest, which stays incomplete (the same run resumes).
 fn finish_stopped(appender: &mut Appender, manifest: &mut Manifest, dir: &Path, done: usize, failed: usize) {
     let _ = appender.sync();
+    manifest.written = Some(appender.written(true));
     manifest.jobs_done = done as u64;
     manifest.jobs_failed = failed as u64;
     manifest.ended = Some(now_utc());
@@ -466,18 +501,20 @@ fn finish_stopped(appender: &mut Appender, manifest: &mut Manifest, dir: &Path, 
 }
 
 /// Rewrites a CSV file sorted by job in spec order (stable within a job; rows of jobs not
-/// in the spec last), moving each job's rows as one byte range; returns the sorted runs.
+/// in the spec last), moving each job's rows as one byte range; returns the sorted runs,
+/// and the hash of the file when it was rewritten.
 fn sort_by_job(
     path: &Path,
     header: &[&str],
     order: &HashMap<&str, usize>,
     flag: impl Fn(&csv::ByteRecord) -> bool,
-) -> Result<Vec<Run>> {
+) -> Result<(Vec<Run>, Option<Running>)> {
     let mut runs = scan_runs(path, header, flag)?;
     let key = |r: &Run| order.get(&*r.job).copied().unwrap_or(usize::MAX);
-    if !runs.is_sorted_by_key(key) {
-        runs.sort_by_key(key);
-        rewrite_runs(path, header, &runs)?;
+    if runs.is_sorted_by_key(key) {
+        return Ok((runs, None));
     }
-    Ok(runs)
+    runs.sort_by_key(key);
+    let written = rewrite_runs(path, header, &runs)?;
+    Ok((runs, Some(written)))
 }

@@ -519,6 +519,7 @@ fn check_base(base: &Path, hash: &str) -> Result<()> {
         return Ok(());
     }
     let manifest = Manifest::read(base)?;
+    manifest.check_files(base)?;
     if manifest.spec_hash != hash {
         return Err(bad_input(format!(
             "{} holds merged results of a different spec (hash {}, this one {hash}); a shard of a [search] \

@@ -215,6 +215,20 @@ pub fn keep_older(path: &Path, columns: &Columns) -> Result<String> {
     ))
 }
 
+/// Opens the record of what sweep wrote in `dir`'s manifest (see
+/// [`crate::report::integrity`]) before a run rewrites the files it checked: a run killed
+/// while it rewrites them then leaves a record that says so.
+pub fn unseal(dir: &Path) -> Result<()> {
+    let Some(mut manifest) = existing_manifest(dir)? else { return Ok(()) };
+    match &mut manifest.written {
+        Some(written) if written.sealed => {
+            written.sealed = false;
+            manifest.write(dir)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The manifest of `dir`, if there is one.
 pub fn existing_manifest(dir: &Path) -> Result<Option<Manifest>> {
     if dir.join("manifest.json").exists() { Manifest::read(dir).map(Some) } else { Ok(None) }

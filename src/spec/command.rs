@@ -433,14 +433,31 @@ fn check_command(
 const INTERPRETERS: [&str; 10] =
     ["python", "python3", "pypy3", "sh", "bash", "Rscript", "julia", "node", "perl", "ruby"];
 
+/// Whether `program` is a known interpreter (`python3`, `sh`, `/usr/bin/python3.12`, ..).
+fn is_interpreter(program: &str) -> bool {
+    let Some(name) = Path::new(program).file_name().and_then(|n| n.to_str()) else { return false };
+    INTERPRETERS.contains(&name) || name.strip_prefix("python3.").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// The script a known interpreter is given as its first argument (`["python3",
 /// "agent.py", ..]`), when that argument is a file name without placeholders.
 fn interpreted_script(command: &[String]) -> Option<&str> {
-    let interpreter = Path::new(&command[0]).file_name()?.to_str()?;
     let first = command.get(1)?;
-    let is_interpreter = INTERPRETERS.contains(&interpreter)
-        || interpreter.strip_prefix("python3.").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit()));
-    (is_interpreter && !first.starts_with('-') && placeholders(first).is_empty()).then_some(first.as_str())
+    (is_interpreter(&command[0]) && !first.starts_with('-') && placeholders(first).is_empty()).then_some(first.as_str())
+}
+
+/// The files `command` runs, found as the runner finds them, absolute: a known
+/// interpreter's script (`["python3", "agent.py"]`: the script, not the interpreter; none
+/// for `["sh", "-c", ".."]`, whose program is its command line), else the executable (a
+/// path with a `/` relative to the spec's folder `dir`, or a name on `PATH`). A file that
+/// cannot be found is left out (the spec's check refuses it before any job).
+pub fn program_files(command: &[String], dir: &Path) -> Vec<PathBuf> {
+    let absolute = |p: PathBuf| p.canonicalize().unwrap_or(p);
+    if is_interpreter(&command[0]) {
+        let script = interpreted_script(command).map(|s| dir.join(s)).filter(|p| p.is_file());
+        return script.into_iter().map(absolute).collect();
+    }
+    find_program(&command[0], dir).into_iter().map(absolute).collect()
 }
 
 /// The names of the `{name}` placeholders in `arg`.

@@ -107,6 +107,15 @@ fn tampered_shards_name_missing_duplicated_and_unknown_jobs() {
     std::fs::write(&r1, tampered.concat()).unwrap();
     let o = run(&["merge", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let changed = format!("{} has changed since sweep wrote it", r1.display());
+    assert!(stderr(&o).contains(&changed), "the shard's hashes find it first: {}", stderr(&o));
+    // Without them (a shard of an older version), the jobs say what is wrong.
+    let manifest = out.join("shards/1-of-2/manifest.json");
+    let mut m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    m.as_object_mut().unwrap().remove("written");
+    std::fs::write(&manifest, m.to_string()).unwrap();
+    let o = run(&["merge", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let e = stderr(&o);
     assert!(e.contains("1 job missing") && e.contains(&gone), "{e}");
     assert!(e.contains("1 job in two shards") && e.contains(&format!("{copied} (shards 0 and 1)")), "{e}");

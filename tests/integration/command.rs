@@ -240,10 +240,10 @@ fn reproduce_says_whether_a_program_honours_its_seed() {
     assert!(o.status.success(), "{}", stderr(&o));
     let rows = rows(&out);
     let id = |mode: &str| rows.iter().find(|r| r["mode"] == mode && r["replicate"] == "1").unwrap()["job_id"].clone();
-    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("seeded")]);
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("seeded"), "--trust"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("reproduced"), "{}", stdout(&o));
-    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("clock")]);
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &id("clock"), "--trust"]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stdout(&o).contains("not reproducible: the program is not deterministic for this seed"), "{}", stdout(&o));
 }
@@ -570,7 +570,7 @@ fn a_policy_file_with_its_rows_shuffled_or_repeated_is_the_same_policy() {
         assert_eq!(r["policy_hash"], bytes, "{}: the same moves, the same policy", r["mode"]);
     }
     let shuffled = rows.iter().find(|r| r["mode"] == "shuffled").unwrap()["job_id"].clone();
-    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &shuffled]);
+    let o = run(&["reproduce", out.to_str().unwrap(), "--job", &shuffled, "--trust"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("reproduced: the same policy"), "{}", stdout(&o));
 }

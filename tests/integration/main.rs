@@ -19,6 +19,7 @@ mod fence;
 mod gravity;
 mod halving;
 mod halving_props;
+mod integrity;
 mod layers;
 mod play;
 mod policy_opponents;

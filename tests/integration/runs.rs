@@ -87,6 +87,14 @@ fn smoke_sweep_writes_tidy_reproducible_files() {
     cells[21] = "0.123".into();
     std::fs::write(one.join("results.csv"), text.replacen(&first_row, &cells.join(","), 1)).unwrap();
     let o = run(&["reproduce", one.join("results.csv").to_str().unwrap(), "--job", &cells[0]]);
+    assert_eq!(o.status.code(), Some(2), "the file is not what sweep wrote: {}", stderr(&o));
+    assert!(stderr(&o).contains("results.csv has changed since sweep wrote it"), "{}", stderr(&o));
+    // Without the hashes (as an older version wrote the manifest), the value is compared.
+    let manifest = std::fs::read_to_string(one.join("manifest.json")).unwrap();
+    let mut manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    manifest.as_object_mut().unwrap().remove("written");
+    std::fs::write(one.join("manifest.json"), manifest.to_string()).unwrap();
+    let o = run(&["reproduce", one.join("results.csv").to_str().unwrap(), "--job", &cells[0]]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("DIFFERENT"));
 }

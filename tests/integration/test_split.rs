@@ -201,8 +201,11 @@ fn cut(dir: &Path, keep: impl Fn(&str) -> bool) {
         }
         std::fs::write(dir.join(name), kept).unwrap();
     }
+    // As a run killed before it ended leaves its manifest: incomplete, and its record of
+    // the files open.
     let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
-    std::fs::write(dir.join("manifest.json"), manifest.replace("\"complete\": true", "\"complete\": false")).unwrap();
+    let manifest = manifest.replace("\"complete\": true", "\"complete\": false");
+    std::fs::write(dir.join("manifest.json"), manifest.replace("\"sealed\": true", "\"sealed\": false")).unwrap();
 }
 
 #[test]
