@@ -7,8 +7,9 @@ Three measurements, each a whole `sweep run` timed from outside, printed as one 
 
 1. Overhead on 3x3k3: a spec of N jobs of a trivial program (`sh -c 'cp POLICY "$SWEEP_POLICY"'`,
    a fixed first-legal-move policy) run on one thread, against the same program started N times
-   in a row from this script. The difference per job is what `sweep` adds: the spawn of its
-   own process group and the watchdog, the job's working folder, the environment and
+   in a row from this script. The difference per job is what `sweep` adds: the spawn of the
+   program's fence (`sweep __fence`, which ends every descendant) and the watchdog, the
+   capture of its output, the job's working folder, the environment and
    parameters file, reading and checking the policy, and scoring it exactly against random.
    (The states file is written once per run; its cost is in the sweep's total.)
 2. Overhead on 4x4g4: examples/agents/tabular_q.py with 1,000 episodes, as a job of `sweep`
@@ -39,12 +40,13 @@ def states_file(sweep: str, game: str, seat: str, work: Path) -> Path:
     copy = work / f"states-{game}-{seat}.csv"
     if copy.exists():
         return copy
-    spec = work / "probe.toml"
+    spec = work / f"probe-{game}-{seat}.toml"
     spec.write_text(
         f'name = "probe"\n[evaluation]\ncheckpoints = 1\n[[solver]]\nkind = "command"\nlabel = "probe"\ngame = "{game}"\nseat = "{seat}"\n'
         f'episodes = 1\ncommand = ["sh", "-c", "cp \\"$SWEEP_STATES\\" \\"$1\\"; exit 3", "sh", "{copy}"]\n'
     )
-    subprocess.run([sweep, "run", str(spec), "--quiet", "--out", str(work / "probe")], capture_output=True)
+    out = work / f"probe-{game}-{seat}"
+    subprocess.run([sweep, "run", str(spec), "--quiet", "--out", str(out)], capture_output=True)
     return copy
 
 

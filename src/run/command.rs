@@ -813,15 +813,26 @@ fn policy_hash(game: Game, moves: &mut Vec<(usize, u8)>) -> u64 {
     let pos = game.positions();
     let mut hash = crate::seed::Fnv1a::new();
     hash.update(b"board,action,seat,game\n");
-    let mut row = String::new();
+    // The row's text without the formatter (a 4x4 policy has millions of rows): the
+    // board's cells as `Board`'s Display writes them, then the move's text, the seat and
+    // the game.
+    let moves_text: Vec<String> = (0..game.cells() as u8).map(|c| format!(",{},", game.move_text(c))).collect();
+    let ends = [format!("x,{game}\n"), format!("o,{game}\n")];
+    let mut row = Vec::with_capacity(game.cells() + 32);
     for &(id, cell) in moves.iter() {
         let b = pos.board(id);
-        let seat = if b.to_move() == Seat::X.player() { Seat::X } else { Seat::O };
         row.clear();
-        row.push_str(&format!("{b},{},{},{game}\n", game.move_text(cell), seat.name()));
-        hash.update(row.as_bytes());
+        row.extend((0..game.cells()).map(|i| match (b.x() >> i & 1, b.o() >> i & 1) {
+            (1, _) => b'X',
+            (_, 1) => b'O',
+            _ => b'.',
+        }));
+        row.extend_from_slice(moves_text[usize::from(cell)].as_bytes());
+        row.extend_from_slice(ends[usize::from(b.to_move() != Seat::X.player())].as_bytes());
+        hash.update(&row);
     }
     hash.value()
+
 }
 
 /// A policy that notes the first board it is asked about and lacks.

@@ -83,13 +83,9 @@ pub fn wrap(command: Command, scratch: Option<&Path>) -> Command {
     if let Some(dir) = command.get_current_dir() {
         fenced.current_dir(dir);
     }
-    // SAFETY: prctl is async-signal-safe; it only sets this process's attribute.
-    unsafe {
-        fenced.process_group(0).pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
-            Ok(())
-        });
-    }
+    // No `pre_exec`: the fence sets its own parent-death signal first thing, so the spawn
+    // needs no fork of this (possibly large) process.
+    fenced.process_group(0);
     fenced
 }
 
@@ -148,8 +144,10 @@ fn run(args: &[OsString]) -> Result<i32, String> {
     let parent: i32 = parent.to_str().and_then(|p| p.parse().ok()).ok_or("PARENT is not a process id")?;
     // SAFETY: plain system calls on this process's own attributes and signal mask.
     let me = unsafe {
-        // sweep may have died between our fork and its parent-death signal's setting.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+        // sweep may have died before the parent-death signal was set.
         if libc::getppid() != parent {
+
             return Ok(128 + libc::SIGTERM);
         }
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong);
