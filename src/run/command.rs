@@ -22,7 +22,7 @@
 //! `--threads N` bounds the programs at once: each takes `threads_per_job` of N slots
 //! ([`Slots`]). The positions a policy may be asked about are listed once per (game,
 //! seats) in a states file (`$SWEEP_STATES`, [`states_file`]), read-only. The working
-//! folders and the states files are in a private folder of the process ([`run_folder`]),
+//! folders and the states files are in a private folder of the process (`run_folder`),
 //! removed at the end of the run (or by the next `sweep` after a SIGKILL).
 
 use std::collections::HashMap;
@@ -413,7 +413,7 @@ fn remove_stale(temp: &Path) {
     }
 }
 
-/// Removes this process's private folder ([`run_folder`]), if it made one: the end of a
+/// Removes this process's private folder (`run_folder`), if it made one: the end of a
 /// run.
 pub fn remove_scratch() {
     if let Some(dir) = RUN_FOLDER.lock().unwrap_or_else(PoisonError::into_inner).take() {
@@ -785,7 +785,7 @@ fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
 }
 
-/// A policy file of `game` for `seats`, as a [`Policy`], and its hash ([`policy_hash`]).
+/// A policy file of `game` for `seats`, as a [`Policy`], and its hash (`policy_hash`: of its moves, not of its rows' order).
 pub fn parse_policy(bytes: &[u8], game: Game, seats: &[Seat]) -> Result<(Policy, u64), String> {
     let (found, mut moves) = crate::spec::policy_file::parse(bytes)?;
     if found != game {
@@ -832,7 +832,6 @@ fn policy_hash(game: Game, moves: &mut Vec<(usize, u8)>) -> u64 {
         hash.update(&row);
     }
     hash.value()
-
 }
 
 /// A policy that notes the first board it is asked about and lacks.
@@ -868,7 +867,7 @@ impl Moves for Strict<'_> {
 }
 
 /// The states file of `game` for `seats`, written once per process (by the first job that
-/// needs it, under a lock) in the process's private folder ([`run_folder`]), read-only,
+/// needs it, under a lock) in the process's private folder (`run_folder`), read-only,
 /// never under the results folder: `board,moves`, every position where one of the seats
 /// is to move that some play reaches, with its legal moves joined by `|`.
 pub fn states_file(game: Game, seats: &[Seat]) -> Result<PathBuf, String> {

@@ -147,7 +147,6 @@ fn run(args: &[OsString]) -> Result<i32, String> {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
         // sweep may have died before the parent-death signal was set.
         if libc::getppid() != parent {
-
             return Ok(128 + libc::SIGTERM);
         }
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong);
