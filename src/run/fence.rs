@@ -43,7 +43,10 @@ static EXE: OnceLock<Option<PathBuf>> = OnceLock::new();
 /// `sweep __fence`. Only `sweep`'s `main` calls it (it is the binary that answers
 /// [`ARG`]).
 pub fn enable() {
-    EXE.get_or_init(|| std::env::current_exe().ok());
+    // The running binary itself, even when its file was replaced or removed since it
+    // started (a rebuild during a long run): the kernel's link to its inode, else its path.
+    let own = Path::new("/proc/self/exe");
+    EXE.get_or_init(|| if own.exists() { Some(own.to_path_buf()) } else { std::env::current_exe().ok() });
 }
 
 /// Whether programs run under a fence.
