@@ -28,12 +28,14 @@ pub mod evaluate;
 mod opponent;
 mod outcome;
 pub mod saved_policy;
+mod seat;
 
 pub use best_response::{EvalOpponent, best_response, best_response_within, game_value};
 pub use evaluate::{Evaluation, Evaluator, GameTally, Moves, Policy, sample_games};
-pub use opponent::{FIXED, Opponent, ParseNameError, Seat, with_last};
+pub use opponent::{FIXED, Opponent, ParseNameError, with_last};
 pub use outcome::{Outcome, Outcomes};
 pub use saved_policy::{PolicyRef, SavedPolicy};
+pub use seat::Seat;
 
 use crate::game::rules::MAX_CELLS;
 use crate::game::{Board, Game, Positions, Status};

@@ -1,22 +1,12 @@
-//! Seats and opponents (the fixed ones, and saved policies: see [`super::saved_policy`]),
-//! with the names that specs, flags and CSV files use.
+//! Opponents (the fixed ones, and saved policies: see [`super::saved_policy`]), with the
+//! names that specs, flags and CSV files use.
 
 use super::saved_policy::{self, PolicyRef};
-use crate::game::{Game, Player, Positions, Status};
+use super::seat::Seat;
+use crate::game::{Game, Positions, Status};
 use crate::stats::special::gcd;
 
 pub use crate::names::ParseNameError;
-use crate::names::named_enum;
-
-named_enum!(
-    /// The agent's seat.
-    Seat, "seat", {
-        /// X, who moves first.
-        X = "x",
-        /// O, who moves second.
-        O = "o",
-    }
-);
 
 /// Declares the fixed opponents once: [`Opponent`]'s variants (and its saved policy),
 /// [`Opponent::ALL`], [`Opponent::NAMES`] and [`FIXED`], from which the training and
@@ -167,24 +157,6 @@ impl std::str::FromStr for Opponent {
             value: s.to_string(),
             allowed: Opponent::allowed(),
         })
-    }
-}
-
-impl Seat {
-    /// The other seat.
-    pub fn other(self) -> Seat {
-        match self {
-            Seat::X => Seat::O,
-            Seat::O => Seat::X,
-        }
-    }
-
-    /// The player in this seat.
-    pub fn player(self) -> Player {
-        match self {
-            Seat::X => Player::X,
-            Seat::O => Player::O,
-        }
     }
 }
 

@@ -11,7 +11,7 @@
 
 use std::sync::Mutex;
 
-use super::Seat;
+use super::seat::Seat;
 use crate::game::{Board, Game, Positions, Status};
 
 /// No move stored for a position.

@@ -7,9 +7,12 @@
 //!   items (`super::Thing`), but two files never name each other, directly or round a
 //!   longer circle.
 //!
-//! A reference is every `crate::a::b`, `$crate::a::b` (in macros), `super::...` and
-//! `self::...` path, `use` groups included, outside comments and `#[cfg(test)]` modules,
-//! resolved to the deepest module of the crate it names.
+//! A reference is every `crate::a::b`, `$crate::a::b` (in macros), `super::...`,
+//! `self::...` and `child::...` path (a child module of the file's, as `mod.rs` names
+//! them), `use` groups included even over several lines, outside comments and
+//! `#[cfg(test)]` modules, resolved to the deepest module of the crate it names, and then
+//! through re-exports: `super::Seat` where the parent has `pub use seat::Seat` is a
+//! reference to `seat`, so a circle through a re-export is a circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -48,6 +51,7 @@ type Module = Vec<String>;
 
 /// One source file: its module path (`spec/solver.rs` is `["spec", "solver"]`,
 /// `spec/mod.rs` is `["spec"]`) and its code.
+#[derive(Clone)]
 struct File {
     module: Module,
     shown: String,
@@ -90,7 +94,8 @@ fn files() -> Vec<File> {
 
 /// The file's code without comments and without its `#[cfg(test)]` modules (a
 /// `#[cfg(test)]` line followed by a `mod` line, to the end of the file: test modules come
-/// last in this crate's files), line breaks kept.
+/// last in this crate's files), line breaks kept; a `use` statement over several lines is
+/// joined on its first (the lines after it left empty), so its group is read whole.
 fn code(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let end = (0..lines.len())
@@ -98,7 +103,24 @@ fn code(text: &str) -> String {
             lines[i].trim() == "#[cfg(test)]" && lines.get(i + 1).is_some_and(|l| l.trim_start().starts_with("mod "))
         })
         .unwrap_or(lines.len());
-    lines[..end].iter().map(|line| line.split("//").next().unwrap()).collect::<Vec<_>>().join("\n")
+    let lines: Vec<&str> = lines[..end].iter().map(|line| line.split("//").next().unwrap()).collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let head = lines[i].trim_start();
+        let is_use = ["use ", "pub use ", "pub(crate) use ", "pub(super) use "].iter().any(|p| head.starts_with(p));
+        let mut joined = lines[i].to_string();
+        let first = i;
+        while is_use && !joined.contains(';') && i + 1 < lines.len() {
+            i += 1;
+            joined.push(' ');
+            joined.push_str(lines[i].trim());
+        }
+        out.push(joined);
+        out.extend(std::iter::repeat_n(String::new(), i - first));
+        i += 1;
+    }
+    out.join("\n")
 }
 
 fn ident(s: &str) -> usize {
@@ -153,14 +175,22 @@ fn segments(s: &str) -> Vec<Vec<String>> {
     if out.is_empty() { vec![prefix] } else { out }
 }
 
-/// (line, absolute path) of every `crate::`, `super::` and `self::` path in `file`'s code.
-fn references(file: &File) -> Vec<(usize, Module)> {
+/// (line, absolute path) of every `crate::`, `super::`, `self::` and child-module path in
+/// `file`'s code (`modules`: every module of the crate, to know the children).
+fn references(file: &File, modules: &BTreeSet<Module>) -> Vec<(usize, Module)> {
+    let children: Vec<String> = modules
+        .iter()
+        .filter(|m| m.len() == file.module.len() + 1 && m.starts_with(&file.module))
+        .map(|m| format!("{}::", m.last().unwrap()))
+        .collect();
+    let mut heads: Vec<&str> = vec!["crate::", "super::", "self::"];
+    heads.extend(children.iter().map(String::as_str));
     let mut found = Vec::new();
     for (n, line) in file.code.lines().enumerate() {
         let mut at = 0;
         while at < line.len() {
             let rest = &line[at..];
-            let start = ["crate::", "super::", "self::"].iter().filter_map(|p| rest.find(p).map(|i| (i, *p))).min();
+            let start = heads.iter().filter_map(|p| rest.find(p).map(|i| (i, *p))).min();
             let Some((i, head)) = start else { break };
             let before = rest[..i].chars().next_back();
             at += i + head.len();
@@ -170,7 +200,8 @@ fn references(file: &File) -> Vec<(usize, Module)> {
             let mut base: Module = match head {
                 "crate::" => Vec::new(),
                 "self::" => file.module.clone(),
-                _ => file.module[..file.module.len().saturating_sub(1)].to_vec(),
+                "super::" => file.module[..file.module.len().saturating_sub(1)].to_vec(),
+                child => [file.module.clone(), vec![child.trim_end_matches("::").to_string()]].concat(),
             };
             let mut tail = &line[at..];
             while let Some(more) = tail.strip_prefix("super::") {
@@ -188,9 +219,41 @@ fn references(file: &File) -> Vec<(usize, Module)> {
     found
 }
 
-/// The deepest module of `modules` that `path` names, if any.
-fn resolve<'a>(modules: &'a BTreeSet<Module>, path: &[String]) -> Option<&'a Module> {
-    (1..=path.len()).rev().find_map(|n| modules.get(&path[..n].to_vec()))
+/// Every item a module re-exports (`pub use` and `pub(crate) use`): (module, name) -> the
+/// item's absolute path.
+type Reexports = BTreeMap<(Module, String), Module>;
+
+fn reexports(files: &[File], modules: &BTreeSet<Module>) -> Reexports {
+    let mut out = Reexports::new();
+    for file in files {
+        let lines: Vec<&str> = file.code.lines().collect();
+        for (line, path) in references(file, modules) {
+            let text = lines[line - 1].trim_start();
+            let public = text.starts_with("pub use ") || text.starts_with("pub(crate) use ");
+            if let (true, Some(name)) = (public, path.last()) {
+                out.insert((file.module.clone(), name.clone()), path.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The module that `path` names: the deepest module of `modules` it starts with, and
+/// through that module's re-export of the item after it, if it has one (again, a few
+/// times at most).
+fn resolve<'a>(modules: &'a BTreeSet<Module>, reexports: &Reexports, path: &[String]) -> Option<&'a Module> {
+    let mut path = path.to_vec();
+    for _ in 0..8 {
+        let n = (1..=path.len()).rev().find(|&n| modules.contains(&path[..n].to_vec()))?;
+        let Some(target) = path.get(n).and_then(|item| reexports.get(&(path[..n].to_vec(), item.clone()))) else {
+            return modules.get(&path[..n].to_vec());
+        };
+        if target.starts_with(&path[..n]) && target.len() == n + 1 {
+            return modules.get(&path[..n].to_vec());
+        }
+        path = [target.clone(), path[n + 1..].to_vec()].concat();
+    }
+    None
 }
 
 #[test]
@@ -199,13 +262,15 @@ fn every_module_names_only_the_modules_below_it() {
     let mut upward = Vec::new();
     let mut unplaced = BTreeMap::new();
     let mut edges = 0;
-    for file in files() {
+    let files = files();
+    let modules: BTreeSet<Module> = files.iter().map(|f| f.module.clone()).collect();
+    for file in files {
         let top = file.module[0].clone();
         let Some(from) = rank(&top) else {
             unplaced.insert(top, file.shown.clone());
             continue;
         };
-        for (line, path) in references(&file) {
+        for (line, path) in references(&file, &modules) {
             let Some(name) = path.first().filter(|n| **n != top) else { continue };
             edges += 1;
             match rank(name) {
@@ -225,20 +290,52 @@ fn every_module_names_only_the_modules_below_it() {
 
 #[test]
 fn no_two_files_import_each_other_round_a_circle() {
-    let files = files();
+    let (edges, circles) = circles(&files());
+    assert!(edges > 200, "the scan found too few imports");
+    assert!(circles.is_empty(), "import circles:\n{}", circles.join("\n"));
+}
+
+#[test]
+fn a_circle_through_a_reexport_is_found() {
+    let file = |module: &[&str], text: &str| File {
+        module: module.iter().map(|m| m.to_string()).collect(),
+        shown: format!("src/{}.rs", module.join("/")),
+        code: code(text),
+    };
+    // `x` names `y`; `y` names the parent's `Thing`, which the parent re-exports from `x`
+    // (over two lines, as rustfmt writes a long group).
+    let planted = [
+        file(&["a"], "mod x;\nmod y;\npub use x::{\n    Thing,\n};\n"),
+        file(&["a", "x"], "use super::y::Other;\npub struct Thing;\n"),
+        file(&["a", "y"], "use super::Thing;\npub struct Other;\n"),
+    ];
+    let (_, found) = circles(&planted);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("a::x") && found[0].contains("a::y"), "{found:?}");
+    // The same files with `Thing` named where it is defined: no circle.
+    let direct = [planted[0].clone(), planted[1].clone(), file(&["a", "y"], "use super::x::Thing;\n")];
+    let (_, none) = circles(&direct);
+    assert!(!none.is_empty(), "x and y still name each other: {none:?}");
+    let apart = [planted[0].clone(), file(&["a", "x"], "pub struct Thing;\n"), planted[2].clone()];
+    assert_eq!(circles(&apart).1, Vec::<String>::new());
+}
+
+/// The number of edges between files and every circle among them.
+fn circles(files: &[File]) -> (usize, Vec<String>) {
     let modules: BTreeSet<Module> = files.iter().map(|f| f.module.clone()).collect();
+    let reexports = reexports(files, &modules);
     // file -> the files it names (not itself, not the modules inside it), with a line.
     let mut graph: BTreeMap<Module, BTreeMap<Module, String>> = BTreeMap::new();
-    for file in &files {
+    for file in files {
         let out = graph.entry(file.module.clone()).or_default();
-        for (line, path) in references(file) {
-            let Some(to) = resolve(&modules, &path) else { continue };
+        for (line, path) in references(file, &modules) {
+            let Some(to) = resolve(&modules, &reexports, &path) else { continue };
             if !to.starts_with(&file.module) {
                 out.entry(to.clone()).or_insert_with(|| format!("{}:{line}", file.shown));
             }
         }
     }
-    assert!(graph.values().map(BTreeMap::len).sum::<usize>() > 200, "the scan found too few imports");
+    let edges = graph.values().map(BTreeMap::len).sum::<usize>();
     // Depth-first search for a back edge; the circle is the stack from its target.
     fn visit(
         m: &Module,
@@ -272,7 +369,7 @@ fn no_two_files_import_each_other_round_a_circle() {
             visit(m, &graph, &mut state, &mut stack, &mut circles);
         }
     }
-    assert!(circles.is_empty(), "import circles:\n{}", circles.join("\n"));
+    (edges, circles)
 }
 
 #[test]
@@ -286,7 +383,8 @@ fn the_scan_reads_groups_supers_and_macros_and_skips_comments_and_tests() {
              #[cfg(test)]\nmod tests { use crate::cli; }\n",
         ),
     };
-    let found: Vec<String> = references(&file).into_iter().map(|(_, m)| m.join("::")).collect();
+    let modules = BTreeSet::from([vec!["spec".to_string()], vec!["spec".to_string(), "solver".to_string()]]);
+    let found: Vec<String> = references(&file, &modules).into_iter().map(|(_, m)| m.join("::")).collect();
     assert_eq!(
         found,
         ["game::Board", "mdp::Seat", "mdp::Opponent", "cli::X", "spec::x", "spec::axis::y", "spec::solver::z"]
