@@ -16,8 +16,13 @@
 //!
 //! Programs and points are interned for the whole process (a spec is read once), so that
 //! [`super::Params`] stays `Copy`.
+//!
+//! The program's command line is the kind's too: how the program (or a known
+//! interpreter's script) is found ([`find_program`], [`program_files`]) and how the `{name}`
+//! placeholders of its arguments are filled in, in one pass and never through a shell
+//! ([`placeholders`], [`substitute`]); the spec reader and the runner both call them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::param::{EPISODES, SEARCHED_GAME, SEAT};
@@ -247,5 +252,136 @@ impl Solver for CommandPoint {
     /// A program is run by the executor (`run/command.rs`), which owns the processes.
     fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         panic!("a command job runs its program through run::command, not through Solver::train")
+    }
+}
+
+// The program's command line: how a program and its script are found, and how the
+// `{name}` placeholders of its arguments are filled in (one pass, never a shell).
+
+/// Interpreters whose first argument, when it is not an option, is the script they run.
+const INTERPRETERS: [&str; 10] =
+    ["python", "python3", "pypy3", "sh", "bash", "Rscript", "julia", "node", "perl", "ruby"];
+
+/// Whether `program` is a known interpreter (`python3`, `sh`, `/usr/bin/python3.12`, ..).
+fn is_interpreter(program: &str) -> bool {
+    let Some(name) = Path::new(program).file_name().and_then(|n| n.to_str()) else { return false };
+    INTERPRETERS.contains(&name) || name.strip_prefix("python3.").is_some_and(|v| v.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The script a known interpreter is given as its first argument (`["python3",
+/// "agent.py", ..]`), when that argument is a file name without placeholders.
+pub fn interpreted_script(command: &[String]) -> Option<&str> {
+    let first = command.get(1)?;
+    (is_interpreter(&command[0]) && !first.starts_with('-') && placeholders(first).is_empty()).then_some(first.as_str())
+}
+
+/// The files `command` runs, found as the runner finds them, absolute: a known
+/// interpreter's script (`["python3", "agent.py"]`: the script, not the interpreter; none
+/// for `["sh", "-c", ".."]`, whose program is its command line), else the executable (a
+/// path with a `/` relative to the spec's folder `dir`, or a name on `PATH`). A file that
+/// cannot be found is left out (the spec's check refuses it before any job).
+pub fn program_files(command: &[String], dir: &Path) -> Vec<PathBuf> {
+    let absolute = |p: PathBuf| p.canonicalize().unwrap_or(p);
+    if is_interpreter(&command[0]) {
+        let script = interpreted_script(command).map(|s| dir.join(s)).filter(|p| p.is_file());
+        return script.into_iter().map(absolute).collect();
+    }
+    find_program(&command[0], dir).into_iter().map(absolute).collect()
+}
+
+/// The names of the `{name}` placeholders in `arg`.
+pub fn placeholders(arg: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = arg;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) if is_name(&after[..close]) => {
+                out.push(&after[..close]);
+                rest = &after[close + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    out
+}
+
+/// `arg` with every `{name}` that `value` knows replaced by its value, in one pass from
+/// left to right: a value is never read again, so a value holding `{seed}`, quotes, `;` or
+/// `$()` stays as it is (and no shell ever sees it).
+pub fn substitute(arg: &str, value: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(arg.len());
+    let mut rest = arg;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after
+            .find('}')
+            .filter(|&close| is_name(&after[..close]))
+            .and_then(|close| value(&after[..close]).map(|v| (v, close)))
+        {
+            Some((v, close)) => {
+                out.push_str(&v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Where the program `name` is: a path (with a `/`) relative to the spec's folder, or a
+/// name looked up on `PATH`; an error when it is missing or not executable.
+pub fn find_program(name: &str, dir: &Path) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if name.contains('/') {
+        let path = dir.join(name);
+        return match path.metadata() {
+            Err(_) => Err(format!("{} does not exist (the path is relative to the spec's folder)", path.display())),
+            Ok(_) if !executable(&path) => Err(format!(
+                "{} is not an executable file (chmod +x it, or name its interpreter first: [\"python3\", \"{name}\"])",
+                path.display()
+            )),
+            Ok(_) => Ok(path),
+        };
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| executable(p))
+        .ok_or_else(|| format!("no executable {name} on PATH"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitution_is_one_pass_and_leaves_values_alone() {
+        let value = |name: &str| match name {
+            "seed" => Some("42".to_string()),
+            "tag" => Some("{seed}; $(rm -rf x) \"q\" a b".to_string()),
+            _ => None,
+        };
+        assert_eq!(substitute("--tag={tag}", value), "--tag={seed}; $(rm -rf x) \"q\" a b");
+        assert_eq!(substitute("{seed}-{tag}", value), "42-{seed}; $(rm -rf x) \"q\" a b");
+        assert_eq!(substitute("{unknown} {} {not a name} {seed", value), "{unknown} {} {not a name} {seed");
+        assert_eq!(substitute("}{seed}{", value), "}42{");
+    }
+
+    #[test]
+    fn placeholders_are_braced_names() {
+        assert_eq!(placeholders("--lr={lr}"), ["lr"]);
+        assert_eq!(placeholders("{seed}-{game}"), ["seed", "game"]);
+        assert!(placeholders("{not a name} {}").is_empty());
     }
 }

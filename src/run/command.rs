@@ -458,7 +458,7 @@ pub fn argv(point: &CommandPoint, job_id: &str, seed: u64) -> Vec<String> {
         .command
         .iter()
         .map(|arg| {
-            let names = crate::spec::command::placeholders(arg);
+            let names = crate::kinds::command::placeholders(arg);
             if names.is_empty() {
                 let path = program.dir.join(arg);
                 let relative = !Path::new(arg).is_absolute() && (arg.contains('/') || path.exists());
@@ -467,7 +467,7 @@ pub fn argv(point: &CommandPoint, job_id: &str, seed: u64) -> Vec<String> {
                 }
                 return arg.clone();
             }
-            crate::spec::command::substitute(arg, |name| {
+            crate::kinds::command::substitute(arg, |name| {
                 values.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone())
             })
         })
@@ -531,7 +531,7 @@ fn prepare(point: &CommandPoint, env: &Env<'_>, work: &Path, states: Option<&Pat
     let params = work.join("params.json");
     fs::write(&params, params_json(point, env).to_string())
         .map_err(|e| format!("cannot write {}: {e}", params.display()))?;
-    let executable = crate::spec::command::find_program(&argv[0], &program.dir)?;
+    let executable = crate::kinds::command::find_program(&argv[0], &program.dir)?;
     let mut command = Command::new(executable);
     command
         .args(&argv[1..])

@@ -31,7 +31,7 @@ pub fn programs(sweep: &Sweep) -> Vec<ProgramRecord> {
 }
 
 fn record(program: &Program) -> ProgramRecord {
-    let files = crate::spec::command::program_files(&program.command, &program.dir)
+    let files = crate::kinds::command::program_files(&program.command, &program.dir)
         .into_iter()
         .filter_map(|path| {
             let bytes = std::fs::read(&path).ok()?;
