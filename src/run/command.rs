@@ -787,7 +787,7 @@ fn mib(bytes: u64) -> String {
 
 /// A policy file of `game` for `seats`, as a [`Policy`], and its hash (`policy_hash`: of its moves, not of its rows' order).
 pub fn parse_policy(bytes: &[u8], game: Game, seats: &[Seat]) -> Result<(Policy, u64), String> {
-    let (found, mut moves) = crate::spec::policy_file::parse(bytes)?;
+    let (found, mut moves) = crate::mdp::saved_policy::parse(bytes)?;
     if found != game {
         return Err(format!("it is a policy for {found}, but the job plays {game}"));
     }
