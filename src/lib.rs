@@ -15,6 +15,7 @@ pub mod error;
 pub mod evaluation;
 pub mod game;
 pub mod hints;
+pub mod job;
 pub mod kinds;
 pub mod mdp;
 pub(crate) mod names;

@@ -12,13 +12,14 @@ use crate::bench::{
 };
 use crate::error::{bad_input, exit};
 use crate::game::{Board, Game};
+use crate::job::Job;
 use crate::kinds::Params;
 use crate::mdp::{Evaluator, Opponent};
 use crate::report::table::{Cell, Column, Doc, Table};
 use crate::run::job;
 use crate::solvers::QParams;
 use crate::solvers::learners::LEARNERS;
-use crate::spec::{EvaluationSpec, Job};
+use crate::spec::EvaluationSpec;
 
 /// The episodes of each run in the pairs that give a learner's share of Q-learning: the
 /// largest run that the episodes/s figures time, which holds most of their episodes.
@@ -57,7 +58,7 @@ fn speedup_jobs(episodes: u64) -> Vec<Job> {
                 id: format!("bench{k}"),
                 params,
                 rung: None,
-                split: crate::spec::Split::Tune,
+                split: crate::job::Split::Tune,
                 trial: None,
             }
         })

@@ -12,13 +12,13 @@ use anyhow::Result;
 
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
+use crate::job::Split;
 use crate::report::compare::{
     Baseline, Comparison, Pick, Representative, Verdicts, cannot_reject_note, compare_block, represent,
 };
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::splits;
 use crate::report::table::{Cell, Column, Table, Values};
-use crate::spec::Split;
 use crate::stats::significance::Significance;
 
 /// Flags of `sweep compare`.

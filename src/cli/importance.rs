@@ -71,7 +71,7 @@ pub fn table(dir: &Path, metric: Metric, by: &[String]) -> Result<Table> {
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let results = dir.join("results.csv");
     let mut blocks =
-        read_blocks_in(&results, metric, &block_columns(), &columns, crate::spec::Split::Tune).map_err(bad)?;
+        read_blocks_in(&results, metric, &block_columns(), &columns, crate::job::Split::Tune).map_err(bad)?;
     let split = split_program_params(&mut blocks, &columns);
     let columns: Vec<&str> = split.iter().map(String::as_str).collect();
     let mut header: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();

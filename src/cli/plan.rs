@@ -635,7 +635,7 @@ pub fn already_done(sweep: &Sweep, dir: &Path, threads: usize, cal: &Calibration
         return None;
     }
     let jobs = sweep.jobs();
-    let left: Vec<&spec::Job> = jobs.iter().filter(|j| !done.contains(&j.id)).collect();
+    let left: Vec<&crate::job::Job> = jobs.iter().filter(|j| !done.contains(&j.id)).collect();
     let held = jobs.len() - left.len();
     let mut line = format!("{} already holds {held} of these {} jobs", dir.display(), jobs.len());
     if sweep.search.is_some() || sweep.test.is_some() {
@@ -779,7 +779,7 @@ fn refuse_what_run_refuses(sweep: &Sweep, max_memory: Option<u64>) -> Result<()>
     };
     let Some((limit, source)) = budget else { return Ok(()) };
     let jobs = sweep.jobs();
-    let jobs: Vec<&crate::spec::Job> = jobs.iter().collect();
+    let jobs: Vec<&crate::job::Job> = jobs.iter().collect();
     let needs = Needs::of(jobs.iter().copied(), &sweep.evaluation);
     crate::run::budget::Budget::new(limit, &needs, &jobs, &source).map(drop)
 }

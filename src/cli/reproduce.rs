@@ -146,7 +146,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let _ = std::fs::remove_dir_all(&scratch);
     crate::run::command::remove_scratch();
     let mut differ = 0;
-    let test = if job.split == spec::Split::Test { "test " } else { "" };
+    let test = if job.split == crate::job::Split::Test { "test " } else { "" };
     println!("job {id} ({}, {test}replicate {}, seed {})", job.params.solver_name(), job.replicate, job.seed);
     if recorded.len() != out.rows.len() {
         println!("recorded {}, reproduced {}", crate::names::count(recorded.len(), "row"), out.rows.len());
@@ -259,7 +259,7 @@ fn check_trust(
     dir: &Path,
     manifest: &Manifest,
     sweep: &spec::Sweep,
-    job: &spec::Job,
+    job: &crate::job::Job,
     point: &crate::kinds::CommandPoint,
     trust: bool,
 ) -> Result<()> {
@@ -331,7 +331,7 @@ fn check_policies(manifest: &Manifest) -> Result<()> {
     Ok(())
 }
 
-fn write_policy(job: &spec::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {
+fn write_policy(job: &crate::job::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {
     let policy = job::policy(job, evaluation);
     let mut text = String::from("board,action,seat,game\n");
     let game = policy.game();

@@ -27,6 +27,7 @@ use std::path::Path;
 use super::compare::alpha_arg;
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
+use crate::job::Split;
 use crate::report::RESULT_COLUMNS;
 use crate::report::compare::{Procedure, best_marks, solver_block_columns, solvers_compared};
 use crate::report::files::each_row;
@@ -35,7 +36,6 @@ use crate::report::splits;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns, strata};
 use crate::report::table::{Cell, Column, Format, Table};
 use crate::seed::fnv1a;
-use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
 use crate::stats::significance::{DEFAULT_ALPHA, Significance};
 

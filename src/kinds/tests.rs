@@ -212,7 +212,7 @@ fn min_at_is_in_the_key_and_the_columns_only_when_set() {
     let key = b.params.canonical_key(0, 0);
     assert!(key.contains(";epsilon_min_at=0.5"), "{key}");
     assert_ne!(a.id, b.id);
-    let cell = |j: &crate::spec::Job, name: &str| j.params.columns().into_iter().find(|c| c.0 == name).unwrap().1;
+    let cell = |j: &crate::job::Job, name: &str| j.params.columns().into_iter().find(|c| c.0 == name).unwrap().1;
     assert_eq!(cell(&a, "epsilon_min_at"), "");
     assert_eq!(cell(&b, "epsilon_min_at"), "0.5");
     // The decay column says what ran: 0.05 after 1000 episodes.

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
-use crate::spec::Split;
+use crate::job::Split;
 use crate::stats::mcb::{MOST_REPLICATES, Mcb, POWER, mcb};
 use crate::stats::paired::{PairedT, Wilcoxon, holm, paired_t, probability_of_improvement, wilcoxon};
 use crate::stats::significance::{DEFAULT_ALPHA, Significance, floor};

@@ -73,7 +73,7 @@ pub fn fidelity(dir: &Path) -> Result<Vec<RankAgreement>> {
         searched |= !rec[rung].is_empty();
         let Ok(x) = rec[regret].parse::<f64>() else { return };
         // A [test]'s rows re-run chosen configurations on other seeds: the ranking is the tuning's.
-        let tested = super::splits::of_row(rec) == crate::spec::Split::Test;
+        let tested = super::splits::of_row(rec) == crate::job::Split::Test;
         if &rec[status] != "ok" || rec[block_at[block_at.len() - 1]].is_empty() || tested {
             return;
         }

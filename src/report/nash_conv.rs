@@ -10,8 +10,8 @@ use std::path::Path;
 
 use super::{NEEDED_COLUMNS, config_columns};
 use super::{RESULT_COLUMNS, column};
+use crate::job::Split;
 use crate::mdp::EvalOpponent;
-use crate::spec::Split;
 
 /// Per configuration (the default configuration columns but the seat), the NashConv of
 /// each of its self-play jobs that has both seats' `best-response` rows, in job order.

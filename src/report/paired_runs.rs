@@ -18,7 +18,7 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::spec::Split;
+use crate::job::Split;
 use crate::stats::anova::Grid;
 
 use super::NEEDED_COLUMNS;
@@ -172,7 +172,7 @@ pub fn read_blocks_in(
     metric: Metric,
     block: &[&str],
     config: &[&str],
-    split: crate::spec::Split,
+    split: crate::job::Split,
 ) -> Result<Vec<Block>> {
     for c in config {
         if !RESULT_COLUMNS.contains(c) {

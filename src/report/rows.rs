@@ -32,7 +32,7 @@ pub struct JobKey<'a> {
     /// The rung of a search, if the job is one's.
     pub rung: Option<u32>,
     /// Tuning or test (`[test]`).
-    pub split: crate::spec::Split,
+    pub split: crate::job::Split,
     /// The trial (configuration number) and round of a search, if the job is one's.
     pub trial: Option<(u32, u32)>,
     /// The program parameters' columns of the run's results (after every fixed column).

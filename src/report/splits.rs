@@ -14,7 +14,7 @@ use anyhow::Result;
 
 use super::files::each_row;
 use super::{Field, RESULT_COLUMNS};
-use crate::spec::Split;
+use crate::job::Split;
 
 /// The split of a row, from its `split` cell (empty: a file of an older version, `tune`).
 pub fn of(cell: &str) -> Split {

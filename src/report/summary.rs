@@ -18,7 +18,7 @@ use anyhow::Result;
 
 use super::files::each_row;
 use super::{RESULT_COLUMNS, Record, column};
-use crate::spec::Split;
+use crate::job::Split;
 use crate::spec::Sweep;
 
 pub use crate::schema::{NEEDED_COLUMNS, config_columns};
@@ -318,9 +318,9 @@ pub fn run_summary(
         dir.display()
     )];
     lines.extend(best_lines(results)?);
-    lines.extend(super::nash_conv::lines(results, Some(crate::spec::Split::Tune))?);
+    lines.extend(super::nash_conv::lines(results, Some(crate::job::Split::Tune))?);
     lines.extend(
-        super::nash_conv::trivial_lines(results, Some(crate::spec::Split::Tune))?.into_iter().map(|l| format!("  {l}")),
+        super::nash_conv::trivial_lines(results, Some(crate::job::Split::Tune))?.into_iter().map(|l| format!("  {l}")),
     );
     Ok(lines)
 }
@@ -337,8 +337,8 @@ pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let (seat, opponent, game) = (at("seat"), at("eval_opponent"), at("game"));
     let (mut configs, mut tested) = (Aggregator::new(&by), Aggregator::new(&by));
     super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match super::splits::of_row(rec) {
-        crate::spec::Split::Tune => configs.push(|i| &rec[i]),
-        crate::spec::Split::Test => tested.push(|i| &rec[i]),
+        crate::job::Split::Tune => configs.push(|i| &rec[i]),
+        crate::job::Split::Test => tested.push(|i| &rec[i]),
     })?;
     let tested: BTreeMap<Vec<String>, Group> = tested.groups().into_iter().map(|g| (g.key.clone(), g)).collect();
     let mut lines = Vec::new();

@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use crate::cost::memory::{self, Shared};
 use crate::error::bad_input;
-use crate::spec::{EvaluationSpec, Job};
+use crate::job::Job;
+use crate::spec::EvaluationSpec;
 
 /// What the memory budget admits: the jobs' own bytes at once, after the shared tables.
 #[derive(Debug)]

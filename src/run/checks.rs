@@ -9,8 +9,9 @@ use anyhow::{Context, Result};
 use super::Notices;
 use super::state::{self, Existing};
 use crate::error::bad_input;
+use crate::job::Job;
 use crate::report::manifest::Shard;
-use crate::spec::{Job, Sweep};
+use crate::spec::Sweep;
 
 /// The shard from `SLURM_ARRAY_TASK_ID`, `SLURM_ARRAY_TASK_COUNT` and
 /// `SLURM_ARRAY_TASK_MIN`, when they are set.

@@ -10,6 +10,7 @@ use std::time::Instant;
 use super::StopToken;
 use super::command::{self as program, Ran, Slots, Strict};
 use crate::game::Board;
+use crate::job::Job;
 use crate::kinds::{Agent, SearchAgent, search_policy};
 use crate::mdp::{
     EvalOpponent, Evaluator, GameTally, Moves, Opponent, Policy, Seat, best_response, best_response_within, game_value,
@@ -19,7 +20,7 @@ use crate::report::rows::{JobKey, Scored, curve_row, failed_row, regret, result_
 use crate::report::{CURVE_COLUMNS, Record};
 use crate::seed::{self, Stream};
 use crate::solvers::ground_truth;
-use crate::spec::{EvaluationSpec, Job, SAMPLED_GAMES};
+use crate::spec::{EvaluationSpec, SAMPLED_GAMES};
 use crate::stats::curve::curve_metrics;
 use std::path::Path;
 

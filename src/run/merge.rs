@@ -204,7 +204,7 @@ struct ShardScan {
 }
 
 /// Scans every shard's files, one row at a time.
-fn scan_shards(shards: &BTreeMap<u32, PathBuf>, jobs: &[spec::Job], header: &[&str]) -> Result<ShardScan> {
+fn scan_shards(shards: &BTreeMap<u32, PathBuf>, jobs: &[crate::job::Job], header: &[&str]) -> Result<ShardScan> {
     let order: HashMap<&str, u32> = jobs.iter().map(|j| (j.id.as_str(), j.index as u32)).collect();
     let mut scan = ShardScan {
         owner: vec![NOBODY; jobs.len()],
@@ -259,7 +259,7 @@ impl ShardScan {
 }
 
 /// Refuses a merge with a job missing, a job in two shards or rows not in the spec.
-fn check_complete(dir: &Path, jobs: &[spec::Job], expected: &[bool], scan: &ShardScan) -> Result<()> {
+fn check_complete(dir: &Path, jobs: &[crate::job::Job], expected: &[bool], scan: &ShardScan) -> Result<()> {
     let missing: Vec<&str> =
         jobs.iter().filter(|j| expected[j.index] && scan.owner[j.index] == NOBODY).map(|j| j.id.as_str()).collect();
     let mut parts = Vec::new();
@@ -286,7 +286,7 @@ fn check_complete(dir: &Path, jobs: &[spec::Job], expected: &[bool], scan: &Shar
 /// sharded search or test merges once per pass).
 fn expected_jobs(
     sweep: &spec::Sweep,
-    jobs: &[spec::Job],
+    jobs: &[crate::job::Job],
     result_files: &[PathBuf],
     present: impl Fn(usize) -> bool,
 ) -> Result<(Vec<bool>, bool)> {

@@ -46,11 +46,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use crate::error::bad_input;
+use crate::job::Job;
 use crate::report::files::{Appender, Run, rewrite_runs, scan_runs};
 use crate::report::integrity::Running;
 use crate::report::manifest::{GENERATOR, Manifest, RAND_PCG_VERSION, RAND_VERSION, Shard, SharedTables, now_utc};
 use crate::report::{CURVE_COLUMNS, Field, summary};
-use crate::spec::{self, Job, Sweep};
+use crate::spec::{self, Sweep};
 use budget::{Budget, Needs};
 use checks::{check_unique_ids, check_writable, prepare};
 pub use checks::{select_only, shard_from_env};
@@ -348,7 +349,7 @@ fn manifest(plan: &Plan<'_>) -> Result<Manifest> {
 
 /// Runs the selected jobs of a validated sweep in its locked directory: resume, schedule,
 /// the worker pool with its writer loop, then finish (or record where it stopped).
-/// The solvers' labels, in spec order (what [`crate::spec::Job::solver`] indexes).
+/// The solvers' labels, in spec order (what [`crate::job::Job::solver`] indexes).
 fn labels(sweep: &Sweep) -> Vec<String> {
     sweep.solvers.iter().map(|s| s.label.clone()).collect()
 }

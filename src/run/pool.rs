@@ -19,8 +19,9 @@ use super::fault::Fault;
 use super::job::{self, JobOutput};
 use super::progress::Bar;
 use super::{GRACE, StopToken};
+use crate::job::Job;
 use crate::report::files::Appender;
-use crate::spec::{EvaluationSpec, Job};
+use crate::spec::EvaluationSpec;
 
 /// The queue the workers take jobs from, and what they share with the writer: the jobs in
 /// the order to start them, the memory budget, and when to stop.

@@ -331,7 +331,7 @@ fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
         true => (&["eval_opponent", "seat"], &["trial", "rung", "label"]),
         false => (&["eval_opponent", "seat", "label"], &["trial", "rung"]),
     };
-    let Ok(blocks) = read_blocks_in(results, metric, by, config, crate::spec::Split::Tune) else {
+    let Ok(blocks) = read_blocks_in(results, metric, by, config, crate::job::Split::Tune) else {
         return Vec::new();
     };
     // BOHB: only the last rung's trials, at the full budget, compare.

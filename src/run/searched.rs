@@ -26,6 +26,7 @@ use std::path::Path;
 
 use super::StopToken;
 use super::command::{self as program, Killed, Slots};
+use crate::job::Job;
 use crate::kinds::Params;
 use crate::mdp::{EvalOpponent, Opponent, Seat};
 use crate::oracle::{Against, Agent, Asked, Figure, Limits, Position, Scorer, Shape, Solver, Uct};
@@ -33,7 +34,7 @@ use crate::report::rows::{JobKey, head, regret};
 use crate::report::{Field, Record};
 use crate::seed;
 use crate::solvers::params::fmt_f64;
-use crate::spec::{EvaluationSpec, Job, SAMPLED_GAMES};
+use crate::spec::{EvaluationSpec, SAMPLED_GAMES};
 
 /// The transposition table every job of a run on one searched board shares (1 GiB; its
 /// memory is mapped as the search first touches it).

@@ -30,7 +30,8 @@ pub mod tpe;
 
 pub use scores::{read_metric, read_scores};
 
-use crate::spec::{Job, Method, SearchSpec, Sweep};
+use crate::job::Job;
+use crate::spec::{Method, SearchSpec, Sweep};
 
 /// A configuration's jobs within one rung: the offset of its first job and its replicates.
 #[derive(Clone, Copy, Debug)]

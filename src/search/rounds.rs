@@ -31,9 +31,10 @@ use std::collections::HashSet;
 use super::Decided;
 use super::test_split::{Scores, add_test};
 use super::tpe::{Axis, Proposer, Trial};
+use crate::job::{Job, Split};
 use crate::kinds::Val;
 use crate::seed::{fnv1a, mix};
-use crate::spec::{Job, Split, Sweep};
+use crate::spec::Sweep;
 
 /// How many proposals a round may pass over, per configuration it needs.
 pub const ATTEMPTS: usize = 10;

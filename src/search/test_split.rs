@@ -17,7 +17,8 @@
 use std::collections::HashMap;
 
 use super::{self as search, Decided};
-use crate::spec::{Job, Per, Split, Sweep};
+use crate::job::{Job, Split};
+use crate::spec::{Per, Sweep};
 
 /// The scores a decision reads: the search's metric (rungs) and the test's (ranking).
 #[derive(Clone, Debug, Default)]

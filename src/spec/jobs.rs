@@ -1,70 +1,21 @@
-//! Jobs: one solver, one grid point, one replicate, with its paired seed and stable id;
+//! The jobs of a spec ([`Job`]: one solver, one grid point, one replicate, with its paired seed and stable id),
 //! listed for each solver in file order, for each point, for each replicate.
 //!
 //! Each solver runs its own `replicates` (the top-level value unless it sets one); a
 //! replicate's seed and its part of the key do not depend on how many there are, so a
 //! job's id is the same whatever the count.
 //!
-//! A job's id hashes its canonical key ([`Params::canonical_key`]). Building that key from
+//! A job's id hashes its canonical key ([`crate::kinds::Params::canonical_key`]). Building that key from
 //! scratch for each of a million jobs costs more than a second, so [`Keys`] walks a grid in
 //! point order and rewrites only the `;name=value` fragments of the axes that changed;
-//! debug builds check every key against [`Params::canonical_key`].
+//! debug builds check every key against [`crate::kinds::Params::canonical_key`].
 
 use std::fmt::Write as _;
 
 use super::{Sweep, grid};
-use crate::kinds::{Kind, Params, SELF_PLAY, Val};
+use crate::job::{Job, Split, TEST_KEY};
+use crate::kinds::{Kind, SELF_PLAY, Val};
 use crate::seed::{job_id, job_seed, test_seed};
-
-/// Whether a job tunes (chooses configurations) or tests (re-runs a chosen one on fresh
-/// seeds, see `[test]`): the `split` column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Split {
-    /// A job of the grid or of a search's rungs.
-    Tune,
-    /// A job of the `[test]` pass.
-    Test,
-}
-
-impl Split {
-    /// The spelling in the `split` column.
-    pub fn name(self) -> &'static str {
-        match self {
-            Split::Tune => "tune",
-            Split::Test => "test",
-        }
-    }
-}
-
-/// What ends a test job's canonical key (a tuning job's key has no `split`).
-pub const TEST_KEY: &str = ";split=test";
-
-/// One run: a grid point of a solver and a replicate.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Job {
-    /// Position in [`Sweep::jobs`] (spec order).
-    pub index: usize,
-    /// Index of the solver in [`Sweep::solvers`].
-    pub solver: usize,
-    /// Index of the grid point in the solver's `points`.
-    pub point: usize,
-    /// The replicate, `0..replicates`.
-    pub replicate: u32,
-    /// `seed::job_seed(master seed, replicate)`: the same at every grid point.
-    pub seed: u64,
-    /// `seed::job_id` of the canonical key of the parameters, master seed and replicate.
-    pub id: String,
-    /// The parameters.
-    pub params: Params,
-    /// The rung of a search (`None` without a `[search]`, and for test jobs).
-    pub rung: Option<u32>,
-    /// A search's trial (the configuration's number within its solver) and the round
-    /// (pass) it runs in; `None` for a grid and for test jobs.
-    pub trial: Option<(u32, u32)>,
-    /// Tuning or test: a test job's seed is [`crate::seed::test_seed`] and its key ends in
-    /// `;split=test`.
-    pub split: Split,
-}
 
 impl Sweep {
     /// Every job, in spec order. With a `[search]`, every grid point at every rung's

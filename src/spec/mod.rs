@@ -1,5 +1,5 @@
 //! Specs: a TOML file turned into a validated [`Sweep`] and its list of
-//! [`Job`]s.
+//! [`Job`](crate::job::Job)s.
 //!
 //! ```
 //! let spec = r#"
@@ -92,7 +92,6 @@ use std::path::Path;
 /// The closest of some names to a word, when it is close enough to be a likely typo.
 pub use error::closest as closest_name;
 pub use error::{Problem, SpecError};
-pub use jobs::{Job, Split};
 pub use search::{Method, Metric, SearchSpec};
 pub use test_split::{Per, TestSpec};
 

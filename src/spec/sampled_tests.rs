@@ -3,6 +3,7 @@
 //! (prefix stability, independence from other solvers) and every new error.
 
 use super::*;
+use crate::job::Job;
 
 fn ok(text: &str) -> Sweep {
     parse(text, "t.toml").unwrap_or_else(|e| panic!("expected a valid spec, got:\n{e}"))

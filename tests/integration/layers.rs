@@ -37,6 +37,8 @@ const LAYERS: &[&str] = &[
     // The solver kinds and how their policies are scored.
     "evaluation",
     "kinds",
+    // A job: what the spec makes and the executor runs.
+    "job",
     // Specs and the result files.
     "schema",
     "spec",

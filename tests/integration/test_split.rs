@@ -14,10 +14,10 @@ use std::path::Path;
 
 use crate::common::*;
 use proptest::prelude::*;
+use sweep::job::Split;
 use sweep::report::manifest::Shard;
 use sweep::run;
 use sweep::seed::{job_seed, test_seed};
-use sweep::spec::Split;
 
 /// Two learners as O against random: q-learning over 3 x 2 points, sarsa over 2 x 2;
 /// 3 tuning replicates; a `[test]` of 3 replicates whose other keys are `test`.

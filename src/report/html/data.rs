@@ -9,6 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{Embedded, embed};
+use crate::job::Split;
 use crate::report::compare::{
     AgainstBest, Mark, Procedure, Verdicts, against_best, best_marks_in, solver_block_columns, solvers_compared,
 };
@@ -17,7 +18,6 @@ use crate::report::manifest::Manifest;
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata_where};
 use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, splits};
-use crate::spec::Split;
 use crate::stats::significance::Significance;
 
 /// Learning curves drawn per panel: this many configurations, best first.

@@ -9,11 +9,11 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{Cell, Facts, Part, Section, Stands, Table, page, page_table};
+use crate::job::Split;
 use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
 use crate::report::{RESULT_COLUMNS, splits};
-use crate::spec::Split;
 
 /// One side: its directory, manifest, the rows shown and its configurations.
 pub struct Side {

@@ -8,11 +8,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::data::{Data, at, panel};
 use super::svg::{Axis, Plot, bars, heatmap};
 use super::{Cell, Facts, Part, Section, Stands, page_table};
+use crate::job::Split;
 use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
 use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
 use crate::report::summary::Group;
 use crate::seed::fnv1a;
-use crate::spec::Split;
 use crate::stats::robust::{RESAMPLES, Stat, bootstrap_interval};
 
 /// Charts of one kind on a page.
