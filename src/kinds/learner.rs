@@ -162,12 +162,10 @@ pub fn load(q: &QParams, name: &'static str, seats: &[Seat], evaluation: &Evalua
             // twice that epsilon, three times in self-play, where both sides' moves are
             // drawn so (3x4k4's self-play episode took 1.5 times what twice said); against
             // minimax the games are shorter (3x4k3 as O against minimax-uniform: 0.6 of
-            // the random opponent's exponentials); Expected SARSA's target takes its
-            // expectation over the next state's moves too (1.6 times as many), and Double
-            // Q-learning weighs the sum of its two tables (1.3 times, beyond its share, in
-            // self-play on 3x4k4).
+            // the random opponent's exponentials); the learner's own factor is its row's
+            // `softmax_cost` (Expected SARSA's expectation, Double Q-learning's two tables).
             let temperature = mean_rate(q.temperature, q.temperature_decay, q.temperature_min, q.episodes);
-            let expectation = if name == "expected-sarsa" { 1.6 } else { 1.0 + 0.3 * (learner.tables - 1) as f64 };
+            let expectation = learner.softmax_cost;
             let shorter = match q.opponent {
                 TrainOpponent::SelfPlay | TrainOpponent::Fixed(Opponent::Random) => 1.0,
                 TrainOpponent::Fixed(_) => 0.6,
@@ -192,7 +190,7 @@ pub fn load(q: &QParams, name: &'static str, seats: &[Seat], evaluation: &Evalua
         fresh,
         slots: side.moves,
         extra: 0.0,
-        slower: self_play_slower(name, seat.is_none()),
+        slower: if seat.is_none() { learner.self_play_slower } else { 1.0 },
     });
     let evaluations_per_mark: f64 = seats
         .iter()
@@ -211,15 +209,6 @@ pub fn load(q: &QParams, name: &'static str, seats: &[Seat], evaluation: &Evalua
         load.passes = side.moves as f64;
     }
     load
-}
-
-/// How much slower than its share of Q-learning's (measured on tic-tac-toe as X) a
-/// learner's self-play episode is: the boards' self-play costs were measured with
-/// Q-learning, and SARSA, Expected SARSA, Double Q-learning and Monte Carlo control took
-/// 1.2 times as long again on average (0.9 to 1.6 over 3x3k3, 3x4k4 and 4x4g4; Q(lambda)'s
-/// own cost there is counted apart, [`crate::cost::boards::q_lambda_self_play`]).
-fn self_play_slower(name: &str, self_play: bool) -> f64 {
-    if self_play && name != "q-learning" && name != "q-lambda" { 1.2 } else { 1.0 }
 }
 
 /// The mean over `episodes` episodes of a rate that starts at `start`, is multiplied by

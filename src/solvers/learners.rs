@@ -35,6 +35,17 @@ pub struct Learner {
     /// with the seed settings, on the reference machine (`sweep bench` measures this
     /// machine's; these stand in until it has).
     pub share: f64,
+    /// How many exponentials its softmax exploration costs per move over Q-learning's:
+    /// Expected SARSA's target takes its expectation over the next state's moves too (1.6
+    /// times as many), Double Q-learning weighs the sum of its two tables (1.3 times, in
+    /// self-play on 3x4k4); the cost model's figure.
+    pub softmax_cost: f64,
+    /// How much slower than its share of Q-learning's its self-play episode is (the
+    /// boards' self-play costs were measured with Q-learning; SARSA, Expected SARSA,
+    /// Double Q-learning and Monte Carlo control took 1.2 times as long again on average,
+    /// 0.9 to 1.6 over 3x3k3, 3x4k4 and 4x4g4; Q(lambda)'s own cost is counted apart,
+    /// [`crate::cost::boards::q_lambda_self_play`]); the cost model's figure.
+    pub self_play_slower: f64,
     /// Its training (Monte Carlo with `step = "alpha"`, Q(lambda) with `lambda = 0.8`),
     /// with checkpoints: what the tests run.
     pub train: Train,
@@ -50,6 +61,8 @@ pub const LEARNERS: &[Learner] = &[
         target: Target::Optimal,
         tables: 1,
         share: 1.0,
+        softmax_cost: 1.0,
+        self_play_slower: 1.0,
         train: |p, seed, marks, c| q_learning::train_table(p, seed, marks, c),
         bench: |p, seed| drop(q_learning::train_table(p, seed, &[], |_, _| {})),
     },
@@ -58,6 +71,8 @@ pub const LEARNERS: &[Learner] = &[
         target: Target::Behaviour,
         tables: 1,
         share: 0.93,
+        softmax_cost: 1.0,
+        self_play_slower: 1.2,
         train: |p, seed, marks, c| sarsa::train(p, seed, marks, c),
         bench: |p, seed| drop(sarsa::train(p, seed, &[], |_, _| {})),
     },
@@ -66,6 +81,8 @@ pub const LEARNERS: &[Learner] = &[
         target: Target::Behaviour,
         tables: 1,
         share: 0.72,
+        softmax_cost: 1.6,
+        self_play_slower: 1.2,
         train: |p, seed, marks, c| expected_sarsa::train(p, seed, marks, c),
         bench: |p, seed| drop(expected_sarsa::train(p, seed, &[], |_, _| {})),
     },
@@ -74,6 +91,8 @@ pub const LEARNERS: &[Learner] = &[
         target: Target::Optimal,
         tables: 2,
         share: 0.62,
+        softmax_cost: 1.3,
+        self_play_slower: 1.2,
         train: |p, seed, marks, c| double_q_learning::train(p, seed, marks, c),
         bench: |p, seed| drop(double_q_learning::train(p, seed, &[], |_, _| {})),
     },
@@ -82,6 +101,8 @@ pub const LEARNERS: &[Learner] = &[
         target: Target::Behaviour,
         tables: 1,
         share: 0.75,
+        softmax_cost: 1.0,
+        self_play_slower: 1.2,
         train: |p, seed, marks, c| {
             monte_carlo::train(&MonteCarloParams { learner: *p, step: StepRule::Alpha }, seed, marks, c)
         },
@@ -95,6 +116,8 @@ pub const LEARNERS: &[Learner] = &[
         target: Target::Optimal,
         tables: 1,
         share: 0.8,
+        softmax_cost: 1.0,
+        self_play_slower: 1.0,
         train: |p, seed, marks, c| q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, marks, c),
         bench: |p, seed| drop(q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, &[], |_, _| {})),
     },
