@@ -232,11 +232,11 @@ fn one() -> f64 {
     1.0
 }
 
-/// The learners in the order of a saved calibration that lists their shares (before they
-/// were keyed by name).
-const LISTED: [&str; 5] = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"];
+/// How many learners a saved calibration that lists their shares holds (before they were
+/// keyed by name): the first ones of the learner table, in its order.
+const LISTED: usize = 5;
 
-/// `shares` as a map by name, or as a list in the order of [`LISTED`].
+/// `shares` as a map by name, or as a list of the first [`LISTED`] learners' shares.
 fn shares_by_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<String, f64>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -246,7 +246,10 @@ fn shares_by_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<BTreeMap<Str
     }
     Ok(match Shares::deserialize(d)? {
         Shares::ByName(map) => map,
-        Shares::Listed(list) => LISTED.iter().zip(list).map(|(n, s)| (n.to_string(), s)).collect(),
+        Shares::Listed(list) => {
+            let names = crate::solvers::learners::LEARNERS.iter().take(LISTED).map(|l| l.name);
+            names.zip(list).map(|(n, s)| (n.to_string(), s)).collect()
+        }
     })
 }
 
@@ -393,11 +396,10 @@ fn episode(game: Game, t: &Training, cal: &Calibration) -> f64 {
     }
     let symmetry = if t.symmetry { boards::symmetry(game, t.seat) } else { 1.0 };
     let share = cal.share(t.learner);
-    // Q(lambda)'s work beyond Q-learning's, its traces, holds canonical slots and reads no
-    // index: the symmetry index's cost adds to what its share says rather than
-    // multiplying it (measured on 4x4g4 as X against random: with symmetry its training
-    // took 1.21 times Q-learning's, without 1.27).
-    let learner = if t.learner == "q-lambda" { symmetry - 1.0 + 1.0 / share } else { symmetry / share };
+    // For a learner whose row says so (Q(lambda)), the symmetry index's cost adds to what
+    // its share says rather than multiplying it.
+    let adds = crate::solvers::learners::find(t.learner).is_some_and(|l| l.symmetry_adds);
+    let learner = if adds { symmetry - 1.0 + 1.0 / share } else { symmetry / share };
     cost * learner * t.slower + t.extra
 }
 
@@ -632,5 +634,19 @@ mod tests {
         assert_eq!(pass_seconds(&[(1.0, 1000)], 2), 500.0);
         assert_eq!(pass_seconds(&[(1.0, 1001)], 2), 501.0);
         assert_eq!(pass_seconds(&[], 2), 0.0);
+    }
+
+    #[test]
+    fn a_calibration_that_lists_its_shares_names_the_first_five_learners_of_the_table() {
+        let text = r#"{"q_per_s": 2e7, "shares": [1.0, 0.8, 0.6, 0.7, 0.9], "big_table": 60.0, "mcts_per_s": 1.2e7,
+            "eval_s": 3.4e-6, "solve_s": 3.8e-4, "per_job_s": 5e-5, "shared_s_per_byte": 7e-9, "page_s": 2e-6,
+            "free": 1.0, "others": 0.0, "source": "saved"}"#;
+        let cal: Calibration = serde_json::from_str(text).unwrap();
+        let shares: Vec<f64> = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo"]
+            .map(|n| cal.share(n))
+            .to_vec();
+        assert_eq!(shares, [1.0, 0.8, 0.6, 0.7, 0.9]);
+        // Q(lambda), which no listed calibration knew, takes its table share.
+        assert_eq!(cal.share("q-lambda"), crate::solvers::learners::learner("q-lambda").share);
     }
 }
