@@ -220,7 +220,12 @@ pub fn nominal() -> Calibration {
 pub fn calibration(budget: Duration) -> Calibration {
     match Calibration::saved() {
         Some(mut saved) => {
-            saved.others = steady_others();
+            let mut spread = Others::default();
+            for _ in 0..OTHERS_SPELLS {
+                spread.sample();
+                std::thread::sleep(OTHERS_GAP);
+            }
+            saved.others = spread.steady();
             saved
         }
         None => measure(budget),
@@ -233,6 +238,8 @@ pub fn calibration(budget: Duration) -> Calibration {
 /// CPU time over the wall time) turns them into speeds per second of CPU, and is kept as
 /// [`Calibration::free`], how much of a core a thread gets on this host now.
 pub fn measure(budget: Duration) -> Calibration {
+    let mut spread = Others::default();
+    spread.sample();
     let (wall, cpu) = (Instant::now(), cpu_seconds());
     let quarter = budget / 4;
     let q_per_s = qlearning_rate(quarter);
@@ -241,10 +248,12 @@ pub fn measure(budget: Duration) -> Calibration {
     let eval_s = repeat(3, || evaluation_seconds(&mut evaluator)).median;
     let solve_s = repeat(3, solve_seconds).median;
     let free = cpu.zip(cpu_seconds()).map_or(1.0, |(a, b)| ((b - a) / wall.elapsed().as_secs_f64()).clamp(0.05, 1.0));
+    spread.sample();
     let mut cal = Calibration::quick(q_per_s / free, mcts_per_s / free, eval_s * free, solve_s * free);
     cal.shares = quick_shares();
     cal.free = free;
-    cal.others = steady_others();
+    spread.sample();
+    cal.others = spread.steady();
     if let Some(page_s) = page_seconds() {
         cal.page_s = page_s;
     }
@@ -300,13 +309,35 @@ pub fn page_seconds() -> Option<f64> {
     None
 }
 
-/// [`others`] over two spells of 40 ms, the lower: a blip of the system's own work in
-/// one spell (a kernel thread compacting memory freed by the run before) is not the
-/// load a run will share the cores with, which shows in both.
-fn steady_others() -> Option<f64> {
-    let spell = Duration::from_millis(40);
-    let (a, b) = (others(spell)?, others(spell)?);
-    Some(a.min(b))
+/// Spells of [`others`] a reading takes, and the pause between two where nothing else
+/// separates them (a saved calibration).
+const OTHERS_SPELLS: usize = 3;
+const OTHERS_GAP: Duration = Duration::from_millis(60);
+
+/// The host's other work read in spells of 40 ms spread over the calibration (before,
+/// between and after its kernels, or apart by [`OTHERS_GAP`]), the lowest kept: work
+/// that lasts through a run shows in every spell, while a blip (the tail of the process
+/// before writing its files back, a kernel thread compacting memory it freed) shows in
+/// one. Two spells back to back, as before, read a blip in both and put a second of
+/// other work into a plan where the run right after found none (a self-play sweep
+/// estimated at 5.1 s of wall on 2 threads ran in 2.2 s). A reading under a quarter of a
+/// thread is the spinners' own noise on a quiet host (0.0 to 0.4 in five plans in a row)
+/// and is read as none.
+#[derive(Default)]
+struct Others {
+    lowest: Option<f64>,
+}
+
+impl Others {
+    fn sample(&mut self) {
+        if let Some(o) = others(Duration::from_millis(40)) {
+            self.lowest = Some(self.lowest.map_or(o, |l: f64| l.min(o)));
+        }
+    }
+
+    fn steady(&self) -> Option<f64> {
+        self.lowest.map(|o| if o < 0.25 { 0.0 } else { o })
+    }
 }
 
 /// The other work on this host, in threads' worth: one thread per core spins for
