@@ -196,12 +196,9 @@ fn passes(sweep: &Sweep, cal: &Calibration) -> Vec<Vec<(f64, u64)>> {
 fn at_budget(p: &crate::kinds::Params, name: &str, budget: u64) -> crate::kinds::Params {
     let kind = p.kind();
     let Some(i) = kind.params().iter().position(|q| q.name == name) else { return *p };
-    if kind == crate::kinds::Kind::Command {
-        return *p;
-    }
     let mut values = p.values();
     values[i] = crate::kinds::Val::Count(budget);
-    kind.build(&values)
+    kind.build(&values).unwrap_or(*p)
 }
 
 /// A model-based search's planned rounds, as the configurations of each (over all
@@ -669,7 +666,7 @@ pub fn program_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
     // A program on a board too big to enumerate has its whole job measured instead (see
     // [`searched_notes`]).
     let enumerated = |s: &&crate::spec::SolverSpec| s.points.iter().all(|p| p.game().enumerable());
-    for solver in sweep.solvers.iter().filter(|s| s.kind == crate::kinds::Kind::Command).filter(enumerated) {
+    for solver in sweep.solvers.iter().filter(|s| s.kind.runs_a_program()).filter(enumerated) {
         let name = solver.points.first().map_or("", |p| p.solver_name());
         let measured = measured_program_ms(&dir.join("results.csv"), name);
         let episodes: u64 = solver.points.iter().map(|p| p.work().episodes).sum::<u64>() * u64::from(solver.replicates);
@@ -718,7 +715,7 @@ pub fn searched_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
                 ms / 1e3,
                 human(ms * jobs / 1e3)
             ),
-            None if solver.kind == crate::kinds::Kind::Command => format!(
+            None if solver.kind.runs_a_program() => format!(
                 "note: {}: on {games} the program's own time (training, answering) is unknown until its jobs run \
                  and the positions it is asked depend on how it plays: the CPU time above is the search's only, \
                  and rough; `sweep plan` measures whole jobs once some have run",

@@ -332,7 +332,8 @@ fn check_policies(manifest: &Manifest) -> Result<()> {
 }
 
 fn write_policy(job: &crate::job::Job, evaluation: &spec::EvaluationSpec, path: &Path) -> Result<()> {
-    let policy = job::policy(job, evaluation);
+    let policy = job::policy(job, evaluation)
+        .ok_or_else(|| bad_input("--policy-out: a command solver's policy is the file its program writes"))?;
     let mut text = String::from("board,action,seat,game\n");
     let game = policy.game();
     let mut lines = Vec::new();

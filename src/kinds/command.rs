@@ -26,13 +26,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::param::{EPISODES, SEARCHED_GAME, SEAT};
-use super::{Agent, Declared, Param, Seats, Solver, Ty, Val, Values, Work};
+use super::{Declared, Execution, Param, Seats, Solver, Ty, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
-use crate::mdp::{Moves, Seat};
+use crate::mdp::Seat;
 use crate::solvers::TrainOpponent;
-use crate::solvers::q_learning::Checkpoint;
 
 /// The opponent a program trains against: a fixed opponent or `self`.
 pub static COMMAND_OPPONENT: Param = Param {
@@ -195,11 +194,12 @@ impl CommandPoint {
 impl Declared for CommandPoint {
     const NAME: &'static str = "command";
     const PARAMS: &'static [&'static Param] = &[&SEAT, &COMMAND_OPPONENT, &EPISODES, &SEARCHED_GAME, &PROGRAM_PARAMS];
+    const RUNS_A_PROGRAM: bool = true;
 
-    /// A command point is built from its program by the spec's grid (see
-    /// [`CommandPoint::new`]): the kind's columns alone do not say which program runs.
-    fn build(_values: &Values<'_>) -> CommandPoint {
-        panic!("a command solver's points are built from its program (CommandPoint::new)")
+    /// None: the kind's columns alone do not say which program runs, so a command point
+    /// is made with its program ([`super::Params::of_program`]).
+    fn build(_values: &Values<'_>) -> Option<CommandPoint> {
+        None
     }
 }
 
@@ -249,9 +249,9 @@ impl Solver for CommandPoint {
         Need { job: 2 * crate::cost::memory::policy(game) + evaluators, shared }
     }
 
-    /// A program is run by the executor (`run/command.rs`), which owns the processes.
-    fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
-        panic!("a command job runs its program through run::command, not through Solver::train")
+    /// A program, run by the executor (`run/command.rs`), which owns the processes.
+    fn execution(&self) -> Execution<'_> {
+        Execution::Program(self)
     }
 }
 

@@ -4,7 +4,7 @@
 //! `solvers/value_iteration.rs`).
 
 use super::param::{GAME, OPPONENT, SEAT};
-use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
+use super::{Agent, Declared, Execution, Param, Seats, Solver, Train, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::{self, Need, Shared};
 use crate::evaluation::EvaluationSpec;
@@ -24,9 +24,10 @@ macro_rules! exact_kind {
         impl Declared for $kind {
             const NAME: &'static str = $name;
             const PARAMS: &'static [&'static Param] = &[&SEAT, &OPPONENT, &GAME];
+            const RUNS_A_PROGRAM: bool = false;
 
-            fn build(v: &Values<'_>) -> $kind {
-                $kind(ExactParams { seat: v.choice(&SEAT), opponent: v.choice(&OPPONENT), game: v.game(&GAME) })
+            fn build(v: &Values<'_>) -> Option<$kind> {
+                Some($kind(ExactParams { seat: v.choice(&SEAT), opponent: v.choice(&OPPONENT), game: v.game(&GAME) }))
             }
         }
 
@@ -68,6 +69,12 @@ macro_rules! exact_kind {
                 Need { job, shared }
             }
 
+            fn execution(&self) -> Execution<'_> {
+                Execution::InProcess(self)
+            }
+        }
+
+        impl Train for $kind {
             fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
                 let truth = ground_truth(self.0.game, self.0.seat, self.0.opponent);
                 let solve: fn(&GroundTruth) -> Policy = $solve;

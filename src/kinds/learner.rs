@@ -289,9 +289,10 @@ macro_rules! one_table_learner {
         impl $crate::kinds::Declared for $kind {
             const NAME: &'static str = $name;
             const PARAMS: &'static [&'static $crate::kinds::Param] = $crate::kinds::learner::PARAMS;
+            const RUNS_A_PROGRAM: bool = false;
 
-            fn build(v: &$crate::kinds::Values<'_>) -> $kind {
-                $kind($crate::kinds::learner::build(v))
+            fn build(v: &$crate::kinds::Values<'_>) -> Option<$kind> {
+                Some($kind($crate::kinds::learner::build(v)))
             }
         }
 
@@ -320,6 +321,12 @@ macro_rules! one_table_learner {
                 $crate::kinds::learner::memory(&self.0, $name, 0, seats, evaluation)
             }
 
+            fn execution(&self) -> $crate::kinds::Execution<'_> {
+                $crate::kinds::Execution::InProcess(self)
+            }
+        }
+
+        impl $crate::kinds::Train for $kind {
             fn train(
                 &self,
                 seed: u64,

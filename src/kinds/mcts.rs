@@ -2,7 +2,7 @@
 //! agent searches in every position an evaluation reaches, one seeded search per position.
 
 use super::param::{FINAL_MOVE, ITERATIONS, OPPONENT_MODEL, SEARCHED_GAME, SEAT, UCT_C};
-use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
+use super::{Agent, Declared, Execution, Param, Seats, Solver, Train, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::{self, Need};
 use crate::evaluation::EvaluationSpec;
@@ -16,16 +16,17 @@ impl Declared for MctsParams {
     const NAME: &'static str = "mcts";
     const PARAMS: &'static [&'static Param] =
         &[&SEAT, &ITERATIONS, &UCT_C, &OPPONENT_MODEL, &FINAL_MOVE, &SEARCHED_GAME];
+    const RUNS_A_PROGRAM: bool = false;
 
-    fn build(v: &Values<'_>) -> MctsParams {
-        MctsParams {
+    fn build(v: &Values<'_>) -> Option<MctsParams> {
+        Some(MctsParams {
             seat: v.choice(&SEAT),
             iterations: u32::try_from(v.count(&ITERATIONS)).expect("iterations were validated to fit in u32"),
             uct_c: v.real(&UCT_C),
             opponent_model: v.choice(&OPPONENT_MODEL),
             final_move: v.choice(&FINAL_MOVE),
             game: v.game(&SEARCHED_GAME),
-        }
+        })
     }
 }
 
@@ -82,6 +83,12 @@ impl Solver for MctsParams {
         Need { job, shared: Need::evaluations(game, seats, &evaluation.opponents) }
     }
 
+    fn execution(&self) -> Execution<'_> {
+        Execution::InProcess(self)
+    }
+}
+
+impl Train for MctsParams {
     fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         Agent::Search(*self)
     }

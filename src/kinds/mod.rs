@@ -4,9 +4,11 @@
 //! The spec reader, the CSV header, the job key, the executor, `plan` and `reproduce` all
 //! go through the registry below and never match on a kind themselves.
 //!
-//! Adding a kind is one new file implementing [`Solver`] and [`Declared`], plus one line
-//! in `registry!`'s invocation; leaving out a method is a compile error (the traits
-//! have no default methods).
+//! Adding a kind is one new file implementing [`Solver`] and [`Declared`] (and [`Train`]
+//! for a kind that runs in this process), plus one line in `registry!`'s invocation;
+//! leaving out a method is a compile error (the traits have no default methods). How a
+//! kind's jobs run is part of its declaration ([`Declared::RUNS_A_PROGRAM`],
+//! [`Solver::execution`]): no caller matches on a kind to learn it.
 //!
 //! The algorithms live in `solvers/`; this layer is the glue between them and the spec
 //! (it reads no files and prints nothing either).
@@ -88,6 +90,22 @@ pub trait Solver: fmt::Debug + Send + Sync {
     /// shared tables it uses (see [`crate::cost::memory`]).
     fn memory(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Need;
 
+    /// How a job of this point runs: in this process ([`Train`]) or by a program.
+    fn execution(&self) -> Execution<'_>;
+}
+
+/// How a job of a grid point runs.
+#[derive(Clone, Copy)]
+pub enum Execution<'a> {
+    /// In this process: the kind trains, solves or searches.
+    InProcess(&'a dyn Train),
+    /// By the program of a command solver, which the executor starts and fences in
+    /// (`run/command.rs`).
+    Program(&'a CommandPoint),
+}
+
+/// A kind whose jobs run in this process.
+pub trait Train {
     /// Trains (or solves) from `seed`; a learner calls `record` with its greedy policy
     /// after each episode listed in `marks` (increasing; a leading 0 asks for the
     /// untrained policy, before the first episode). Others ignore `marks`.
@@ -127,8 +145,12 @@ pub trait Declared: Solver + Sized {
     const NAME: &'static str;
     /// Its parameters, in column order.
     const PARAMS: &'static [&'static Param];
-    /// The grid point with these validated values.
-    fn build(values: &Values<'_>) -> Self;
+    /// Whether its jobs run a program (see [`Execution`]): its points then need the
+    /// program besides their values, and its cost leaves the program's own time out.
+    const RUNS_A_PROGRAM: bool;
+    /// The grid point with these validated values; `None` for a kind whose values alone
+    /// do not make a point (a program's: [`Params::of_program`]).
+    fn build(values: &Values<'_>) -> Option<Self>;
 }
 
 /// Generates [`Kind`] (the names) and [`Params`] (the grid points) from one list of
@@ -165,10 +187,18 @@ macro_rules! registry {
                 }
             }
 
-            /// The grid point with `values`, one per parameter of [`Kind::params`].
-            pub fn build(self, values: &[Val]) -> Params {
+            /// Whether the kind's jobs run a program ([`Declared::RUNS_A_PROGRAM`]).
+            pub fn runs_a_program(self) -> bool {
                 match self {
-                    $(Kind::$variant => Params::$variant(<$ty>::build(&Values::new(self.params(), values)))),+
+                    $(Kind::$variant => <$ty as Declared>::RUNS_A_PROGRAM),+
+                }
+            }
+
+            /// The grid point with `values`, one per parameter of [`Kind::params`]; `None`
+            /// for a kind that runs a program (see [`Params::of_program`]).
+            pub fn build(self, values: &[Val]) -> Option<Params> {
+                match self {
+                    $(Kind::$variant => <$ty>::build(&Values::new(self.params(), values)).map(Params::$variant)),+
                 }
             }
         }
@@ -254,19 +284,30 @@ pub fn takers(name: &str) -> Vec<Kind> {
 pub const SELF_PLAY: Val = Val::Name("self");
 
 impl Params {
+    /// The point of a command solver's `program` with `values` (one per
+    /// [`Program::axes`]).
+    pub fn of_program(program: &'static Program, values: &[Val]) -> Params {
+        Params::Command(CommandPoint::new(program, values))
+    }
+
     /// The `solver` column: the kind's name, or `command:<label>` for a program.
     pub fn solver_name(&self) -> &'static str {
-        match self {
-            Params::Command(c) => c.program.solver,
-            _ => self.kind().name(),
+        match self.program() {
+            Some(c) => c.program.solver,
+            None => self.kind().name(),
         }
+    }
+
+    /// How a job of this point runs (see [`Solver::execution`]).
+    pub fn execution(&self) -> Execution<'_> {
+        self.solver().execution()
     }
 
     /// The program of a command solver's point.
     pub fn program(&self) -> Option<&CommandPoint> {
-        match self {
-            Params::Command(c) => Some(c),
-            _ => None,
+        match self.execution() {
+            Execution::Program(c) => Some(c),
+            Execution::InProcess(_) => None,
         }
     }
 
@@ -372,11 +413,6 @@ impl Params {
     /// The work `sweep plan` counts.
     pub fn work(&self) -> Work {
         self.solver().work()
-    }
-
-    /// Trains or solves (see [`Solver::train`]).
-    pub fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
-        self.solver().train(seed, marks, record)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::learner;
 use super::param::STEP;
-use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
+use super::{Agent, Declared, Execution, Param, Seats, Solver, Train, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
@@ -16,9 +16,10 @@ use crate::solvers::{MonteCarloParams, StepRule, monte_carlo};
 impl Declared for MonteCarloParams {
     const NAME: &'static str = "monte-carlo";
     const PARAMS: &'static [&'static Param] = learner::MONTE_CARLO_PARAMS;
+    const RUNS_A_PROGRAM: bool = false;
 
-    fn build(v: &Values<'_>) -> MonteCarloParams {
-        MonteCarloParams { learner: learner::build(v), step: v.choice(&STEP) }
+    fn build(v: &Values<'_>) -> Option<MonteCarloParams> {
+        Some(MonteCarloParams { learner: learner::build(v), step: v.choice(&STEP) })
     }
 }
 
@@ -45,6 +46,12 @@ impl Solver for MonteCarloParams {
         learner::memory(&self.learner, Self::NAME, counts, seats, evaluation)
     }
 
+    fn execution(&self) -> Execution<'_> {
+        Execution::InProcess(self)
+    }
+}
+
+impl Train for MonteCarloParams {
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         let trained = monte_carlo::train(self, seed, marks, |c, t| record(c, t));
         learner::agent(&self.learner, trained, Self::NAME)

@@ -5,7 +5,7 @@
 
 use super::learner;
 use super::param::LAMBDA;
-use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
+use super::{Agent, Declared, Execution, Param, Seats, Solver, Train, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
@@ -16,9 +16,10 @@ use crate::solvers::{QLambdaParams, TrainOpponent, q_lambda};
 impl Declared for QLambdaParams {
     const NAME: &'static str = "q-lambda";
     const PARAMS: &'static [&'static Param] = learner::Q_LAMBDA_PARAMS;
+    const RUNS_A_PROGRAM: bool = false;
 
-    fn build(v: &Values<'_>) -> QLambdaParams {
-        QLambdaParams { learner: learner::build(v), lambda: v.real(&LAMBDA) }
+    fn build(v: &Values<'_>) -> Option<QLambdaParams> {
+        Some(QLambdaParams { learner: learner::build(v), lambda: v.real(&LAMBDA) })
     }
 }
 
@@ -59,6 +60,12 @@ impl Solver for QLambdaParams {
         learner::memory(&self.learner, Self::NAME, 0, seats, evaluation)
     }
 
+    fn execution(&self) -> Execution<'_> {
+        Execution::InProcess(self)
+    }
+}
+
+impl Train for QLambdaParams {
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         let trained = q_lambda::train(self, seed, marks, |c, t| record(c, t));
         learner::agent(&self.learner, trained, Self::NAME)

@@ -4,7 +4,7 @@
 //! its `q_error` target is Q*.
 
 use super::learner;
-use super::{Agent, Declared, Param, Seats, Solver, Val, Values, Work};
+use super::{Agent, Declared, Execution, Param, Seats, Solver, Train, Val, Values, Work};
 use crate::cost::Load;
 use crate::cost::memory::Need;
 use crate::evaluation::EvaluationSpec;
@@ -15,9 +15,10 @@ use crate::solvers::q_learning::{self, Checkpoint};
 impl Declared for QParams {
     const NAME: &'static str = "q-learning";
     const PARAMS: &'static [&'static Param] = learner::PARAMS;
+    const RUNS_A_PROGRAM: bool = false;
 
-    fn build(v: &Values<'_>) -> QParams {
-        learner::build(v)
+    fn build(v: &Values<'_>) -> Option<QParams> {
+        Some(learner::build(v))
     }
 }
 
@@ -43,6 +44,12 @@ impl Solver for QParams {
         learner::memory(self, Self::NAME, 0, seats, evaluation)
     }
 
+    fn execution(&self) -> Execution<'_> {
+        Execution::InProcess(self)
+    }
+}
+
+impl Train for QParams {
     fn train(&self, seed: u64, marks: &[u64], record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
         let trained = q_learning::train_table(self, seed, marks, |c, t| record(c, t));
         learner::agent(self, trained, Self::NAME)

@@ -36,7 +36,15 @@ fn built_in() -> &'static [Kind] {
 #[test]
 fn the_command_kind_is_last_and_built_from_its_program() {
     assert_eq!(Kind::ALL.last(), Some(&Kind::Command));
-    assert!(std::panic::catch_unwind(|| Kind::Command.build(&[])).is_err());
+    // Its values alone make no point, and it is the only kind whose jobs run a program.
+    let defaults: Vec<Val> = Kind::Command.params().iter().map(|p| p.default).collect();
+    assert!(Kind::Command.build(&defaults).is_none());
+    assert_eq!(Kind::ALL.iter().filter(|k| k.runs_a_program()).collect::<Vec<_>>(), [&Kind::Command]);
+    for &kind in built_in() {
+        let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>()).unwrap();
+        assert!(matches!(params.execution(), super::Execution::InProcess(_)), "{kind:?}");
+        assert!(params.program().is_none());
+    }
 }
 
 #[test]
@@ -46,7 +54,7 @@ fn every_parameter_round_trips_through_its_kind() {
     // positions fails here, whatever their defaults.
     for &kind in built_in() {
         let defaults: Vec<Val> = kind.params().iter().map(|p| p.default).collect();
-        assert_eq!(kind.build(&defaults).values(), defaults, "{kind:?} defaults");
+        assert_eq!(kind.build(&defaults).unwrap().values(), defaults, "{kind:?} defaults");
         for (i, param) in kind.params().iter().enumerate() {
             let mut values = defaults.clone();
             let Some(other) = other_value(param) else { continue };
@@ -56,14 +64,14 @@ fn every_parameter_round_trips_through_its_kind() {
                 let floor = kind.params().iter().position(|p| p.name == format!("{rate}_min")).unwrap();
                 values[floor] = Val::Real(0.01);
             }
-            assert_eq!(kind.build(&values).values(), values, "{kind:?}.{}", param.name);
+            assert_eq!(kind.build(&values).unwrap().values(), values, "{kind:?}.{}", param.name);
         }
     }
 }
 
 #[test]
 fn declared_defaults_are_the_algorithms_defaults() {
-    let defaults = |k: Kind| k.build(&k.params().iter().map(|p| p.default).collect::<Vec<_>>());
+    let defaults = |k: Kind| k.build(&k.params().iter().map(|p| p.default).collect::<Vec<_>>()).unwrap();
     assert_eq!(defaults(Kind::QLearning), Params::QLearning(QParams::DEFAULT));
     assert_eq!(defaults(Kind::Mcts), Params::Mcts(MctsParams::DEFAULT));
     let exact = ExactParams { seat: Seat::X, opponent: Opponent::Random, game: crate::game::Game::TIC_TAC_TOE };
@@ -73,7 +81,7 @@ fn declared_defaults_are_the_algorithms_defaults() {
 #[test]
 fn columns_are_the_kinds_parameters_and_self_play_drops_the_seat() {
     for &kind in built_in() {
-        let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>());
+        let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>()).unwrap();
         let names: Vec<&str> = params.columns().into_iter().map(|(c, _)| c).collect();
         let declared: Vec<&str> = kind.params().iter().map(|p| p.name).collect();
         assert_eq!(names, declared, "{kind:?}");
@@ -236,7 +244,7 @@ fn every_learner_kind_has_its_row_and_every_row_its_kind_cost_and_benchmark() {
         assert_eq!(cal.share(row.name), row.share, "{}: the cost model reads its reference share", row.name);
         // Its kind's cost counts its training at its share: half the share, twice the time.
         let kind = Kind::from_name(row.name).unwrap();
-        let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>());
+        let params = kind.build(&kind.params().iter().map(|p| p.default).collect::<Vec<_>>()).unwrap();
         let load = params.load(&evaluation);
         let training = load.training.expect("a learner's job trains");
         assert_eq!(training.learner, row.name);

@@ -62,7 +62,7 @@ pub struct Scored {
 pub fn head(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent) -> Record {
     let mut r = vec![String::new(); RESULT_COLUMNS.len() + job.extras.len()];
     r[Field::JobId.column()] = job.id.to_string();
-    if let crate::kinds::Params::Command(point) = job.params {
+    if let Some(point) = job.params.program() {
         for (name, value) in point.own() {
             let at = job.extras.iter().position(|&c| c == name).expect("a program's parameter has a column");
             r[RESULT_COLUMNS.len() + at] = value.show();

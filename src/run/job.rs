@@ -11,7 +11,7 @@ use super::StopToken;
 use super::command::{self as program, Ran, Slots, Strict};
 use crate::game::Board;
 use crate::job::Job;
-use crate::kinds::{Agent, SearchAgent, search_policy};
+use crate::kinds::{Agent, Execution, SearchAgent, Train, search_policy};
 use crate::mdp::{
     EvalOpponent, Evaluator, GameTally, Moves, Opponent, Policy, Seat, best_response, best_response_within, game_value,
     sample_games,
@@ -91,8 +91,10 @@ pub fn execute(
                     super::searched::Ran::Abandoned => JobOutput { abandoned: true, ..JobOutput::default() },
                 })
             }
-            crate::kinds::Params::Command(point) => run_program(job, point, evaluation, &key, place),
-            _ => run(job, evaluation, &key),
+            _ => match job.params.execution() {
+                Execution::Program(point) => run_program(job, point, evaluation, &key, place),
+                Execution::InProcess(kind) => run(job, kind, evaluation, &key),
+            },
         })
     }));
     let message = match outcome {
@@ -136,7 +138,7 @@ fn marks(job: &Job, evaluation: &EvaluationSpec) -> Vec<u64> {
     marks
 }
 
-fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOutput, String> {
+fn run(job: &Job, kind: &dyn Train, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOutput, String> {
     let seats = job.params.eval_seats();
     let mut curves = Vec::new();
     // Per (seat, opponent), in row order: the untrained regret and the checkpoints' regrets.
@@ -144,7 +146,7 @@ fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOu
     let started = Instant::now();
     let mut evaluator = SPARE_EVALUATOR.with(|spare| spare.take()).unwrap_or_default();
     let mut pieces = Pieces::default();
-    let agent = job.params.train(job.seed, &marks(job, evaluation), &mut |c, policy| {
+    let agent = kind.train(job.seed, &marks(job, evaluation), &mut |c, policy| {
         pieces.checkpoint_starts(started);
         for (k, (&seat, &opp)) in
             seats.iter().flat_map(|s| evaluation.opponents.iter().map(move |o| (s, o))).enumerate()
@@ -447,9 +449,11 @@ fn score_table(evaluator: &mut Evaluator, policy: &dyn Moves, seat: Seat, opp: E
 }
 
 /// The job's final greedy policy (trained again from its seed, without checkpoints), over
-/// every position that the evaluations reach. Used by `reproduce --policy-out` and `play`.
-pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
-    match job.params.train(job.seed, &[], &mut |_, _| {}) {
+/// every position that the evaluations reach; `None` for a program's job (its policy is
+/// what its program hands back). Used by `reproduce --policy-out` and `play`.
+pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Option<Policy> {
+    let Execution::InProcess(kind) = job.params.execution() else { return None };
+    Some(match kind.train(job.seed, &[], &mut |_, _| {}) {
         Agent::Table(policy) => policy,
         Agent::Learned { table, .. } => table.policy(),
         Agent::Search(m) => {
@@ -460,5 +464,5 @@ pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Policy {
             }
             search_policy(&m, job.seed, &job.params.eval_seats(), &opponents)
         }
-    }
+    })
 }

@@ -27,7 +27,7 @@ use std::path::Path;
 use super::StopToken;
 use super::command::{self as program, Killed, Slots};
 use crate::job::Job;
-use crate::kinds::Params;
+use crate::kinds::{Agent as Trained, Execution};
 use crate::mdp::{EvalOpponent, Opponent, Seat};
 use crate::oracle::{Against, Agent, Asked, Figure, Limits, Position, Scorer, Shape, Solver, Uct};
 use crate::report::rows::{JobKey, head, regret};
@@ -85,8 +85,13 @@ pub fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>, place: &Pla
         None => Position::empty(Shape::of_game(game)),
     };
     let started = Instant::now();
-    match &job.params {
-        Params::Mcts(m) => {
+    // Only kinds whose game is a `SEARCHED_GAME` get here (the spec reader refuses the
+    // others on these boards): a search, which trains nothing, and programs.
+    match job.params.execution() {
+        Execution::InProcess(kind) => {
+            let Trained::Search(m) = kind.train(job.seed, &[], &mut |_, _| {}) else {
+                return Err(format!("{} does not play boards too big to enumerate", job.params.solver_name()));
+            };
             if m.opponent_model != crate::solvers::OpponentModel::Adversarial
                 || m.final_move != crate::solvers::FinalMove::Visits
             {
@@ -98,7 +103,7 @@ pub fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>, place: &Pla
             let scored = score(job, evaluation, root, &mut agent)?;
             Ok(rows(key, &scored, 0.0, started.elapsed()))
         }
-        Params::Command(point) => {
+        Execution::Program(point) => {
             let env = program::Env {
                 job_id: &job.id,
                 seed: job.seed,
@@ -138,7 +143,6 @@ pub fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>, place: &Pla
                 }
             }
         }
-        other => Err(format!("{} does not play boards too big to enumerate", other.solver_name())),
     }
 }
 

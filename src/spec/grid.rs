@@ -7,7 +7,7 @@
 //! slowest), so raising `samples` only appends blocks.
 
 use super::sample::{self, Dist, Sampler};
-use crate::kinds::{CommandPoint, Kind, Param, Params, Program, Val};
+use crate::kinds::{Kind, Param, Params, Program, Val};
 
 /// One solver's axes: one non-empty list of distinct values per parameter of its kind, in
 /// column order; a sampled parameter's list is a placeholder (its default) that each
@@ -185,8 +185,8 @@ impl Grid {
     /// The point with `values`, one per [`Grid::params`].
     fn build(&self, values: &[Val]) -> Params {
         match self.program {
-            Some(program) => Params::Command(CommandPoint::new(program, values)),
-            None => self.kind.build(values),
+            Some(program) => Params::of_program(program, values),
+            None => self.kind.build(values).expect("a grid without a program is of a kind built from its values"),
         }
     }
 }

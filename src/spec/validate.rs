@@ -432,7 +432,7 @@ fn read_solvers<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry, nu
             for (i, table) in tables.iter().enumerate() {
                 let (mut draft, entries) = solver::begin(report, numbers.get(i).copied().unwrap_or(i + 1), table);
                 match entries {
-                    Some(entries) if draft.kind == Some(Kind::Command) => {
+                    Some(entries) if draft.kind.is_some_and(Kind::runs_a_program) => {
                         command::read(report, &mut draft, table, entries)
                     }
                     Some(entries) => solver::read(report, &mut draft, table, entries),
