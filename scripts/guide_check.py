@@ -5,7 +5,7 @@
 
 From the repository root, with a built `sweep` (default: $SWEEP, else target/release/sweep).
 What it checks, in every Markdown file of the guide (docs/guide/src), README.md,
-ARCHITECTURE.md, docs/performance.md and python/README.md:
+ARCHITECTURE.md, docs/performance.md, docs/performance-history.md and python/README.md:
 
 - every relative link and image points at a file that exists, and a link's `#anchor` at a
   heading of its target (headings turned into ids as mdBook and GitHub do); in a file the
@@ -35,7 +35,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "guide" / "src"
-EXTRA = ["README.md", "ARCHITECTURE.md", "docs/performance.md", "python/README.md"]
+EXTRA = [
+    "README.md",
+    "ARCHITECTURE.md",
+    "docs/performance.md",
+    "docs/performance-history.md",
+    "python/README.md",
+]
 
 LINK = re.compile(r"(!?)\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)\)")
 INCLUDE = re.compile(r"\{\{#include\s+([^}\s]+)\s*\}\}")
