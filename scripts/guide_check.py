@@ -5,11 +5,12 @@
 
 From the repository root, with a built `sweep` (default: $SWEEP, else target/release/sweep).
 What it checks, in every Markdown file of the guide (docs/guide/src), README.md,
-ARCHITECTURE.md, docs/performance.md and python/README.md:
+ARCHITECTURE.md, docs/performance.md, docs/performance-history.md and python/README.md:
 
 - every relative link and image points at a file that exists, and a link's `#anchor` at a
-  heading of its target (headings turned into ids as mdBook and GitHub do); a file the book
-  includes (`{{#include ...}}`) has no relative links, which would break inside the book;
+  heading of its target (headings turned into ids as mdBook and GitHub do); in a file the
+  book includes (`{{#include ...}}`), a relative link must also lead, with its anchor, to a
+  page of the book from each page that includes it, or it would break inside the book;
 - every TOML block is a spec `sweep plan` accepts: a block with `[[solver]]` as it stands
   (a `name` added when it has none), a block of tables without one on top of a one-solver
   spec; a block preceded by `<!-- guide-check: skip REASON -->` is left out, with its reason;
@@ -34,7 +35,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "guide" / "src"
-EXTRA = ["README.md", "ARCHITECTURE.md", "docs/performance.md", "python/README.md"]
+EXTRA = [
+    "README.md",
+    "ARCHITECTURE.md",
+    "docs/performance.md",
+    "docs/performance-history.md",
+    "python/README.md",
+]
 
 LINK = re.compile(r"(!?)\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)\)")
 INCLUDE = re.compile(r"\{\{#include\s+([^}\s]+)\s*\}\}")
@@ -117,7 +124,9 @@ def anchors(path):
     return ids
 
 
-def check_links(path, included, problems):
+def check_links(path, includers, problems):
+    """`includers`: the guide pages that include `path`; its links are followed from each
+    of them too, as the book renders them there."""
     text = path.read_text()
     for n, line in enumerate(prose(text), 1):
         for m in LINK.finditer(line):
@@ -125,18 +134,17 @@ def check_links(path, included, problems):
             if re.match(r"^[a-z]+:", target):
                 continue
             where = f"{path.relative_to(ROOT)}:{n}"
-            if included:
-                problems.append(f"{where}: relative link {target} in a file the book includes")
-                continue
             file, _, anchor = target.partition("#")
-            dest = (path.parent / file).resolve() if file else path
-            if not dest.exists():
-                problems.append(f"{where}: {target}: no such file")
-                continue
-            if path.is_relative_to(GUIDE) and not dest.is_relative_to(GUIDE):
-                problems.append(f"{where}: {target} leaves the book")
-            if anchor and dest.suffix == ".md" and anchor not in anchors(dest):
-                problems.append(f"{where}: {target}: no heading with id #{anchor}")
+            for page in [path] + includers:
+                seen = "" if page == path else f" (from {page.relative_to(ROOT)}, which includes it)"
+                dest = (page.parent / file).resolve() if file else page
+                if not dest.exists():
+                    problems.append(f"{where}: {target}: no such file{seen}")
+                    continue
+                if page.is_relative_to(GUIDE) and not dest.is_relative_to(GUIDE):
+                    problems.append(f"{where}: {target} leaves the book{seen}")
+                if anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+                    problems.append(f"{where}: {target}: no heading with id #{anchor}{seen}")
 
 
 @functools.cache
@@ -246,16 +254,15 @@ def main():
     if not Path(sweep).exists():
         raise SystemExit(f"guide_check: no sweep binary at {sweep} (cargo build --release)")
     files = sorted(GUIDE.glob("*.md")) + [ROOT / f for f in EXTRA]
-    included = {
-        (p.parent / m.group(1)).resolve()
-        for p in GUIDE.glob("*.md")
-        for m in INCLUDE.finditer(p.read_text())
-    }
+    includers = {}
+    for p in sorted(GUIDE.glob("*.md")):
+        for m in INCLUDE.finditer(p.read_text()):
+            includers.setdefault((p.parent / m.group(1)).resolve(), []).append(p)
     problems, skipped, specs, commands = [], [], 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         header = results_header(sweep, tmp)
         for path in files:
-            check_links(path, path.resolve() in included, problems)
+            check_links(path, includers.get(path.resolve(), []), problems)
             text = path.read_text()
             rel = path.relative_to(ROOT)
             for info, line, body, before in blocks(text):

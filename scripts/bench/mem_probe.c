@@ -1,6 +1,6 @@
 /*
  * mem_probe: what a random access to memory costs on this machine, the bound of the
- * exact solve's kernels (docs/performance.md, section 15). Over a 256 MB array of
+ * exact solve's kernels (docs/performance-history.md, section 15). Over a 256 MB array of
  * 32-bit indices it times dependent random loads (each address comes from the previous
  * load: a pointer chase through one random cycle, so every load waits for the last),
  * independent random loads (addresses known in advance: the core overlaps the misses),

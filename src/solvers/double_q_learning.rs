@@ -31,7 +31,7 @@
 //! line. The loops are compiled once for each layout of the table (every slot its own
 //! entry, or entries through the symmetry index) and the layout is chosen once per run, so
 //! that without symmetry a state's scan runs over one slice, with no test of the layout
-//! and no bounds check per slot (`docs/performance.md` §11). Both layouts, and both
+//! and no bounds check per slot (`docs/performance-history.md` §11). Both layouts, and both
 //! opponents (fixed, or the table itself in self-play), play one game loop. No allocation
 //! inside an episode.
 //! References: van Hasselt 2010; Sutton & Barto 2018, §6.7.

@@ -146,9 +146,10 @@ fn first_state(mdp: &AgentMdp, rng: &mut impl RngCore) -> usize {
 /// On a big board each step of an episode waits on memory: the next state's slot range
 /// (`layout`), then its values and its rows, then the chosen move's outcome codes. The
 /// rows are asked for here, as soon as the next state is known, so that they arrive with
-/// its values instead of after them: one wait fewer per step (see `docs/performance.md`
-/// §16). The table's own layout gives the slot range, the one the values' read needs too;
-/// on a board whose tables stay in the caches (tic-tac-toe, 3x4k4) nothing is asked.
+/// its values instead of after them: one wait fewer per step (see
+/// `docs/performance-history.md` §16). The table's own layout gives the slot range, the one
+/// the values' read needs too; on a board whose tables stay in the caches (tic-tac-toe,
+/// 3x4k4) nothing is asked.
 #[inline(always)]
 pub(super) fn outcome(mdp: &AgentMdp, layout: &Layout, slot: usize, rng: &mut impl RngCore) -> Result<usize, f64> {
     let next = plain_outcome(mdp, slot, rng);

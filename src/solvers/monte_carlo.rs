@@ -163,7 +163,8 @@ impl FirstGreedy {
         let (slot, best) = self.other;
         // A branch, on purpose: the greedy move seldom changes, so the processor predicts it
         // and starts the next game before the update is done. A select in its place
-        // (`std::hint::select_unpredictable`) made the learner 12% slower (docs/performance.md §10).
+        // (`std::hint::select_unpredictable`) made the learner 12% slower
+        // (docs/performance-history.md §10).
         self.greedy = if v > best || (v == best && self.played < slot) { self.played } else { slot };
     }
 }
