@@ -196,19 +196,20 @@ fn transposed(game: Game) -> Option<String> {
         .map(|g| g.to_string())
 }
 
-/// Q(lambda)'s traces in self-play, per board: kernel episodes an episode costs beyond
-/// Q-learning's at Q(lambda)'s share. Its traces span both sides' moves, so they cost
+/// Eligibility traces in self-play, per board: kernel episodes an episode costs beyond
+/// its one-step learner's at the learner's share (measured with Q(lambda)). The traces
+/// span both sides' moves, so they cost
 /// where self-play games last (boards drawn under good play: tic-tac-toe, 3x4k4, 4x4g4)
 /// and not where X learns to win fast (3x4k3, 3x5g3, 4x4g3). Measured with lambda 0.5 and
 /// 0.9, which cost the same.
-pub const Q_LAMBDA_SELF_PLAY: &[(&str, f64)] =
+pub const TRACES_SELF_PLAY: &[(&str, f64)] =
     &[("3x3k3", 5.0), ("3x4k3", 0.0), ("3x4k4", 4.0), ("4x4g4", 6.6), ("3x5g3", 0.0), ("4x4g3", 0.5)];
 
-/// Q(lambda)'s traces in self-play on `game`, in kernel episodes an episode (see
-/// [`Q_LAMBDA_SELF_PLAY`]; 4 on a board not measured).
-pub fn q_lambda_self_play(game: Game) -> f64 {
+/// Eligibility traces in self-play on `game`, in kernel episodes an episode (see
+/// [`TRACES_SELF_PLAY`]; 4 on a board not measured).
+pub fn traces_self_play(game: Game) -> f64 {
     let twin = transposed(game);
-    Q_LAMBDA_SELF_PLAY.iter().find(|m| m.0 == game.to_string() || Some(m.0) == twin.as_deref()).map_or(4.0, |m| m.1)
+    TRACES_SELF_PLAY.iter().find(|m| m.0 == game.to_string() || Some(m.0) == twin.as_deref()).map_or(4.0, |m| m.1)
 }
 
 /// The moves a game offers, counted over random games: per game, the legal moves summed

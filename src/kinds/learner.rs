@@ -60,8 +60,8 @@ pub const PARAMS: &[&Param] = learner_params!();
 /// Monte Carlo control's: [`PARAMS`], then `step`.
 pub const MONTE_CARLO_PARAMS: &[&Param] = learner_params!(&STEP);
 
-/// Q(lambda)'s: [`PARAMS`], then `lambda`.
-pub const Q_LAMBDA_PARAMS: &[&Param] = learner_params!(&LAMBDA);
+/// A learner's with eligibility traces (Q(lambda)): [`PARAMS`], then `lambda`.
+pub const TRACED_PARAMS: &[&Param] = learner_params!(&LAMBDA);
 
 /// The learner's parameters from a grid point's values. A rate whose `_min_at` is set gets
 /// the decay that brings it to its floor at that fraction of this point's episodes (see

@@ -358,14 +358,14 @@ pub static STEP: Param = Param {
         "monte carlo's step: alpha (with its schedule) or average (1/N, the mean of the returns)",
     )
 };
-/// Q(lambda)'s trace decay (version 6).
+/// The trace decay of a learner with eligibility traces (version 6).
 pub static LAMBDA: Param = Param {
     since: 6,
     ..real(
         "lambda",
         UNIT,
         0.8,
-        "q-lambda's trace decay: how much of a later TD error reaches an earlier move, per move (0: Q-learning)",
+        "the eligibility traces' decay: how much of a later TD error reaches an earlier move, per move (0: the one-step learner)",
     )
 };
 /// The board (version 3) of the kinds that enumerate it.

@@ -15,7 +15,7 @@ use crate::solvers::{QLambdaParams, TrainOpponent, q_lambda};
 
 impl Declared for QLambdaParams {
     const NAME: &'static str = "q-lambda";
-    const PARAMS: &'static [&'static Param] = learner::Q_LAMBDA_PARAMS;
+    const PARAMS: &'static [&'static Param] = learner::TRACED_PARAMS;
     const RUNS_A_PROGRAM: bool = false;
 
     fn build(v: &Values<'_>) -> Option<QLambdaParams> {
@@ -37,7 +37,7 @@ impl Solver for QLambdaParams {
     }
 
     /// A learner's; in self-play its traces span both sides' moves, which costs more
-    /// per episode on some boards ([`crate::cost::boards::q_lambda_self_play`]). Its
+    /// per episode on some boards ([`crate::cost::boards::traces_self_play`]). Its
     /// policies reach more states than Q-learning's in an evaluation: 1.5 times as many
     /// trained against random, four times after self-play (measured on 3x4k4 and 4x4g4:
     /// 1.2 to 1.8 times against random as a seat, 1.7 to 2.6 in self-play, 5 to 8 against
@@ -46,7 +46,7 @@ impl Solver for QLambdaParams {
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         let mut load = learner::load(&self.learner, Self::NAME, seats, evaluation);
         if let Some(t) = load.training.as_mut().filter(|t| t.seat.is_none()) {
-            t.extra = if self.lambda > 0.0 { crate::cost::boards::q_lambda_self_play(self.learner.game) } else { 0.0 };
+            t.extra = if self.lambda > 0.0 { crate::cost::boards::traces_self_play(self.learner.game) } else { 0.0 };
         }
         load.evaluations *= match self.learner.opponent {
             TrainOpponent::SelfPlay => 4.0,

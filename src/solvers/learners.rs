@@ -44,7 +44,7 @@ pub struct Learner {
     /// boards' self-play costs were measured with Q-learning; SARSA, Expected SARSA,
     /// Double Q-learning and Monte Carlo control took 1.2 times as long again on average,
     /// 0.9 to 1.6 over 3x3k3, 3x4k4 and 4x4g4; Q(lambda)'s own cost is counted apart,
-    /// [`crate::cost::boards::q_lambda_self_play`]); the cost model's figure.
+    /// [`crate::cost::boards::traces_self_play`]); the cost model's figure.
     pub self_play_slower: f64,
     /// Whether the symmetry index's cost adds to what its share says rather than
     /// multiplying it: Q(lambda), whose work beyond Q-learning's (its traces) holds

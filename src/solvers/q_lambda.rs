@@ -97,9 +97,11 @@ fn before_move(table: &Table, slot: usize, best: f64, fade: f64, traces: &mut Ve
     }
 }
 
-/// The step of the move in `slot` towards `target`, and its share for each earlier move.
+/// The step of the move in `slot` towards `target`, and its share for each earlier move
+/// by its eligibility (`traces`: slot and eligibility); every learner with eligibility
+/// traces takes this step.
 #[inline(always)]
-fn learn(table: &mut Table, slot: usize, alpha: f64, target: f64, traces: &[(usize, f64)]) {
+pub(super) fn learn(table: &mut Table, slot: usize, alpha: f64, target: f64, traces: &[(usize, f64)]) {
     let delta = target - table.value(slot);
     for &(earlier, eligibility) in traces {
         table.add(earlier, alpha * delta * eligibility);
