@@ -24,6 +24,7 @@ pub mod param;
 mod q_lambda;
 mod q_learning;
 mod sarsa;
+mod sarsa_lambda;
 
 use std::fmt;
 
@@ -240,6 +241,8 @@ registry! {
     MonteCarlo(MonteCarloParams),
     /// Watkins's Q(lambda), against a fixed opponent or in self-play.
     QLambda(QLambdaParams),
+    /// SARSA(lambda), against a fixed opponent or in self-play.
+    SarsaLambda(crate::solvers::sarsa_lambda::SarsaLambdaParams),
     /// A researcher's own program, run once per job; its policies are scored exactly.
     Command(CommandPoint),
 }

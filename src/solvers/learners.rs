@@ -4,8 +4,9 @@
 //! (`kinds::tests`) fails when a learner kind and this table disagree.
 
 use super::params::{MonteCarloParams, QLambdaParams, QParams, StepRule};
+use super::sarsa_lambda::SarsaLambdaParams;
 use super::tabular::{Checkpoint, Table, Trained};
-use super::{double_q_learning, expected_sarsa, monte_carlo, q_lambda, q_learning, sarsa};
+use super::{double_q_learning, expected_sarsa, monte_carlo, q_lambda, q_learning, sarsa, sarsa_lambda};
 
 /// What the table of a learner estimates (the target of its `q_error`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,7 +52,8 @@ pub struct Learner {
     /// canonical slots and reads no index (measured on 4x4g4 as X against random: with
     /// symmetry its training took 1.21 times Q-learning's, without 1.27); the cost model's.
     pub symmetry_adds: bool,
-    /// Its training (Monte Carlo with `step = "alpha"`, Q(lambda) with `lambda = 0.8`),
+    /// Its training (Monte Carlo with `step = "alpha"`, Q(lambda) and SARSA(lambda) with
+    /// `lambda = 0.8`),
     /// with checkpoints: what the tests run.
     pub train: Train,
     /// The same training without checkpoints, as `sweep bench` times it (the loop a job
@@ -131,6 +133,19 @@ pub const LEARNERS: &[Learner] = &[
         symmetry_adds: true,
         train: |p, seed, marks, c| q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, marks, c),
         bench: |p, seed| drop(q_lambda::train(&QLambdaParams { learner: *p, lambda: 0.8 }, seed, &[], |_, _| {})),
+    },
+    Learner {
+        name: "sarsa-lambda",
+        target: Target::Behaviour,
+        tables: 1,
+        share: 0.75,
+        softmax_cost: 1.0,
+        self_play_slower: 1.2,
+        symmetry_adds: true,
+        train: |p, seed, marks, c| sarsa_lambda::train(&SarsaLambdaParams { learner: *p, lambda: 0.8 }, seed, marks, c),
+        bench: |p, seed| {
+            drop(sarsa_lambda::train(&SarsaLambdaParams { learner: *p, lambda: 0.8 }, seed, &[], |_, _| {}))
+        },
     },
 ];
 

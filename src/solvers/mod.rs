@@ -15,6 +15,7 @@ pub mod policy_iteration;
 pub mod q_lambda;
 pub mod q_learning;
 pub mod sarsa;
+pub mod sarsa_lambda;
 pub mod self_play;
 pub mod spacing;
 pub mod tabular;
