@@ -11,10 +11,10 @@ spread over those specs so that each learner and each method meets both game fam
 (x, o, self-play) and each evaluation opponent (random, minimax, minimax-uniform,
 best-response); MCTS meets both families, both seats and every evaluation opponent; the
 exact kinds solve both seats against each fixed opponent on one board of each family.
-The training opponent, softmax exploration, Monte Carlo's step, Q(lambda)'s lambda, the
+The training opponent, softmax exploration, Monte Carlo's step, the lambda of Q(lambda) and SARSA(lambda), the
 checkpoints and a `[test]` vary too. Each spec holds one value of each dimension, so that
 a cost the model misses shows in the specs that hold it instead of averaging out. Each
-spec is about one to two seconds of CPU on a 2-core host (37 specs; about two minutes for
+spec is about one to two seconds of CPU on a 2-core host (42 specs; about two minutes for
 the check of all of them, plans included).
 
 Standard library only; the specs are a pure function of this file.
@@ -23,7 +23,7 @@ Standard library only; the specs are a pure function of this file.
 import os
 import sys
 
-LEARNERS = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo", "q-lambda"]
+LEARNERS = ["q-learning", "sarsa", "expected-sarsa", "double-q-learning", "monte-carlo", "q-lambda", "sarsa-lambda"]
 METHODS = ["grid", "halving", "hyperband", "tpe", "bohb"]
 MNK = ["3x4k4", "3x3k3", "3x4k3"]
 GRAVITY = ["4x4g4", "3x5g3"]
@@ -106,7 +106,7 @@ def learner_spec(k, m):
     text += "epsilon = 1.0\nepsilon_min = 0.05\nepsilon_min_at = 0.6\n"
     if kind == "monte-carlo":
         text += f'step = "{["alpha", "average"][m % 2]}"\n'
-    if kind == "q-lambda":
+    if kind in ("q-lambda", "sarsa-lambda"):
         text += f"lambda = {[0.5, 0.9][m % 2]}\n"
     if softmax:
         text += 'exploration = "softmax"\ntemperature = 1.0\ntemperature_min = 0.05\ntemperature_min_at = 0.6\n'

@@ -58,7 +58,8 @@ def parse_args():
 
 
 NAMES = {"q-learning": "Q-learning", "sarsa": "SARSA", "expected-sarsa": "Expected SARSA",
-         "double-q-learning": "Double Q-learning", "monte-carlo": "Monte Carlo", "q-lambda": "Q(λ)"}
+         "double-q-learning": "Double Q-learning", "monte-carlo": "Monte Carlo", "q-lambda": "Q(λ)",
+         "sarsa-lambda": "SARSA(λ)"}
 # Below this many replicates per line, a search's lines are drawn without bands: a
 # Student-t interval of 2 or 3 runs is wider than the effect it would show.
 SEARCH_MIN_BAND_N = 5

@@ -34,7 +34,8 @@ EXAMPLE = ("python3 scripts/plot_heatmap.py results/qlearning --x alpha --y gamm
            "--fix epsilon_decay=0.9995")
 SOLVER_NAMES = {"q-learning": "Q-learning", "mcts": "MCTS", "sarsa": "SARSA",
                 "expected-sarsa": "Expected SARSA", "double-q-learning": "Double Q-learning",
-                "monte-carlo": "Monte Carlo", "q-lambda": "Q(λ)", "policy-iteration": "Policy iteration",
+                "monte-carlo": "Monte Carlo", "q-lambda": "Q(λ)", "sarsa-lambda": "SARSA(λ)",
+                "policy-iteration": "Policy iteration",
                 "value-iteration": "Value iteration"}
 AGGREGATES = ["mean", "median", "min", "max"]
 # A parameter with more values than this (sampled by a random search) is no default axis.
