@@ -66,7 +66,7 @@
 //!
 //! The parameters, their types, ranges and defaults are declared once, in
 //! [`crate::kinds::param`]. The files: `tree.rs` (TOML with spans), `axis.rs` (one axis),
-//! `sample.rs` (sampled forms and the draws), `sobol.rs` (the Sobol sequence),
+//! `sample.rs` (sampled forms and the draws, by [`crate::stats::sobol`] for `"sobol"`),
 //! `solver.rs` (one `[[solver]]`), `validate.rs` (the whole spec), `across.rs` (checks
 //! across solvers), `grid.rs` (a solver's grid), `jobs.rs` (the job list), `error.rs`
 //! (problems and their messages).
@@ -80,7 +80,6 @@ mod jobs;
 pub(crate) mod policy_file;
 pub(crate) mod sample;
 pub mod search;
-mod sobol;
 mod solver;
 pub mod test_split;
 mod tree;

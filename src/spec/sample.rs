@@ -33,11 +33,11 @@
 //!   many.
 
 use super::error::{Report, quoted_list};
-use super::sobol::Sobol;
 use super::tree::{Entry, Leaf, Node};
 use crate::kinds::param::fmt_short;
 use crate::kinds::{Param, Ty, Val};
 use crate::seed::{fnv1a, mix};
+use crate::stats::sobol::Sobol;
 
 /// A distribution of one sampled axis.
 #[derive(Clone, Debug, PartialEq)]

@@ -483,11 +483,11 @@ fn check_searched(report: &mut Report, drafts: &[Draft]) {
             let message = "has nothing for [search] to search: sample an axis ({ uniform = [low, high] }, ..) \
                            or list several values of one";
             report.at(draft.span.as_ref(), Some(&format!("solver[{}]", draft.number)), None, message.into());
-        } else if dimensions > super::sobol::MAX_DIMENSIONS {
+        } else if dimensions > crate::stats::sobol::MAX_DIMENSIONS {
             let message = format!(
                 "searches {dimensions} axes; [search] method = \"tpe\" starts from Sobol points, which cover at \
                  most {}",
-                super::sobol::MAX_DIMENSIONS
+                crate::stats::sobol::MAX_DIMENSIONS
             );
             report.at(draft.span.as_ref(), Some(&format!("solver[{}]", draft.number)), None, message);
         }

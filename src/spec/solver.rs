@@ -14,12 +14,12 @@ use super::error::{Report, closest, quoted_list};
 use super::grid::{Grid, Sampled};
 use super::policy_file;
 use super::sample::Sampler;
-use super::sobol::MAX_DIMENSIONS;
 use super::tree::{Entry, Leaf, Node};
 use crate::game::Game;
 use crate::kinds::param::fmt_short;
 use crate::kinds::{Kind, Param, SELF_PLAY, Val, any_param, parameter_names, takers};
 use crate::mdp::{Opponent, Seat};
+use crate::stats::sobol::MAX_DIMENSIONS;
 
 /// A solver as read, before the checks across solvers.
 pub(crate) struct Draft<'t> {

@@ -2,7 +2,8 @@
 //! ([`paired`]), the test that makes their verdicts and its power floor
 //! ([`significance`]), rank correlation ([`rank`]), robust aggregates with bootstrap
 //! intervals ([`robust`]), functional
-//! ANOVA ([`anova`]) and the special functions they need ([`special`]).
+//! ANOVA ([`anova`]), the special functions they need ([`special`]) and a Sobol
+//! low-discrepancy sequence for sampled axes and a search's first points ([`sobol`]).
 //!
 //! Pure functions: no files, no printing, no clock; the bootstrap's generator is seeded by
 //! its caller. Every statistic is checked against scipy or numpy on fixed data; the
@@ -15,6 +16,7 @@ pub mod paired;
 pub mod rank;
 pub mod robust;
 pub mod significance;
+pub mod sobol;
 pub mod special;
 
 #[cfg(test)]

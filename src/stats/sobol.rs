@@ -15,7 +15,7 @@
 //! coordinate.
 
 /// The most dimensions (sampled axes of one solver) the table covers.
-pub(crate) const MAX_DIMENSIONS: usize = 12;
+pub const MAX_DIMENSIONS: usize = 12;
 
 /// `(s, a, m_1..m_s)` of dimensions 2 to [`MAX_DIMENSIONS`] (Joe and Kuo).
 const TABLE: [(u32, u32, &[u32]); MAX_DIMENSIONS - 1] = [
