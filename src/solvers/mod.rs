@@ -19,6 +19,7 @@ pub mod sarsa_lambda;
 pub mod self_play;
 pub mod spacing;
 pub mod tabular;
+mod traces;
 pub mod value_iteration;
 
 #[cfg(test)]

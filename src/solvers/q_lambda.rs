@@ -26,18 +26,15 @@
 //! - What the table means: Q* of the agent MDP under the learner's own `gamma`, as for
 //!   Q-learning (the traces are cut where the behaviour leaves the greedy policy).
 //!
-//! The traces live in a list of at most one entry per agent move, kept across episodes:
-//! no allocation inside an episode. References: Watkins 1989; Sutton & Barto 1998, §7.6;
+//! The traces and the step that reaches back are those of [`traces`](super::traces): no
+//! allocation inside an episode. References: Watkins 1989; Sutton & Barto 1998, §7.6;
 //! Sutton & Barto 2018, §12.10.
 
-use std::borrow::Cow;
-
-use rand::RngCore;
-
-use super::driver::{self, Episodes, outcome};
+use super::driver::outcome;
 use super::params::QLambdaParams;
 use super::self_play::{END, Successors};
 use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use super::traces::{self, Games, Traces, learn};
 use crate::mdp::AgentMdp;
 use crate::seed;
 
@@ -49,47 +46,16 @@ pub fn train(
     checkpoints: &[u64],
     checkpoint: impl FnMut(Checkpoint, &Table),
 ) -> Trained {
-    let q = &params.learner;
-    let (gamma, fade) = (q.gamma, q.gamma * params.lambda);
-    let traces = Vec::with_capacity(32);
-    driver::train(q, seed, checkpoints, checkpoint, |table, _| QLambda { table, gamma, fade, traces })
+    traces::train::<QLambda>(&params.learner, params.lambda, seed, checkpoints, checkpoint)
 }
 
-/// Q(lambda)'s state: its table, its discount, the traces' fade per move (`gamma *
-/// lambda`) and the traces of the game being played.
-struct QLambda {
-    table: Table,
-    gamma: f64,
-    fade: f64,
-    traces: Vec<(usize, f64)>,
-}
-
-impl Episodes for QLambda {
-    #[inline]
-    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
-        let traces = &mut self.traces;
-        episode(&mut self.table, mdp, rng, first, exploration, alpha, self.gamma, self.fade, traces);
-    }
-
-    #[inline]
-    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
-        let traces = &mut self.traces;
-        self_play_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma, -self.fade, traces);
-    }
-
-    fn table(&self) -> Cow<'_, Table> {
-        Cow::Borrowed(&self.table)
-    }
-
-    fn into_table(self) -> Table {
-        self.table
-    }
-}
+/// Q(lambda)'s games.
+struct QLambda;
 
 /// Before a move is played: the earlier moves' traces fade by `fade`, or end when the move
 /// is exploratory (its value below the position's greedy value `best`) or `fade` is 0.
 #[inline(always)]
-fn before_move(table: &Table, slot: usize, best: f64, fade: f64, traces: &mut Vec<(usize, f64)>) {
+fn before_move(table: &Table, slot: usize, best: f64, fade: f64, traces: &mut Traces) {
     if fade == 0.0 || table.value(slot) < best {
         traces.clear();
     } else {
@@ -97,87 +63,75 @@ fn before_move(table: &Table, slot: usize, best: f64, fade: f64, traces: &mut Ve
     }
 }
 
-/// The step of the move in `slot` towards `target`, and its share for each earlier move
-/// by its eligibility (`traces`: slot and eligibility); every learner with eligibility
-/// traces takes this step.
-#[inline(always)]
-pub(super) fn learn(table: &mut Table, slot: usize, alpha: f64, target: f64, traces: &[(usize, f64)]) {
-    let delta = target - table.value(slot);
-    for &(earlier, eligibility) in traces {
-        table.add(earlier, alpha * delta * eligibility);
-    }
-    table.update(slot, alpha, target);
-}
-
-/// One game against the fixed opponent from agent state `s`.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn episode(
-    table: &mut Table,
-    mdp: &AgentMdp,
-    rng: &mut impl RngCore,
-    mut s: usize,
-    exploration: Exploration,
-    alpha: f64,
-    gamma: f64,
-    fade: f64,
-    traces: &mut Vec<(usize, f64)>,
-) {
-    traces.clear();
-    let (mut greedy, mut best) = table.greedy(s);
-    loop {
-        let slot = table.choose(s, greedy, exploration, rng);
-        before_move(table, slot, best, fade, traces);
-        let outcome = outcome(mdp, table.layout(), slot, rng);
-        let target = match outcome {
-            Err(reward) => reward,
-            Ok(next) => {
-                (greedy, best) = table.greedy(next);
-                gamma * best
-            }
-        };
-        learn(table, slot, alpha, target, traces);
-        match outcome {
-            Err(_) => return,
-            Ok(next) => {
-                traces.push((slot, 1.0));
-                s = next;
+impl Games for QLambda {
+    /// One game against the fixed opponent from agent state `s`.
+    #[inline]
+    fn fixed(
+        table: &mut Table,
+        mdp: &AgentMdp,
+        rng: &mut seed::Rng,
+        mut s: usize,
+        exploration: Exploration,
+        alpha: f64,
+        gamma: f64,
+        fade: f64,
+        traces: &mut Traces,
+    ) {
+        traces.clear();
+        let (mut greedy, mut best) = table.greedy(s);
+        loop {
+            let slot = table.choose(s, greedy, exploration, rng);
+            before_move(table, slot, best, fade, traces);
+            let outcome = outcome(mdp, table.layout(), slot, rng);
+            let target = match outcome {
+                Err(reward) => reward,
+                Ok(next) => {
+                    (greedy, best) = table.greedy(next);
+                    gamma * best
+                }
+            };
+            learn(table, slot, alpha, target, traces);
+            match outcome {
+                Err(_) => return,
+                Ok(next) => {
+                    traces.push((slot, 1.0));
+                    s = next;
+                }
             }
         }
     }
-}
 
-/// One self-play game from the empty board (position 0); `fade` is `-gamma * lambda`.
-#[allow(clippy::too_many_arguments)]
-fn self_play_episode(
-    table: &mut Table,
-    successors: &Successors,
-    rng: &mut impl RngCore,
-    exploration: Exploration,
-    alpha: f64,
-    gamma: f64,
-    fade: f64,
-    traces: &mut Vec<(usize, f64)>,
-) {
-    traces.clear();
-    let mut id = 0usize;
-    let (mut greedy, mut best) = table.greedy(id);
-    loop {
-        let slot = table.choose(id, greedy, exploration, rng);
-        before_move(table, slot, best, fade, traces);
-        let next = successors.child[slot];
-        let target = if next == END {
-            successors.reward[slot]
-        } else {
-            (greedy, best) = table.greedy(next as usize);
-            -gamma * best
-        };
-        learn(table, slot, alpha, target, traces);
-        if next == END {
-            return;
+    /// One self-play game from the empty board (position 0); `fade` is `-gamma * lambda`.
+    fn self_play(
+        table: &mut Table,
+        successors: &Successors,
+        rng: &mut seed::Rng,
+        exploration: Exploration,
+        alpha: f64,
+        gamma: f64,
+        fade: f64,
+        traces: &mut Traces,
+    ) {
+        traces.clear();
+        let mut id = 0usize;
+        let (mut greedy, mut best) = table.greedy(id);
+        loop {
+            let slot = table.choose(id, greedy, exploration, rng);
+            before_move(table, slot, best, fade, traces);
+            let next = successors.child[slot];
+            let target = if next == END {
+                successors.reward[slot]
+            } else {
+                (greedy, best) = table.greedy(next as usize);
+                -gamma * best
+            };
+            learn(table, slot, alpha, target, traces);
+            if next == END {
+                return;
+            }
+            traces.push((slot, 1.0));
+            id = next as usize;
         }
-        traces.push((slot, 1.0));
-        id = next as usize;
     }
 }
 

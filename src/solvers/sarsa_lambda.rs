@@ -24,19 +24,15 @@
 //! - What the table means: Q^π of its behaviour policy, as for SARSA; only as exploration
 //!   fades (GLIE) does it reach Q*.
 //!
-//! The traces live in a list of at most one entry per agent move, kept across episodes: no
+//! The traces and the step that reaches back are those of [`traces`](super::traces): no
 //! allocation inside an episode. References: Rummery & Niranjan 1994; Singh & Sutton 1996;
 //! Sutton & Barto 2018, §12.7.
 
-use std::borrow::Cow;
-
-use rand::RngCore;
-
-use super::driver::{self, Episodes, outcome};
+use super::driver::outcome;
 use super::params::QParams;
-use super::q_lambda::learn;
 use super::self_play::{END, Successors};
 use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use super::traces::{self, Games, Traces, learn};
 use crate::mdp::AgentMdp;
 use crate::seed;
 
@@ -57,47 +53,16 @@ pub fn train(
     checkpoints: &[u64],
     checkpoint: impl FnMut(Checkpoint, &Table),
 ) -> Trained {
-    let q = &params.learner;
-    let (gamma, fade) = (q.gamma, q.gamma * params.lambda);
-    let traces = Vec::with_capacity(32);
-    driver::train(q, seed, checkpoints, checkpoint, |table, _| SarsaLambda { table, gamma, fade, traces })
+    traces::train::<SarsaLambda>(&params.learner, params.lambda, seed, checkpoints, checkpoint)
 }
 
-/// SARSA(lambda)'s state: its table, its discount, the traces' fade per move (`gamma *
-/// lambda`) and the traces of the game being played.
-struct SarsaLambda {
-    table: Table,
-    gamma: f64,
-    fade: f64,
-    traces: Vec<(usize, f64)>,
-}
-
-impl Episodes for SarsaLambda {
-    #[inline]
-    fn fixed(&mut self, mdp: &AgentMdp, rng: &mut seed::Rng, first: usize, exploration: Exploration, alpha: f64) {
-        let traces = &mut self.traces;
-        episode(&mut self.table, mdp, rng, first, exploration, alpha, self.gamma, self.fade, traces);
-    }
-
-    #[inline]
-    fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64) {
-        let traces = &mut self.traces;
-        self_play_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma, -self.fade, traces);
-    }
-
-    fn table(&self) -> Cow<'_, Table> {
-        Cow::Borrowed(&self.table)
-    }
-
-    fn into_table(self) -> Table {
-        self.table
-    }
-}
+/// SARSA(lambda)'s games.
+struct SarsaLambda;
 
 /// After the move in `slot` has learned: it joins the traces, and every trace fades by
 /// `fade` before the next move's step (none are kept when `fade` is 0).
 #[inline(always)]
-fn after_move(slot: usize, fade: f64, traces: &mut Vec<(usize, f64)>) {
+fn after_move(slot: usize, fade: f64, traces: &mut Traces) {
     if fade == 0.0 {
         traces.clear();
     } else {
@@ -106,61 +71,61 @@ fn after_move(slot: usize, fade: f64, traces: &mut Vec<(usize, f64)>) {
     }
 }
 
-/// One game against the fixed opponent from agent state `s`.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn episode(
-    table: &mut Table,
-    mdp: &AgentMdp,
-    rng: &mut impl RngCore,
-    s: usize,
-    exploration: Exploration,
-    alpha: f64,
-    gamma: f64,
-    fade: f64,
-    traces: &mut Vec<(usize, f64)>,
-) {
-    traces.clear();
-    let mut slot = table.choose(s, table.greedy(s).0, exploration, rng);
-    loop {
-        match outcome(mdp, table.layout(), slot, rng) {
-            Err(reward) => return learn(table, slot, alpha, reward, traces),
-            Ok(next) => {
-                let (greedy, _) = table.greedy(next);
-                let next_slot = table.choose(next, greedy, exploration, rng);
-                let target = gamma * table.value(next_slot);
-                learn(table, slot, alpha, target, traces);
-                after_move(slot, fade, traces);
-                slot = next_slot;
+impl Games for SarsaLambda {
+    /// One game against the fixed opponent from agent state `s`.
+    #[inline]
+    fn fixed(
+        table: &mut Table,
+        mdp: &AgentMdp,
+        rng: &mut seed::Rng,
+        s: usize,
+        exploration: Exploration,
+        alpha: f64,
+        gamma: f64,
+        fade: f64,
+        traces: &mut Traces,
+    ) {
+        traces.clear();
+        let mut slot = table.choose(s, table.greedy(s).0, exploration, rng);
+        loop {
+            match outcome(mdp, table.layout(), slot, rng) {
+                Err(reward) => return learn(table, slot, alpha, reward, traces),
+                Ok(next) => {
+                    let (greedy, _) = table.greedy(next);
+                    let next_slot = table.choose(next, greedy, exploration, rng);
+                    let target = gamma * table.value(next_slot);
+                    learn(table, slot, alpha, target, traces);
+                    after_move(slot, fade, traces);
+                    slot = next_slot;
+                }
             }
         }
     }
-}
 
-/// One self-play game from the empty board (position 0); `fade` is `-gamma * lambda`.
-#[allow(clippy::too_many_arguments)]
-fn self_play_episode(
-    table: &mut Table,
-    successors: &Successors,
-    rng: &mut impl RngCore,
-    exploration: Exploration,
-    alpha: f64,
-    gamma: f64,
-    fade: f64,
-    traces: &mut Vec<(usize, f64)>,
-) {
-    traces.clear();
-    let mut slot = table.choose(0, table.greedy(0).0, exploration, rng);
-    loop {
-        let next = successors.child[slot];
-        if next == END {
-            return learn(table, slot, alpha, successors.reward[slot], traces);
+    /// One self-play game from the empty board (position 0); `fade` is `-gamma * lambda`.
+    fn self_play(
+        table: &mut Table,
+        successors: &Successors,
+        rng: &mut seed::Rng,
+        exploration: Exploration,
+        alpha: f64,
+        gamma: f64,
+        fade: f64,
+        traces: &mut Traces,
+    ) {
+        traces.clear();
+        let mut slot = table.choose(0, table.greedy(0).0, exploration, rng);
+        loop {
+            let next = successors.child[slot];
+            if next == END {
+                return learn(table, slot, alpha, successors.reward[slot], traces);
+            }
+            let next = next as usize;
+            let next_slot = table.choose(next, table.greedy(next).0, exploration, rng);
+            learn(table, slot, alpha, -gamma * table.value(next_slot), traces);
+            after_move(slot, fade, traces);
+            slot = next_slot;
         }
-        let next = next as usize;
-        let next_slot = table.choose(next, table.greedy(next).0, exploration, rng);
-        learn(table, slot, alpha, -gamma * table.value(next_slot), traces);
-        after_move(slot, fade, traces);
-        slot = next_slot;
     }
 }
 
