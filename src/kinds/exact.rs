@@ -78,7 +78,7 @@ macro_rules! exact_kind {
             fn train(&self, _seed: u64, _marks: &[u64], _record: &mut dyn FnMut(Checkpoint, &dyn Moves)) -> Agent {
                 let truth = ground_truth(self.0.game, self.0.seat, self.0.opponent);
                 let solve: fn(&GroundTruth) -> Policy = $solve;
-                Agent::Table(solve(truth))
+                Agent::Policy(solve(truth))
             }
         }
     };

@@ -265,7 +265,7 @@ pub fn memory(q: &QParams, name: &str, per_move: u64, seats: &[Seat], evaluation
 pub fn agent(q: &QParams, trained: Trained, name: &str) -> Agent {
     let target = learners::learner(name).target;
     let TrainOpponent::Fixed(opponent) = q.opponent else {
-        return Agent::Table(trained.table.policy());
+        return Agent::Policy(trained.table.policy());
     };
     let mdp = &ground_truth(q.game, q.seat, opponent).mdp;
     let q_error = if target == Target::Optimal || trained.exploration.is_greedy() {

@@ -41,19 +41,19 @@ use crate::cost::{Calibration, Load};
 use crate::evaluation::EvaluationSpec;
 use crate::mdp::{Moves, Policy, Seat};
 use crate::solvers::q_learning::Checkpoint;
-use crate::solvers::tabular::Table;
+use crate::solvers::tabular::QTable;
 use crate::solvers::{MctsParams, MonteCarloParams, QLambdaParams, QParams, TrainOpponent};
 
 /// What a trained (or solved) job plays with.
 #[derive(Clone, Debug)]
 pub enum Agent {
     /// A move per position.
-    Table(Policy),
+    Policy(Policy),
     /// A learned table (its greedy policy plays, asked only where an evaluation reaches),
     /// and how far the table is from the exact values it estimates (the `q_error` column).
     Learned {
         /// The table.
-        table: Table,
+        table: QTable,
         /// The root-mean-square error of the table (see `solvers/action_values.rs`).
         q_error: f64,
     },

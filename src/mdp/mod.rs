@@ -58,7 +58,7 @@ pub struct AgentMdp {
     state_of: Vec<u32>,
     action_start: Vec<u32>,
     /// Per action slot: what `q` and the simulators read first.
-    rows: Vec<Row>,
+    rows: Vec<SlotHead>,
     /// The distinct expected immediate rewards of the slots: see [`Rewards`].
     rewards: Rewards,
     /// Per action slot, in reply order: the next state of each continuing outcome, or the
@@ -150,14 +150,14 @@ impl AgentMdp {
         if let Some(r) = pos.reward(after, me) {
             // One outcome, which ends the game: its code is one of the shared ending codes.
             let reward = self.rewards.code(r);
-            self.rows.push(Row { start: (r + 1.0) as u32, count: 1, continuing: 0, cell, reward });
+            self.rows.push(SlotHead { start: (r + 1.0) as u32, count: 1, continuing: 0, cell, reward });
             return;
         }
         match first_slot[after] {
             TERMINAL => first_slot[after] = self.rows.len() as u32,
             first => {
                 let row = self.rows[first as usize];
-                self.rows.push(Row { cell, ..row });
+                self.rows.push(SlotHead { cell, ..row });
                 return;
             }
         }
@@ -190,7 +190,7 @@ impl AgentMdp {
         }
         let count = (self.codes.len() - first) as u8;
         let reward = self.rewards.code(reward);
-        self.rows.push(Row { start: first as u32, count, continuing, cell, reward });
+        self.rows.push(SlotHead { start: first as u32, count, continuing, cell, reward });
     }
 
     /// Outcome `k` (in the opponent's reply order) of action `slot`, for simulators:
@@ -305,7 +305,7 @@ impl AgentMdp {
 
     /// A slot's codes, in reply order, and the probability of each outcome.
     #[inline(always)]
-    fn codes_of(&self, row: &Row) -> (f64, &[u32]) {
+    fn codes_of(&self, row: &SlotHead) -> (f64, &[u32]) {
         let start = row.start as usize;
         let end = start + usize::from(row.count);
         debug_assert!(end <= self.codes.len() && usize::from(row.count) <= MAX_CELLS);
@@ -318,7 +318,7 @@ impl AgentMdp {
     /// The value of a slot whose row is `row` under `values`: the expected reward of
     /// its ending outcomes, then `+ p·V(s')` for each continuing one, in reply order.
     #[inline(always)]
-    fn row_q(&self, row: &Row, values: &[f64]) -> f64 {
+    fn row_q(&self, row: &SlotHead, values: &[f64]) -> f64 {
         let mut q = self.rewards.value(row.reward);
         if row.continuing > 0 {
             let (p, codes) = self.codes_of(row);
@@ -395,7 +395,7 @@ impl AgentMdp {
 
 /// An action slot's fixed-size part (8 bytes).
 #[derive(Clone, Copy, Debug)]
-struct Row {
+struct SlotHead {
     /// Where the slot's codes start.
     start: u32,
     /// How many outcomes there are.
@@ -547,7 +547,7 @@ mod tests {
         assert_eq!(m.len(), 2423);
         assert_eq!(m.dfs_order().len(), 2423);
         assert_eq!(m.board(0), Board::EMPTY);
-        assert_eq!(std::mem::size_of::<Row>(), 8);
+        assert_eq!(std::mem::size_of::<SlotHead>(), 8);
     }
 
     #[test]

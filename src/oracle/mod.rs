@@ -31,7 +31,7 @@ pub use bitboard::{BadMoves, Position, parse_moves};
 pub use score::{Against, Figure, Limits, Method, Scorer};
 pub use search::{Outcome, Score, Solver, plies_left, shared_table};
 pub use shape::{ParseShapeError, Shape};
-pub use table::Table;
+pub use table::Transpositions;
 pub use uct::Uct;
 
 #[cfg(test)]

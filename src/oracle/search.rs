@@ -1,4 +1,4 @@
-//! Negamax with alpha-beta over [`Position`]s, its bounds kept in a [`Table`].
+//! Negamax with alpha-beta over [`Position`]s, its bounds kept in a transposition table ([`Transpositions`]).
 //!
 //! At every node: a move that wins at once ends the search; else only the moves after
 //! which the opponent cannot win at once are tried (none: the position is lost in two
@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::bitboard::{Position, bits};
 use super::shape::Shape;
-use super::table::Table;
+use super::table::Transpositions;
 
 /// A value for the player to move: `cells + 1 - p` for a win with the game's `p`-th
 /// stone, its negation for a loss, 0 for a draw (see [`super`]).
@@ -23,12 +23,14 @@ pub type Score = i32;
 /// The process's table for `shape`, made with `bytes` the first time it is asked for:
 /// every job of a run on one board searches with it, so a position one job valued is
 /// known to the next (a table holds one board's entries; its keys do not name the board).
-pub fn shared_table(shape: Shape, bytes: usize) -> Arc<Table> {
+pub fn shared_table(shape: Shape, bytes: usize) -> Arc<Transpositions> {
     use std::collections::HashMap;
     use std::sync::Mutex;
-    static TABLES: Mutex<Option<HashMap<Shape, Arc<Table>>>> = Mutex::new(None);
+    static TABLES: Mutex<Option<HashMap<Shape, Arc<Transpositions>>>> = Mutex::new(None);
     let mut tables = TABLES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    Arc::clone(tables.get_or_insert_with(HashMap::new).entry(shape).or_insert_with(|| Arc::new(Table::new(bytes))))
+    Arc::clone(
+        tables.get_or_insert_with(HashMap::new).entry(shape).or_insert_with(|| Arc::new(Transpositions::new(bytes))),
+    )
 }
 
 /// Of legal `moves` in `p`, the one whose cell is lowest (see [`Solver::minimax_move`]).
@@ -87,7 +89,7 @@ pub fn plies_left(score: Score, cells: usize, plies: u32) -> u32 {
 /// by `Solver::sharing` (the parallel searches) search on other threads with the same table.
 #[derive(Debug)]
 pub struct Solver {
-    table: Arc<Table>,
+    table: Arc<Transpositions>,
     nodes: u64,
     /// The board the table's entries belong to, and its moves in their static order.
     shape: Option<Shape>,
@@ -105,7 +107,7 @@ impl Solver {
     /// A solver whose table takes at most `table_bytes`.
     pub fn new(table_bytes: usize) -> Solver {
         Solver {
-            table: Arc::new(Table::new(table_bytes)),
+            table: Arc::new(Transpositions::new(table_bytes)),
             nodes: 0,
             shape: None,
             order: Vec::new(),
@@ -117,7 +119,7 @@ impl Solver {
 
     /// A solver on `table`, shared with every other solver on it (one board's entries
     /// only: see [`shared_table`]).
-    pub fn on_table(table: Arc<Table>) -> Solver {
+    pub fn on_table(table: Arc<Transpositions>) -> Solver {
         Solver { table, nodes: 0, shape: None, order: Vec::new(), variant: 0, stop: None, aborted: false }
     }
 
@@ -223,7 +225,7 @@ impl Solver {
             if self.shape.is_some() {
                 match Arc::get_mut(&mut self.table) {
                     Some(t) => t.clear(),
-                    None => self.table = Arc::new(Table::new(self.table.bytes())),
+                    None => self.table = Arc::new(Transpositions::new(self.table.bytes())),
                 }
             }
             self.order = Self::ordered(shape, self.variant);

@@ -29,7 +29,7 @@ const USED: u64 = 1 << CHECK_BITS;
 
 /// Bounds on positions' scores, in a table of bounded size.
 #[derive(Debug)]
-pub struct Table {
+pub struct Transpositions {
     slots: Vec<AtomicU64>,
 }
 
@@ -39,11 +39,11 @@ fn prime_at_most(n: usize) -> usize {
     (2..=n).rev().find(|&m| prime(m)).expect("2 is prime")
 }
 
-impl Table {
+impl Transpositions {
     /// A table that fits in `bytes`, or in `MIN_SLOTS` slots (512 KiB) if that is
     /// more. The memory is reserved, not touched: pages are mapped as the search first
     /// writes them.
-    pub fn new(bytes: usize) -> Table {
+    pub fn new(bytes: usize) -> Transpositions {
         let slots = prime_at_most((bytes / SLOT_BYTES).max(MIN_SLOTS));
         // Zeroed memory from the allocator, so pages are mapped only when first written.
         let zeros = std::mem::ManuallyDrop::new(vec![0u64; slots]);
@@ -51,7 +51,7 @@ impl Table {
         // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64` (asserted
         // above), and the vector's allocation is handed over whole, never freed twice.
         let slots = unsafe { Vec::from_raw_parts(zeros.as_ptr() as *mut AtomicU64, zeros.len(), zeros.capacity()) };
-        Table { slots }
+        Transpositions { slots }
     }
 
     /// The number of slots.
@@ -81,7 +81,7 @@ impl Table {
         self.get_at(self.slot(key), key)
     }
 
-    /// [`Table::get`] with the slot computed.
+    /// [`Transpositions::get`] with the slot computed.
     #[inline(always)]
     pub fn get_at(&self, slot: usize, key: u64) -> Option<[i8; 2]> {
         debug_assert_eq!(slot, self.slot(key));
@@ -96,7 +96,7 @@ impl Table {
         self.put_at(self.slot(key), key, value, lower)
     }
 
-    /// [`Table::put`] with the slot computed.
+    /// [`Transpositions::put`] with the slot computed.
     #[inline(always)]
     pub fn put_at(&self, slot: usize, key: u64, value: i8, lower: bool) {
         let [mut lo, mut hi] = self.get_at(slot, key).unwrap_or([i8::MIN, i8::MAX]);
@@ -116,10 +116,10 @@ mod tests {
     #[test]
     fn slots_are_primes_above_the_bound_and_keys_read_back_exactly() {
         assert_eq!(prime_at_most(100), 97);
-        assert_eq!(Table::new(0).slots(), MIN_SLOTS);
-        let t = Table::new(1 << 23);
+        assert_eq!(Transpositions::new(0).slots(), MIN_SLOTS);
+        let t = Transpositions::new(1 << 23);
         assert!(t.bytes() <= 1 << 23 && t.slots() > (1 << 23) / 8 - 100);
-        let t = Table::new(0);
+        let t = Transpositions::new(0);
         // Two keys in one slot: told apart by their low bits.
         let (a, b) = (5u64, 5 + MIN_SLOTS as u64);
         t.put(a, 3, true);

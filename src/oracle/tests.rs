@@ -160,7 +160,7 @@ fn a_position_and_its_mirror_share_a_key_and_a_score() {
 #[test]
 fn the_table_stays_within_its_bytes() {
     for bytes in [1usize, 9, 10, 1000, 1 << 20] {
-        let t = Table::new(bytes);
+        let t = Transpositions::new(bytes);
         assert!(t.bytes() <= bytes.max(table::MIN_SLOTS * table::SLOT_BYTES), "{bytes}");
         assert!(t.slots() >= 1);
     }

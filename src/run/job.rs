@@ -165,9 +165,9 @@ fn run(job: &Job, kind: &dyn Train, evaluation: &EvaluationSpec, key: &JobKey<'_
     let train_ms = started.elapsed().as_secs_f64() * 1e3;
     let started = Instant::now();
     let (mut agent, q_error) = match agent {
-        Agent::Table(p) => (Player::Table(Box::new(p)), None),
-        Agent::Learned { table, q_error } => (Player::Table(Box::new(table)), Some(q_error)),
-        Agent::Search(m) => (Player::Search(Box::new(SearchAgent::new(m, job.seed))), None),
+        Agent::Policy(p) => (Actor::Moves(Box::new(p)), None),
+        Agent::Learned { table, q_error } => (Actor::Moves(Box::new(table)), Some(q_error)),
+        Agent::Search(m) => (Actor::Search(Box::new(SearchAgent::new(m, job.seed))), None),
     };
     let mut scored = Vec::new();
     for &seat in &seats {
@@ -186,8 +186,8 @@ fn run(job: &Job, kind: &dyn Train, evaluation: &EvaluationSpec, key: &JobKey<'_
     // A search's own number: the positions it searched in all its rows (its evaluation
     // time over them is its time per move).
     let metrics = match &agent {
-        Player::Search(agent) => Some(crate::report::rows::search_metrics(agent.searched())),
-        Player::Table(_) => None,
+        Actor::Search(agent) => Some(crate::report::rows::search_metrics(agent.searched())),
+        Actor::Moves(_) => None,
     };
     let rows = scored
         .iter()
@@ -362,17 +362,17 @@ impl Pieces {
 }
 
 /// What a finished job plays with.
-enum Player {
+enum Actor {
     /// A move per position (written out, or a learned table's greedy move): always scored
     /// exactly.
-    Table(Box<dyn Moves>),
+    Moves(Box<dyn Moves>),
     /// A search per position: scored exactly while it reaches at most `exact_searches`
     /// agent states, else by sampled games (whose `states` is then the positions searched
     /// for the row, in the exact attempt and in the games).
     Search(Box<SearchAgent>),
 }
 
-impl Player {
+impl Actor {
     /// The row's scores in `seat` against `opp`: exact, or sampled where an exact
     /// evaluation would need more searches than `[evaluation] exact_searches`; plus the
     /// extra sampled games of `[evaluation] games`, drawn from `rng`. A best response is
@@ -388,10 +388,10 @@ impl Player {
     ) -> Result<Scored, String> {
         let opp = match (opp, &mut *self) {
             (EvalOpponent::Fixed(opp), _) => opp,
-            (EvalOpponent::BestResponse, Player::Table(policy)) => {
+            (EvalOpponent::BestResponse, Actor::Moves(policy)) => {
                 return Ok(score_table(evaluator, policy.as_ref(), seat, EvalOpponent::BestResponse));
             }
-            (EvalOpponent::BestResponse, Player::Search(agent)) => {
+            (EvalOpponent::BestResponse, Actor::Search(agent)) => {
                 let limit = usize::try_from(evaluation.exact_searches).unwrap_or(usize::MAX);
                 let eval = best_response_within(agent.game(), seat, limit, |b| agent.choose(b)).ok_or_else(|| {
                     format!(
@@ -408,12 +408,12 @@ impl Player {
             if games == 0 { GameTally::default() } else { sample_games(game, seat, opp, games, rng, choose) }
         };
         Ok(match self {
-            Player::Table(policy) => {
+            Actor::Moves(policy) => {
                 let mut s = score_table(evaluator, policy.as_ref(), seat, opp.into());
                 s.games = extra(policy.game(), rng, &mut |b| policy.get_or_first(b));
                 s
             }
-            Player::Search(agent) => {
+            Actor::Search(agent) => {
                 let truth = ground_truth(agent.game(), seat, opp);
                 let limit = usize::try_from(evaluation.exact_searches).unwrap_or(usize::MAX);
                 let optimal = truth.solution.value;
@@ -454,7 +454,7 @@ fn score_table(evaluator: &mut Evaluator, policy: &dyn Moves, seat: Seat, opp: E
 pub fn policy(job: &Job, evaluation: &EvaluationSpec) -> Option<Policy> {
     let Execution::InProcess(kind) = job.params.execution() else { return None };
     Some(match kind.train(job.seed, &[], &mut |_, _| {}) {
-        Agent::Table(policy) => policy,
+        Agent::Policy(policy) => policy,
         Agent::Learned { table, .. } => table.policy(),
         Agent::Search(m) => {
             // A best response reaches no position the random opponent does not.

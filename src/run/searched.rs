@@ -148,7 +148,7 @@ pub fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>, place: &Pla
 
 /// One row's figure: its seat, opponent, optimum (if known) and the positions its agent
 /// was asked in that seat, all its rows together.
-struct Row {
+struct RowFigure {
     seat: Seat,
     opponent: EvalOpponent,
     figure: Figure,
@@ -158,7 +158,12 @@ struct Row {
 
 /// Every row's figure of `agent`, seat by seat (the agent is asked each position once per
 /// seat).
-fn score(job: &Job, evaluation: &EvaluationSpec, root: Position, agent: &mut dyn Agent) -> Result<Vec<Row>, String> {
+fn score(
+    job: &Job,
+    evaluation: &EvaluationSpec,
+    root: Position,
+    agent: &mut dyn Agent,
+) -> Result<Vec<RowFigure>, String> {
     let game = job.params.game();
     let table = crate::oracle::shared_table(Shape::of_game(game), SEARCH_TABLE_BYTES);
     let mut solver = Solver::on_table(table);
@@ -181,7 +186,7 @@ fn score(job: &Job, evaluation: &EvaluationSpec, root: Position, agent: &mut dyn
                 EvalOpponent::Fixed(Opponent::Random) => (value == 1.0).then_some(1.0),
                 _ => Some(value),
             };
-            rows.push(Row { seat, opponent: opp, figure, optimal, asked: 0 });
+            rows.push(RowFigure { seat, opponent: opp, figure, optimal, asked: 0 });
         }
         let seat_rows = evaluation.opponents.len();
         let at = rows.len() - seat_rows;
@@ -194,7 +199,7 @@ fn score(job: &Job, evaluation: &EvaluationSpec, root: Position, agent: &mut dyn
 
 /// The job's rows: `train_ms` a program's time to its first answer (its start and
 /// training; 0 for MCTS, which does not train), `eval_ms` the rest of the job's wall time.
-fn rows(key: &JobKey<'_>, scored: &[Row], train_ms: f64, eval: Duration) -> Ran {
+fn rows(key: &JobKey<'_>, scored: &[RowFigure], train_ms: f64, eval: Duration) -> Ran {
     let eval_ms = eval.as_secs_f64() * 1e3;
     let rows = scored
         .iter()

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, OnceLock};
 
 use super::ground_truth::ground_truth;
-use super::tabular::{Exploration, Table};
+use super::tabular::{Exploration, QTable};
 use crate::game::Game;
 use crate::mdp::{AgentMdp, Opponent, Seat, TERMINAL};
 
@@ -96,7 +96,7 @@ impl OptimalValues {
 }
 
 /// Q^π of the behaviour policy `exploration` acting on `table`, under discount `gamma`.
-pub fn behaviour_action_values(mdp: &AgentMdp, gamma: f64, table: &Table, exploration: Exploration) -> Vec<f64> {
+pub fn behaviour_action_values(mdp: &AgentMdp, gamma: f64, table: &QTable, exploration: Exploration) -> Vec<f64> {
     action_values(mdp, gamma, |s, q| {
         let first = mdp.actions(s).start;
         table.expectation(s, exploration, |slot| q[slot - first])
@@ -105,7 +105,7 @@ pub fn behaviour_action_values(mdp: &AgentMdp, gamma: f64, table: &Table, explor
 
 /// The root-mean-square of `table - target` over the actions of the states that the
 /// table's greedy policy reaches.
-pub fn q_error(mdp: &AgentMdp, table: &Table, target: &[f64]) -> f64 {
+pub fn q_error(mdp: &AgentMdp, table: &QTable, target: &[f64]) -> f64 {
     rms_over_reached(mdp, table, |s, f| {
         for slot in mdp.actions(s) {
             f(slot, target[slot]);
@@ -115,14 +115,14 @@ pub fn q_error(mdp: &AgentMdp, table: &Table, target: &[f64]) -> f64 {
 
 /// [`q_error`] against Q* ([`optimal`]): the same number, bit for bit, computed only at
 /// the states the greedy policy reaches.
-pub fn q_error_optimal(mdp: &AgentMdp, table: &Table, optimal: &OptimalValues) -> f64 {
+pub fn q_error_optimal(mdp: &AgentMdp, table: &QTable, optimal: &OptimalValues) -> f64 {
     rms_over_reached(mdp, table, |s, f| mdp.each_q(s, &optimal.discounted, f))
 }
 
 /// The root-mean-square of `table - target` over the slots of the states the table's
 /// greedy policy reaches, in state order (`targets(s, f)` calls `f(slot, target)` for
 /// each slot of `s`, in slot order); only those states are visited.
-fn rms_over_reached(mdp: &AgentMdp, table: &Table, mut targets: impl FnMut(usize, &mut dyn FnMut(usize, f64))) -> f64 {
+fn rms_over_reached(mdp: &AgentMdp, table: &QTable, mut targets: impl FnMut(usize, &mut dyn FnMut(usize, f64))) -> f64 {
     // States in increasing order (topological: every transition goes to a larger id).
     let mut todo: BTreeSet<u32> = mdp.start().iter().map(|o| o.next).collect();
     let (mut sum, mut count) = (0.0, 0usize);
@@ -165,7 +165,7 @@ mod tests {
         let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, Seat::X, Opponent::Random);
         let mdp = &truth.mdp;
         let states = (0..mdp.len()).map(|s| (mdp.position(s), mdp.actions(s).map(|slot| mdp.cell(slot))));
-        let mut table = Table::new(crate::game::Game::TIC_TAC_TOE, states, 0.0, false);
+        let mut table = QTable::new(crate::game::Game::TIC_TAC_TOE, states, 0.0, false);
         let optimal = optimal_action_values(mdp, 0.9);
         for (slot, &q) in optimal.iter().enumerate() {
             table.update(slot, 1.0, q);

@@ -46,14 +46,14 @@ use super::driver::{self, Episodes, outcome};
 use super::layout::Layout;
 use super::params::QParams;
 use super::self_play::{END, Successors};
-use super::tabular::{Checkpoint, Exploration, Table, Trained, choose_among};
+use super::tabular::{Checkpoint, Exploration, QTable, Trained, choose_among};
 use crate::mdp::AgentMdp;
 use crate::seed;
 
 /// The two tables, `A` and `B`, entry beside entry: one scan reads both with one index.
 struct Pair {
     /// The states, slots and symmetry index (its values taken out into `q`).
-    table: Table,
+    table: QTable,
     /// `[A, B]` per table entry.
     q: Vec<[f64; 2]>,
 }
@@ -109,7 +109,7 @@ fn target_and_greedy_of<'a>(mut entries: impl Iterator<Item = &'a [f64; 2]>, sta
 /// training run so that the loops test it once: `DIRECT` when every slot has its own entry
 /// (no symmetry), so that a state's entries are one run of `q`; else through the index.
 impl Pair {
-    fn new(mut table: Table) -> Pair {
+    fn new(mut table: QTable) -> Pair {
         let q = table.take_entries().into_iter().map(|v| [v, v]).collect();
         Pair { table, q }
     }
@@ -185,7 +185,7 @@ impl Pair {
     }
 
     /// The table of the means `(A + B) / 2`.
-    fn mean(&self) -> Table {
+    fn mean(&self) -> QTable {
         let mut mean = self.table.clone();
         mean.set_entries(self.q.iter().map(|[a, b]| (a + b) * 0.5).collect());
         mean
@@ -194,7 +194,7 @@ impl Pair {
 
 /// Trains Double Q-learning against `params.opponent` (a fixed one or itself); calls
 /// `checkpoint` with the mean table after each listed episode.
-pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
+pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &QTable)) -> Trained {
     let gamma = params.gamma;
     // Without symmetry every slot has its own entry (checked when the pair is made).
     if params.symmetry {
@@ -213,7 +213,7 @@ struct DoubleQ<const DIRECT: bool> {
 }
 
 impl<const DIRECT: bool> DoubleQ<DIRECT> {
-    fn new(table: Table, gamma: f64) -> DoubleQ<DIRECT> {
+    fn new(table: QTable, gamma: f64) -> DoubleQ<DIRECT> {
         assert_eq!(table.slots_are_entries(), DIRECT, "the layout the loops are compiled for");
         let layout = table.shared_layout();
         DoubleQ { pair: Pair::new(table), layout, gamma }
@@ -241,11 +241,11 @@ impl<const DIRECT: bool> Episodes for DoubleQ<DIRECT> {
         game::<DIRECT>(&mut self.pair, rng, 0, exploration, alpha, -self.gamma, next);
     }
 
-    fn table(&self) -> Cow<'_, Table> {
+    fn table(&self) -> Cow<'_, QTable> {
         Cow::Owned(self.pair.mean())
     }
 
-    fn into_table(self) -> Table {
+    fn into_table(self) -> QTable {
         self.pair.mean()
     }
 }

@@ -30,7 +30,7 @@ use super::ground_truth::ground_truth;
 use super::layout::{Layout, LayoutKey, layout};
 use super::params::{QParams, TrainOpponent};
 use super::self_play::{self, Successors};
-use super::tabular::{self, Checkpoint, Exploration, Step, Table, Trained};
+use super::tabular::{self, Checkpoint, Exploration, QTable, Step, Trained};
 use crate::mdp::AgentMdp;
 use crate::seed::{self, Stream};
 
@@ -73,10 +73,10 @@ pub(super) trait Episodes {
     fn self_play(&mut self, successors: &Successors, rng: &mut seed::Rng, exploration: Exploration, alpha: f64);
 
     /// The table a checkpoint sees.
-    fn table(&self) -> Cow<'_, Table>;
+    fn table(&self) -> Cow<'_, QTable>;
 
     /// The final table.
-    fn into_table(self) -> Table;
+    fn into_table(self) -> QTable;
 }
 
 /// Trains a learner against `params.opponent` (a fixed one or itself): `learner` builds
@@ -87,8 +87,8 @@ pub(super) fn train<L: Episodes>(
     params: &QParams,
     seed: u64,
     checkpoints: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
-    learner: impl FnOnce(Table, Mode) -> L,
+    mut checkpoint: impl FnMut(Checkpoint, &QTable),
+    learner: impl FnOnce(QTable, Mode) -> L,
 ) -> Trained {
     let mut rng = seed::rng(seed, Stream::Train);
     match params.opponent {
@@ -124,9 +124,9 @@ pub(super) fn train<L: Episodes>(
 
 /// A table over the agent states of `mdp` (one of the ground truth's), whose slots are
 /// the MDP's action slots: the run's shared layout and values of its own.
-pub(super) fn table(mdp: &AgentMdp, q_init: f64, symmetry: bool) -> Table {
+pub(super) fn table(mdp: &AgentMdp, q_init: f64, symmetry: bool) -> QTable {
     let key = LayoutKey { game: mdp.game(), agent: Some((mdp.seat(), mdp.opponent())), symmetry };
-    let table = Table::with_layout(layout(key), q_init);
+    let table = QTable::with_layout(layout(key), q_init);
     assert_eq!(table.states(), mdp.len(), "the table's states are the MDP's");
     table
 }

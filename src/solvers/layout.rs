@@ -7,7 +7,7 @@
 //! job: only on the game, the states (an agent MDP's, or every position for self-play)
 //! and `symmetry`. So a run builds each layout once ([`layout`], cached per
 //! [`LayoutKey`] like the MDPs, built by the executor before the first job and counted
-//! once by the memory budget), and a job's [`Table`](super::tabular::Table) owns only
+//! once by the memory budget), and a job's [`QTable`](super::tabular::QTable) owns only
 //! its values.
 //!
 //! A layout also finds the state of a board ([`Layout::state`]), so that a table answers

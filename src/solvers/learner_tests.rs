@@ -2,7 +2,7 @@
 
 use super::action_values::{behaviour_action_values, optimal_action_values, q_error};
 use super::params::{ExplorationRule, MonteCarloParams, QParams, StepRule, TrainOpponent};
-use super::tabular::{Checkpoint, Table, Trained};
+use super::tabular::{Checkpoint, QTable, Trained};
 use super::{ground_truth, monte_carlo};
 use crate::mdp::{Evaluator, Opponent, Seat};
 
@@ -17,7 +17,7 @@ fn train(
     params: &QParams,
     seed: u64,
     marks: &[u64],
-    mut checkpoint: impl FnMut(Checkpoint, &Table),
+    mut checkpoint: impl FnMut(Checkpoint, &QTable),
 ) -> Trained {
     if name == "monte-carlo" {
         let mc = MonteCarloParams { learner: *params, step: StepRule::Average };
@@ -26,7 +26,7 @@ fn train(
     (super::learners::learner(name).train)(params, seed, marks, &mut checkpoint)
 }
 
-fn regret(params: &QParams, table: &Table) -> f64 {
+fn regret(params: &QParams, table: &QTable) -> f64 {
     let TrainOpponent::Fixed(opponent) = params.opponent else { unreachable!() };
     let truth = ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent);
     let policy = table.policy();
@@ -35,7 +35,7 @@ fn regret(params: &QParams, table: &Table) -> f64 {
 
 /// The table's estimate of the start value: the greedy value of each first state, weighed
 /// by the start distribution.
-fn start_estimate(params: &QParams, table: &Table) -> f64 {
+fn start_estimate(params: &QParams, table: &QTable) -> f64 {
     let TrainOpponent::Fixed(opponent) = params.opponent else { unreachable!() };
     let mdp = &ground_truth(crate::game::Game::TIC_TAC_TOE, params.seat, opponent).mdp;
     mdp.start().iter().map(|o| o.prob * table.greedy(o.next as usize).1).sum()
@@ -49,7 +49,7 @@ fn greedy_behaviour(params: QParams) -> QParams {
 /// The entries of the table at the last episode.
 fn final_entries(name: &str, params: &QParams, seed: u64) -> Vec<u64> {
     let mut entries = Vec::new();
-    let mut keep = |_: Checkpoint, t: &Table| entries = t.entries().iter().map(|v| v.to_bits()).collect();
+    let mut keep = |_: Checkpoint, t: &QTable| entries = t.entries().iter().map(|v| v.to_bits()).collect();
     train(name, params, seed, &[params.episodes], &mut keep);
     entries
 }
@@ -171,7 +171,7 @@ fn every_learner_reaches_regret_below_one_percent_as_x_against_random() {
 }
 
 /// Appends every table entry and the greedy move (255: none) in every position, in id order.
-fn record(bytes: &mut Vec<u8>, table: &Table) {
+fn record(bytes: &mut Vec<u8>, table: &QTable) {
     let positions = crate::game::Game::TIC_TAC_TOE.positions();
     bytes.extend(table.entries().iter().flat_map(|v| v.to_bits().to_le_bytes()));
     let policy = table.policy();
@@ -184,7 +184,7 @@ fn record(bytes: &mut Vec<u8>, table: &Table) {
 fn run_digest(name: &str, params: &QParams, seed: u64) -> u64 {
     let mut bytes = Vec::new();
     let marks = super::tabular::checkpoint_episodes(params.episodes, 4);
-    let keep = |c: Checkpoint, t: &Table| {
+    let keep = |c: Checkpoint, t: &QTable| {
         bytes.extend(c.episode.to_le_bytes());
         bytes.extend(c.epsilon.to_bits().to_le_bytes());
         bytes.extend(c.alpha.to_bits().to_le_bytes());

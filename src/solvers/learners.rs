@@ -5,7 +5,7 @@
 
 use super::params::{MonteCarloParams, QLambdaParams, QParams, StepRule};
 use super::sarsa_lambda::SarsaLambdaParams;
-use super::tabular::{Checkpoint, Table, Trained};
+use super::tabular::{Checkpoint, QTable, Trained};
 use super::{double_q_learning, expected_sarsa, monte_carlo, q_lambda, q_learning, sarsa, sarsa_lambda};
 
 /// What the table of a learner estimates (the target of its `q_error`).
@@ -21,7 +21,7 @@ pub enum Target {
 /// One training run of a learner against a fixed opponent, with a learner's parameters
 /// (its own extra parameters at the values of [`Learner::train`]'s note), its seed, the
 /// checkpoint episodes and what to do at each.
-pub type Train = fn(&QParams, u64, &[u64], &mut dyn FnMut(Checkpoint, &Table)) -> Trained;
+pub type Train = fn(&QParams, u64, &[u64], &mut dyn FnMut(Checkpoint, &QTable)) -> Trained;
 
 /// A tabular learner.
 #[derive(Clone, Copy)]

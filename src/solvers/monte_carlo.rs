@@ -46,7 +46,7 @@ use rand::RngCore;
 use super::driver::{self, Episodes, Mode, outcome};
 use super::params::{MonteCarloParams, StepRule};
 use super::self_play::{END, Successors};
-use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use super::tabular::{Checkpoint, Exploration, QTable, Trained};
 use crate::mdp::AgentMdp;
 use crate::seed;
 
@@ -65,7 +65,7 @@ struct Returns {
 
 impl Returns {
     /// Returns whose each earlier move's return is `factor` times the next one's.
-    fn new(table: &Table, step: StepRule, factor: f64) -> Returns {
+    fn new(table: &QTable, step: StepRule, factor: f64) -> Returns {
         let average = step == StepRule::Average;
         let counts = if average { vec![0; table.entries().len()] } else { Vec::new() };
         let mut powers = vec![1.0];
@@ -82,7 +82,7 @@ impl Returns {
     /// next game's first decision, which reads the entry updated first, waits for one
     /// product only.
     #[inline(always)]
-    fn update(&mut self, table: &mut Table, alpha: f64, reward: f64) {
+    fn update(&mut self, table: &mut QTable, alpha: f64, reward: f64) {
         debug_assert!(reward == -1.0 || reward == 0.0 || reward == 1.0);
         let last = self.moves.len() - 1;
         for (k, &entry) in self.moves.iter().enumerate() {
@@ -121,16 +121,16 @@ struct FirstGreedy {
 }
 
 impl FirstGreedy {
-    fn new(table: &Table, state: usize) -> FirstGreedy {
+    fn new(table: &QTable, state: usize) -> FirstGreedy {
         let greedy = table.greedy(state).0;
         FirstGreedy { state, greedy, played: greedy, other: (usize::MAX, f64::NEG_INFINITY) }
     }
 
     /// The game's first move, by the behaviour policy `exploration` (one draw, as
-    /// [`Table::choose_lazily`] takes), after which the best of the state's other slots is
+    /// [`QTable::choose_lazily`] takes), after which the best of the state's other slots is
     /// found.
     #[inline(always)]
-    fn choose(&mut self, table: &Table, exploration: Exploration, rng: &mut impl RngCore) -> usize {
+    fn choose(&mut self, table: &QTable, exploration: Exploration, rng: &mut impl RngCore) -> usize {
         let greedy = self.greedy;
         let slot = table.choose_by(self.state, || greedy, exploration, rng, |slot| table.value(slot));
         self.played(table, slot);
@@ -139,7 +139,7 @@ impl FirstGreedy {
 
     /// The game's first move is `slot`: finds the best of the state's other slots.
     #[inline(always)]
-    fn played(&mut self, table: &Table, slot: usize) {
+    fn played(&mut self, table: &QTable, slot: usize) {
         // The slots below the played one, then those above it: two plain scans, with no
         // test of the played slot per value; without symmetry, over runs of the entries.
         let slots = table.slots(self.state);
@@ -156,9 +156,9 @@ impl FirstGreedy {
     }
 
     /// The game's updates are done: the greedy slot for the next game, the first slot with
-    /// the largest value as [`Table::greedy`] gives it.
+    /// the largest value as [`QTable::greedy`] gives it.
     #[inline(always)]
-    fn updated(&mut self, table: &Table) {
+    fn updated(&mut self, table: &QTable) {
         let v = table.value(self.played);
         let (slot, best) = self.other;
         // A branch, on purpose: the greedy move seldom changes, so the processor predicts it
@@ -187,7 +187,7 @@ pub fn train(
     params: &MonteCarloParams,
     seed: u64,
     checkpoints: &[u64],
-    checkpoint: impl FnMut(Checkpoint, &Table),
+    checkpoint: impl FnMut(Checkpoint, &QTable),
 ) -> Trained {
     let (gamma, step) = (params.learner.gamma, params.step);
     driver::train(&params.learner, seed, checkpoints, checkpoint, |table, mode| {
@@ -204,7 +204,7 @@ pub fn train(
 /// Monte Carlo control's state: its table, the update of the game being played, and the
 /// greedy move of the state every game starts in, when there is only one.
 struct MonteCarlo {
-    table: Table,
+    table: QTable,
     returns: Returns,
     first: Option<FirstGreedy>,
 }
@@ -256,11 +256,11 @@ impl Episodes for MonteCarlo {
         self.learn(alpha, reward);
     }
 
-    fn table(&self) -> Cow<'_, Table> {
+    fn table(&self) -> Cow<'_, QTable> {
         Cow::Borrowed(&self.table)
     }
 
-    fn into_table(self) -> Table {
+    fn into_table(self) -> QTable {
         self.table
     }
 }

@@ -33,7 +33,7 @@
 use super::driver::outcome;
 use super::params::QLambdaParams;
 use super::self_play::{END, Successors};
-use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use super::tabular::{Checkpoint, Exploration, QTable, Trained};
 use super::traces::{self, Games, Traces, learn};
 use crate::mdp::AgentMdp;
 use crate::seed;
@@ -44,7 +44,7 @@ pub fn train(
     params: &QLambdaParams,
     seed: u64,
     checkpoints: &[u64],
-    checkpoint: impl FnMut(Checkpoint, &Table),
+    checkpoint: impl FnMut(Checkpoint, &QTable),
 ) -> Trained {
     traces::train::<QLambda>(&params.learner, params.lambda, seed, checkpoints, checkpoint)
 }
@@ -55,7 +55,7 @@ struct QLambda;
 /// Before a move is played: the earlier moves' traces fade by `fade`, or end when the move
 /// is exploratory (its value below the position's greedy value `best`) or `fade` is 0.
 #[inline(always)]
-fn before_move(table: &Table, slot: usize, best: f64, fade: f64, traces: &mut Traces) {
+fn before_move(table: &QTable, slot: usize, best: f64, fade: f64, traces: &mut Traces) {
     if fade == 0.0 || table.value(slot) < best {
         traces.clear();
     } else {
@@ -67,7 +67,7 @@ impl Games for QLambda {
     /// One game against the fixed opponent from agent state `s`.
     #[inline]
     fn fixed(
-        table: &mut Table,
+        table: &mut QTable,
         mdp: &AgentMdp,
         rng: &mut seed::Rng,
         mut s: usize,
@@ -103,7 +103,7 @@ impl Games for QLambda {
 
     /// One self-play game from the empty board (position 0); `fade` is `-gamma * lambda`.
     fn self_play(
-        table: &mut Table,
+        table: &mut QTable,
         successors: &Successors,
         rng: &mut seed::Rng,
         exploration: Exploration,
@@ -142,7 +142,7 @@ mod tests {
     use crate::solvers::params::{ExplorationRule, QParams, TrainOpponent};
     use crate::solvers::q_learning;
 
-    fn entries(table: &Table) -> Vec<u64> {
+    fn entries(table: &QTable) -> Vec<u64> {
         table.entries().iter().map(|v| v.to_bits()).collect()
     }
 

@@ -34,7 +34,7 @@ use rand::RngCore;
 use super::driver::{self, Episodes, outcome, plain_outcome};
 use super::params::QParams;
 use super::self_play::{self, Successors};
-use super::tabular::{Exploration, Table, Trained};
+use super::tabular::{Exploration, QTable, Trained};
 use crate::mdp::{AgentMdp, Policy};
 use crate::seed;
 
@@ -43,7 +43,7 @@ pub use super::tabular::{Checkpoint, checkpoint_episodes};
 /// Trains a Q-learner against `params.opponent` (a fixed one or itself); calls
 /// `checkpoint` with the table after each episode listed in `checkpoints` (increasing).
 /// Returns the final greedy policy.
-pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Policy {
+pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &QTable)) -> Policy {
     train_table(params, seed, checkpoints, checkpoint).table.policy()
 }
 
@@ -52,7 +52,7 @@ pub fn train_table(
     params: &QParams,
     seed: u64,
     checkpoints: &[u64],
-    checkpoint: impl FnMut(Checkpoint, &Table),
+    checkpoint: impl FnMut(Checkpoint, &QTable),
 ) -> Trained {
     let gamma = params.gamma;
     driver::train(params, seed, checkpoints, checkpoint, |table, _| QLearning { table, gamma })
@@ -60,7 +60,7 @@ pub fn train_table(
 
 /// A Q-learner's state: its table and its discount.
 struct QLearning {
-    table: Table,
+    table: QTable,
     gamma: f64,
 }
 
@@ -75,11 +75,11 @@ impl Episodes for QLearning {
         self_play::run_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma);
     }
 
-    fn table(&self) -> Cow<'_, Table> {
+    fn table(&self) -> Cow<'_, QTable> {
         Cow::Borrowed(&self.table)
     }
 
-    fn into_table(self) -> Table {
+    fn into_table(self) -> QTable {
         self.table
     }
 }
@@ -87,7 +87,7 @@ impl Episodes for QLearning {
 /// One game from agent state `s`.
 #[inline]
 fn run_episode(
-    table: &mut Table,
+    table: &mut QTable,
     mdp: &AgentMdp,
     rng: &mut impl RngCore,
     s: usize,
@@ -107,7 +107,7 @@ fn run_episode(
 /// [`run_episode`]'s loop; `BIG`: the table may prefetch and mark its writes.
 #[inline(always)]
 fn episode<const BIG: bool>(
-    table: &mut Table,
+    table: &mut QTable,
     mdp: &AgentMdp,
     rng: &mut impl RngCore,
     mut s: usize,

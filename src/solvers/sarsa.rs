@@ -32,20 +32,20 @@ use rand::RngCore;
 use super::driver::{self, Episodes, outcome};
 use super::params::QParams;
 use super::self_play::{END, Successors};
-use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use super::tabular::{Checkpoint, Exploration, QTable, Trained};
 use crate::mdp::AgentMdp;
 use crate::seed;
 
 /// Trains SARSA against `params.opponent` (a fixed one or itself); calls `checkpoint` after
 /// each listed episode.
-pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &Table)) -> Trained {
+pub fn train(params: &QParams, seed: u64, checkpoints: &[u64], checkpoint: impl FnMut(Checkpoint, &QTable)) -> Trained {
     let gamma = params.gamma;
     driver::train(params, seed, checkpoints, checkpoint, |table, _| Sarsa { table, gamma })
 }
 
 /// SARSA's state: its table and its discount.
 struct Sarsa {
-    table: Table,
+    table: QTable,
     gamma: f64,
 }
 
@@ -60,11 +60,11 @@ impl Episodes for Sarsa {
         self_play_episode(&mut self.table, successors, rng, exploration, alpha, self.gamma);
     }
 
-    fn table(&self) -> Cow<'_, Table> {
+    fn table(&self) -> Cow<'_, QTable> {
         Cow::Borrowed(&self.table)
     }
 
-    fn into_table(self) -> Table {
+    fn into_table(self) -> QTable {
         self.table
     }
 }
@@ -72,7 +72,7 @@ impl Episodes for Sarsa {
 /// One game against the fixed opponent from agent state `s`.
 #[inline]
 fn episode(
-    table: &mut Table,
+    table: &mut QTable,
     mdp: &AgentMdp,
     rng: &mut impl RngCore,
     s: usize,
@@ -96,7 +96,7 @@ fn episode(
 
 /// One self-play game from the empty board (position 0).
 fn self_play_episode(
-    table: &mut Table,
+    table: &mut QTable,
     successors: &Successors,
     rng: &mut impl RngCore,
     exploration: Exploration,

@@ -31,7 +31,7 @@
 use super::driver::outcome;
 use super::params::QParams;
 use super::self_play::{END, Successors};
-use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use super::tabular::{Checkpoint, Exploration, QTable, Trained};
 use super::traces::{self, Games, Traces, learn};
 use crate::mdp::AgentMdp;
 use crate::seed;
@@ -51,7 +51,7 @@ pub fn train(
     params: &SarsaLambdaParams,
     seed: u64,
     checkpoints: &[u64],
-    checkpoint: impl FnMut(Checkpoint, &Table),
+    checkpoint: impl FnMut(Checkpoint, &QTable),
 ) -> Trained {
     traces::train::<SarsaLambda>(&params.learner, params.lambda, seed, checkpoints, checkpoint)
 }
@@ -75,7 +75,7 @@ impl Games for SarsaLambda {
     /// One game against the fixed opponent from agent state `s`.
     #[inline]
     fn fixed(
-        table: &mut Table,
+        table: &mut QTable,
         mdp: &AgentMdp,
         rng: &mut seed::Rng,
         s: usize,
@@ -104,7 +104,7 @@ impl Games for SarsaLambda {
 
     /// One self-play game from the empty board (position 0); `fade` is `-gamma * lambda`.
     fn self_play(
-        table: &mut Table,
+        table: &mut QTable,
         successors: &Successors,
         rng: &mut seed::Rng,
         exploration: Exploration,
@@ -136,7 +136,7 @@ mod tests {
     use crate::solvers::params::{ExplorationRule, TrainOpponent};
     use crate::solvers::sarsa;
 
-    fn entries(table: &Table) -> Vec<u64> {
+    fn entries(table: &QTable) -> Vec<u64> {
         table.entries().iter().map(|v| v.to_bits()).collect()
     }
 

@@ -29,7 +29,7 @@
 use rand::RngCore;
 
 use super::layout::{LayoutKey, layout};
-use super::tabular::{Exploration, Table};
+use super::tabular::{Exploration, QTable};
 use crate::game::{Game, Status};
 
 /// No next position: the move ended the game.
@@ -45,10 +45,10 @@ pub(super) struct Successors {
 
 /// The table over all positions (the side to move plays each legal cell) and its
 /// successors (shared by every self-play learner).
-pub(super) fn build(game: Game, q_init: f64, symmetry: bool) -> (Table, Successors) {
+pub(super) fn build(game: Game, q_init: f64, symmetry: bool) -> (QTable, Successors) {
     let positions = game.positions();
     let legal = |id: usize| positions.board(id).legal_cells();
-    let table = Table::with_layout(layout(LayoutKey { game, agent: None, symmetry }), q_init);
+    let table = QTable::with_layout(layout(LayoutKey { game, agent: None, symmetry }), q_init);
     let mut successors = Successors { child: Vec::new(), reward: Vec::new() };
     for id in 0..positions.len() {
         let mover = positions.board(id).to_move();
@@ -67,7 +67,7 @@ pub(super) fn build(game: Game, q_init: f64, symmetry: bool) -> (Table, Successo
 
 /// One game from the empty board (position 0): Q-learning's self-play episode.
 pub(super) fn run_episode(
-    table: &mut Table,
+    table: &mut QTable,
     successors: &Successors,
     rng: &mut impl RngCore,
     exploration: Exploration,

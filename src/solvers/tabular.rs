@@ -2,7 +2,7 @@
 //! only an update rule and an episode loop (the [`driver`](super::driver) runs the loop
 //! around them, in either mode: against a fixed opponent or in self-play).
 //!
-//! - [`Table`]: one action-value entry per (state, legal move), flat, every entry starting
+//! - [`QTable`]: one action-value entry per (state, legal move), flat, every entry starting
 //!   at `q_init`. A learner numbers its states and gives each state's legal cells; the
 //!   table numbers the (state, move) pairs as *slots*, contiguous per state in the order
 //!   given, so a learner's own per-slot data (successors, rewards) lines up with them.
@@ -32,7 +32,7 @@
 //!   takes one 64-bit draw per decision: its top 53 bits, as a uniform number in [0, 1),
 //!   pick the move whose cumulative weight `exp((Q - max Q) / temperature)` first exceeds
 //!   it (slots in cell order); temperature 0 plays greedily.
-//! - The behaviour policy's probabilities ([`Table::expectation`]): what Expected SARSA's
+//! - The behaviour policy's probabilities ([`QTable::expectation`]): what Expected SARSA's
 //!   target and the exact Q^π of the behaviour policy use. ε-greedy explores with
 //!   probability `threshold / 2^32` exactly and then counts every legal move as equally
 //!   likely (the multiply-shift bias, below 2e-9, is neglected).
@@ -117,23 +117,23 @@ const UNIT_53: f64 = 1.0 / 9_007_199_254_740_992.0;
 /// An action-value table: a shared [`Layout`] (states, slots, symmetry index) and the
 /// job's own values (see the module doc).
 #[derive(Clone, Debug)]
-pub struct Table {
+pub struct QTable {
     layout: Arc<Layout>,
     q: Vec<f64>,
     /// The blocks of `q` written since every entry was `q_init`.
     dirty: Dirty,
 }
 
-impl Table {
+impl QTable {
     /// A table over `states` of `game`, numbered in iteration order: each is (position id,
     /// its legal cells in increasing order). Every entry is `q_init`; keyed by symmetry
     /// class when `symmetry`. (Learners take their layout from the run's shared ones,
-    /// [`Table::with_layout`].)
-    pub fn new<C>(game: Game, states: impl IntoIterator<Item = (usize, C)>, q_init: f64, symmetry: bool) -> Table
+    /// [`QTable::with_layout`].)
+    pub fn new<C>(game: Game, states: impl IntoIterator<Item = (usize, C)>, q_init: f64, symmetry: bool) -> QTable
     where
         C: IntoIterator<Item = u8>,
     {
-        Table::with_layout(Arc::new(Layout::new(game, states, symmetry)), q_init)
+        QTable::with_layout(Arc::new(Layout::new(game, states, symmetry)), q_init)
     }
 
     /// A table over a (shared) layout, every entry `q_init`. Small values reuse the
@@ -141,7 +141,7 @@ impl Table {
     /// reset (cheaper than fresh pages, see `Dirty`); big
     /// ones with `q_init = 0` come from lazily zeroed memory: a job pays for the pages its
     /// episodes touch, not for the table's size.
-    pub fn with_layout(layout: Arc<Layout>, q_init: f64) -> Table {
+    pub fn with_layout(layout: Arc<Layout>, q_init: f64) -> QTable {
         let n = layout.entries();
         let (q, dirty) = match reused(n) {
             Some((mut q, mut dirty)) => {
@@ -151,7 +151,7 @@ impl Table {
             None if q_init.to_bits() == 0 => (vec![0.0; n], Dirty::clean(n, q_init)),
             None => (vec![q_init; n], Dirty::clean(n, q_init)),
         };
-        Table { layout, q, dirty }
+        QTable { layout, q, dirty }
     }
 
     /// Advises huge pages for the values when `episodes` games will touch most of their
@@ -223,14 +223,14 @@ impl Table {
         self.choose_by(s, || greedy, exploration, rng, |slot| self.value(slot))
     }
 
-    /// [`Table::choose`] for a learner that needs the greedy slot only to play it: the
+    /// [`QTable::choose`] for a learner that needs the greedy slot only to play it: the
     /// greedy scan runs only when the move is not an exploring one.
     #[inline(always)]
     pub fn choose_lazily(&self, s: usize, exploration: Exploration, rng: &mut impl RngCore) -> usize {
         self.choose_by(s, || self.greedy(s).0, exploration, rng, |slot| self.value(slot))
     }
 
-    /// [`Table::choose`] with the values that softmax weighs given by `value` (a slot's
+    /// [`QTable::choose`] with the values that softmax weighs given by `value` (a slot's
     /// value), for learners that act on something other than this table's entries.
     #[inline(always)]
     pub fn choose_by(
@@ -245,13 +245,13 @@ impl Table {
     }
 
     /// Takes the entries out, leaving the table without values until
-    /// [`Table::set_entries`] (for a learner that keeps its values its own way).
+    /// [`QTable::set_entries`] (for a learner that keeps its values its own way).
     pub fn take_entries(&mut self) -> Vec<f64> {
         self.dirty.all = true;
         std::mem::take(&mut self.q)
     }
 
-    /// Gives the table its entries, one per entry (see [`Table::entry`]).
+    /// Gives the table its entries, one per entry (see [`QTable::entry`]).
     pub fn set_entries(&mut self, q: Vec<f64>) {
         assert_eq!(q.len(), self.layout.entries(), "one value per entry");
         self.dirty.all = true;
@@ -319,7 +319,7 @@ impl Table {
     }
 
     /// The entry of `slot` through the symmetry index, for a table that has one (see
-    /// [`Table::slots_are_entries`]); [`Table::entry`] without the test of the layout.
+    /// [`QTable::slots_are_entries`]); [`QTable::entry`] without the test of the layout.
     #[inline(always)]
     pub fn indexed_entry(&self, slot: usize) -> usize {
         self.layout.index[slot] as usize
@@ -333,12 +333,12 @@ impl Table {
     }
 
     /// Whether the table's layout is not deep (nothing to prefetch) and its writes are
-    /// not marked: [`Table::update_plain`] may stand for [`Table::update`].
+    /// not marked: [`QTable::update_plain`] may stand for [`QTable::update`].
     pub fn is_plain(&self) -> bool {
         !self.layout.deep() && !self.dirty.tracked
     }
 
-    /// [`Table::update`] on a plain table ([`Table::is_plain`]), without the test of
+    /// [`QTable::update`] on a plain table ([`QTable::is_plain`]), without the test of
     /// whether its writes are marked.
     #[inline(always)]
     pub fn update_plain(&mut self, slot: usize, alpha: f64, target: f64) {
@@ -393,7 +393,7 @@ impl Table {
     }
 
     /// The greedy move in `b` (lowest cell among ties), or `None` when `b` is not one of
-    /// the table's states or has no legal move: [`Table::policy`]'s move in `b`, found
+    /// the table's states or has no legal move: [`QTable::policy`]'s move in `b`, found
     /// without writing out a policy over every position.
     pub fn greedy_move(&self, b: Board) -> Option<u8> {
         let s = self.layout.state(b)?;
@@ -401,9 +401,9 @@ impl Table {
     }
 }
 
-impl crate::mdp::Moves for Table {
+impl crate::mdp::Moves for QTable {
     fn game(&self) -> Game {
-        Table::game(self)
+        QTable::game(self)
     }
 
     fn get(&self, b: Board) -> Option<u8> {
@@ -505,7 +505,7 @@ fn reused(n: usize) -> Option<(Vec<f64>, Dirty)> {
     })
 }
 
-impl Drop for Table {
+impl Drop for QTable {
     fn drop(&mut self) {
         if (1..=REUSED_ENTRIES).contains(&self.q.len()) {
             let written = Dirty { bits: Vec::new(), shift: 0, tracked: false, all: true, q_init: 0 };
@@ -516,7 +516,7 @@ impl Drop for Table {
     }
 }
 
-/// [`Table::choose_by`] among a state's `slots`, for a learner that has them at hand.
+/// [`QTable::choose_by`] among a state's `slots`, for a learner that has them at hand.
 #[inline(always)]
 pub fn choose_among(
     slots: std::ops::Range<usize>,
@@ -556,7 +556,7 @@ pub fn choose_among(
 #[derive(Clone, Debug)]
 pub struct Trained {
     /// The final table (for Double Q-learning, the mean of its two tables).
-    pub table: Table,
+    pub table: QTable,
     /// The behaviour policy of the last episode.
     pub exploration: Exploration,
 }
@@ -618,9 +618,9 @@ mod tests {
     use crate::solvers::{TrainOpponent, q_learning};
 
     /// A table over every position, the side to move playing each legal cell.
-    fn every_position(symmetry: bool) -> Table {
+    fn every_position(symmetry: bool) -> QTable {
         let positions = Game::TIC_TAC_TOE.positions();
-        Table::new(
+        QTable::new(
             Game::TIC_TAC_TOE,
             (0..positions.len()).map(|id| (id, positions.board(id).legal_cells())),
             0.0,
@@ -629,7 +629,7 @@ mod tests {
     }
 
     /// The entry that (position, cell) reads in a table over every position.
-    fn entry(table: &Table, id: usize, cell: u8) -> u32 {
+    fn entry(table: &QTable, id: usize, cell: u8) -> u32 {
         let slot = table.slots(id).find(|&slot| table.cell(slot) == cell).expect("a legal cell");
         table.entry(slot) as u32
     }
@@ -688,7 +688,7 @@ mod tests {
                 let b = positions.board(id);
                 assert_eq!(crate::mdp::Moves::get(table, b), policy.get(b), "{b}");
             }
-            let again = Table::with_layout(Arc::clone(&table.layout), 0.0);
+            let again = QTable::with_layout(Arc::clone(&table.layout), 0.0);
             assert!(Arc::ptr_eq(&again.layout, &table.layout));
         }
         let params = QParams { episodes: 10, ..QParams::default() };
@@ -706,20 +706,20 @@ mod tests {
         let layout = Arc::clone(&q_learning::train_table(&params, 1, &[], |_, _| {}).table.layout);
         assert!(Dirty::clean(layout.entries(), 0.0).tracked);
         for (q_init, then) in [(0.0, 0.0), (0.0, 0.5), (0.5, 0.5), (-0.2, 0.0)] {
-            let mut table = Table::with_layout(Arc::clone(&layout), q_init);
+            let mut table = QTable::with_layout(Arc::clone(&layout), q_init);
             assert!(table.entries().iter().all(|&v| v == q_init));
             for e in (0..table.entries().len()).step_by(97) {
                 table.update_entry(e, 0.5, 1.0);
             }
             drop(table);
-            let table = Table::with_layout(Arc::clone(&layout), then);
+            let table = QTable::with_layout(Arc::clone(&layout), then);
             assert!(table.entries().iter().all(|&v| v == then), "{q_init} then {then}");
         }
-        let mut replaced = Table::with_layout(Arc::clone(&layout), 0.0);
+        let mut replaced = QTable::with_layout(Arc::clone(&layout), 0.0);
         let n = replaced.entries().len();
         replaced.set_entries(vec![1.0; n]);
         drop(replaced);
-        assert!(Table::with_layout(layout, 0.0).entries().iter().all(|&v| v == 0.0));
+        assert!(QTable::with_layout(layout, 0.0).entries().iter().all(|&v| v == 0.0));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use super::driver::{self, Episodes};
 use super::params::QParams;
 use super::self_play::Successors;
-use super::tabular::{Checkpoint, Exploration, Table, Trained};
+use super::tabular::{Checkpoint, Exploration, QTable, Trained};
 use crate::mdp::AgentMdp;
 use crate::seed;
 
@@ -25,7 +25,7 @@ pub(super) trait Games {
     /// One game against the fixed opponent of `mdp` from agent state `first`.
     #[allow(clippy::too_many_arguments)]
     fn fixed(
-        table: &mut Table,
+        table: &mut QTable,
         mdp: &AgentMdp,
         rng: &mut seed::Rng,
         first: usize,
@@ -39,7 +39,7 @@ pub(super) trait Games {
     /// One self-play game from the empty board (position 0).
     #[allow(clippy::too_many_arguments)]
     fn self_play(
-        table: &mut Table,
+        table: &mut QTable,
         successors: &Successors,
         rng: &mut seed::Rng,
         exploration: Exploration,
@@ -58,7 +58,7 @@ pub(super) fn train<G: Games>(
     lambda: f64,
     seed: u64,
     checkpoints: &[u64],
-    checkpoint: impl FnMut(Checkpoint, &Table),
+    checkpoint: impl FnMut(Checkpoint, &QTable),
 ) -> Trained {
     let (gamma, fade) = (learner.gamma, learner.gamma * lambda);
     let traces = Vec::with_capacity(32);
@@ -74,7 +74,7 @@ pub(super) fn train<G: Games>(
 /// A traced learner's state: its table, its discount, the traces' fade per move (`gamma *
 /// lambda`) and the traces of the game being played.
 struct Traced<G> {
-    table: Table,
+    table: QTable,
     gamma: f64,
     fade: f64,
     traces: Traces,
@@ -92,11 +92,11 @@ impl<G: Games> Episodes for Traced<G> {
         G::self_play(&mut self.table, successors, rng, exploration, alpha, self.gamma, -self.fade, &mut self.traces);
     }
 
-    fn table(&self) -> Cow<'_, Table> {
+    fn table(&self) -> Cow<'_, QTable> {
         Cow::Borrowed(&self.table)
     }
 
-    fn into_table(self) -> Table {
+    fn into_table(self) -> QTable {
         self.table
     }
 }
@@ -104,7 +104,7 @@ impl<G: Games> Episodes for Traced<G> {
 /// The step of the move in `slot` towards `target`, and its share for each earlier move
 /// by its eligibility.
 #[inline(always)]
-pub(super) fn learn(table: &mut Table, slot: usize, alpha: f64, target: f64, traces: &Traces) {
+pub(super) fn learn(table: &mut QTable, slot: usize, alpha: f64, target: f64, traces: &Traces) {
     let delta = target - table.value(slot);
     for &(earlier, eligibility) in traces {
         table.add(earlier, alpha * delta * eligibility);
