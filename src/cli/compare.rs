@@ -180,13 +180,8 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
     let mut groups: Vec<String> = Vec::new();
     let baseline = Baseline::parse(&args.baseline);
     let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
-    let mut columns: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
-    columns.extend([Column::text("label"), Column::text("configuration"), Column::integers("n")]);
-    columns.extend(["mean", "difference", "ci_low", "ci_high"].map(Column::numbers));
-    columns.extend(["p_t", "p_wilcoxon", "p_holm", "p_improve"].map(Column::numbers));
-    columns.extend([Column::text("verdict"), Column::text("test"), Column::numbers("p_floor")]);
-    columns.extend([Column::integers("unsolved"), Column::integers("configurations")]);
-    let mut table = Table::new(format!("{} against the baseline, paired by replicate", args.metric.name()), columns);
+    let title = format!("{} against the baseline, paired by replicate", args.metric.name());
+    let mut table = Table::new(title, compare_columns());
     let mut notes: Vec<String> = Vec::new();
     let (mut skipped, mut unsolved) = (0, 0);
     for read in &blocks {
@@ -194,30 +189,8 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
         let (block, reps) = match &layout.group {
             None => (read.clone(), None),
             Some(group) => {
-                // The block's group names (the `--by` values joined by `/`), once.
-                let names: Vec<String> = read
-                    .configs
-                    .iter()
-                    .map(|c| group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/"))
-                    .collect();
-                let here: Vec<Pick> = picks
-                    .iter()
-                    .zip(&mut used)
-                    .filter(|(p, _)| p.blocks.iter().all(|(k, v)| read.key[*k] == *v))
-                    .filter_map(|(p, used)| {
-                        let named = names.contains(&p.group);
-                        *used |= named;
-                        named.then(|| p.clone())
-                    })
-                    .collect();
-                for name in names {
-                    if !groups.contains(&name) {
-                        groups.push(name);
-                    }
-                }
-                let reps = represent(read, group, args.metric, &here).map_err(bad)?;
-                let configs = reps.iter().map(|r| read.configs[r.config].clone()).collect();
-                (Block { key: read.key.clone(), configs }, Some(reps))
+                let (block, reps) = represent_groups(read, group, &picks, &mut used, &mut groups, args.metric)?;
+                (block, Some(reps))
             }
         };
         let Some(base) = baseline.find(&block, &layout.config, args.metric).map_err(bad)? else {
@@ -255,6 +228,53 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
         table.notes.extend(gap_lines(&path, args.metric, &layout.config)?);
     }
     Ok(table)
+}
+
+/// The columns of the comparison table.
+fn compare_columns() -> Vec<Column> {
+    let mut columns: Vec<Column> = block_columns().iter().map(|&c| Column::key(c)).collect();
+    columns.extend([Column::text("label"), Column::text("configuration"), Column::integers("n")]);
+    columns.extend(["mean", "difference", "ci_low", "ci_high"].map(Column::numbers));
+    columns.extend(["p_t", "p_wilcoxon", "p_holm", "p_improve"].map(Column::numbers));
+    columns.extend([Column::text("verdict"), Column::text("test"), Column::numbers("p_floor")]);
+    columns.extend([Column::integers("unsolved"), Column::integers("configurations")]);
+    columns
+}
+
+/// A block `read` whose groups (the configurations that share the `--by` columns at
+/// `group`) are each represented by one configuration: the block of the representatives,
+/// and the representatives. The picks that apply to the block and name one of its groups
+/// choose that group's representative, and are marked in `used`; the block's group names
+/// (the `--by` values joined by `/`) are added to `groups`, each once.
+fn represent_groups(
+    read: &Block,
+    group: &[usize],
+    picks: &[Pick],
+    used: &mut [bool],
+    groups: &mut Vec<String>,
+    metric: Metric,
+) -> Result<(Block, Vec<Representative>)> {
+    // The block's group names (the `--by` values joined by `/`), once.
+    let names: Vec<String> =
+        read.configs.iter().map(|c| group.iter().map(|&k| c.key[k].as_str()).collect::<Vec<_>>().join("/")).collect();
+    let here: Vec<Pick> = picks
+        .iter()
+        .zip(used.iter_mut())
+        .filter(|(p, _)| p.blocks.iter().all(|(k, v)| read.key[*k] == *v))
+        .filter_map(|(p, used)| {
+            let named = names.contains(&p.group);
+            *used |= named;
+            named.then(|| p.clone())
+        })
+        .collect();
+    for name in names {
+        if !groups.contains(&name) {
+            groups.push(name);
+        }
+    }
+    let reps = represent(read, group, metric, &here).map_err(|e| bad_input(format!("{e:#}")))?;
+    let configs = reps.iter().map(|r| read.configs[r.config].clone()).collect();
+    Ok((Block { key: read.key.clone(), configs }, reps))
 }
 
 /// One line per tested configuration: its mean over the tuning and the test seeds.

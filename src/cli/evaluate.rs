@@ -87,44 +87,80 @@ fn file_game(path: &Path) -> Result<Option<Game>> {
 
 /// Runs `sweep evaluate`.
 pub fn evaluate(args: &EvaluateArgs) -> Result<i32> {
-    let (ga, gb) = (file_game(&args.a)?, file_game(&args.b)?);
-    let game = match (ga.or(args.game), gb.or(args.game)) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(bad_input(format!(
-                "{} is a policy for {a} and {} one for {b}: both must play the same game",
-                args.a.display(),
-                args.b.display()
-            )));
-        }
-        (a, b) => a.or(b).unwrap_or(Game::TIC_TAC_TOE),
-    };
+    let game = common_game(args)?;
     let (pa, seats_a) = read_policy(&args.a, game)?;
     let (pb, seats_b) = read_policy(&args.b, game)?;
-    let seat_a = [Seat::X, Seat::O]
-        .into_iter()
-        .find(|&s| seats_a.contains(&s) && seats_b.contains(&s.other()))
-        .ok_or_else(|| {
-            let names = |s: &[Seat]| s.iter().map(|s| s.name()).collect::<Vec<_>>().join(" and ");
-            bad_input(format!(
-                "{} holds positions of {} and {} of {}: the two policies must play opposite seats",
-                args.a.display(),
-                names(&seats_a),
-                args.b.display(),
-                names(&seats_b)
-            ))
-        })?;
+    let seat_a = seat_of_a(args, &seats_a, &seats_b)?;
     let a = Side { path: &args.a, policy: pa, seat: seat_a };
     let b = Side { path: &args.b, policy: pb, seat: seat_a.other() };
     let (moves, value) = play_out(game, &a, &b)?;
     let (worst_a, worst_b) = (a.worst_case()?, b.worst_case()?);
-    let outcome = |v: f64| match v {
-        v if v > 0.0 => "win",
-        v if v < 0.0 => "loss",
-        _ => "draw",
-    };
-    let p = |o: &str| if outcome(value) == o { 1.0 } else { 0.0 };
+    let played = Played { game, moves, value, worst: [worst_a, worst_b] };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&played_json(&a, &b, &played))?);
+        return Ok(exit::OK);
+    }
+    super::table::print_doc(&played_doc(&a, &b, &played), args.format.format());
+    Ok(exit::OK)
+}
+
+/// The game both files play: their `game` columns, or `--game` for a file without one
+/// (tic-tac-toe when neither says); files of two different games are refused.
+fn common_game(args: &EvaluateArgs) -> Result<Game> {
+    let (ga, gb) = (file_game(&args.a)?, file_game(&args.b)?);
+    match (ga.or(args.game), gb.or(args.game)) {
+        (Some(a), Some(b)) if a != b => Err(bad_input(format!(
+            "{} is a policy for {a} and {} one for {b}: both must play the same game",
+            args.a.display(),
+            args.b.display()
+        ))),
+        (a, b) => Ok(a.or(b).unwrap_or(Game::TIC_TAC_TOE)),
+    }
+}
+
+/// A's seat: X when A holds X positions and B holds O positions, else O when the other
+/// way round; an error when the files hold no opposite seats.
+fn seat_of_a(args: &EvaluateArgs, seats_a: &[Seat], seats_b: &[Seat]) -> Result<Seat> {
+    [Seat::X, Seat::O].into_iter().find(|&s| seats_a.contains(&s) && seats_b.contains(&s.other())).ok_or_else(|| {
+        let names = |s: &[Seat]| s.iter().map(|s| s.name()).collect::<Vec<_>>().join(" and ");
+        bad_input(format!(
+            "{} holds positions of {} and {} of {}: the two policies must play opposite seats",
+            args.a.display(),
+            names(seats_a),
+            args.b.display(),
+            names(seats_b)
+        ))
+    })
+}
+
+/// The one game of A against B and each side's value against a best response.
+struct Played {
+    game: Game,
+    /// The cells played.
+    moves: Vec<u8>,
+    /// The game's value for A.
+    value: f64,
+    /// A's and B's values against a best response.
+    worst: [Evaluation; 2],
+}
+
+impl Played {
+    /// The probability of outcome `o` (`win`, `draw` or `loss`) for A: 1 for the game's
+    /// outcome, else 0.
+    fn p(&self, o: &str) -> f64 {
+        let outcome = match self.value {
+            v if v > 0.0 => "win",
+            v if v < 0.0 => "loss",
+            _ => "draw",
+        };
+        if outcome == o { 1.0 } else { 0.0 }
+    }
+}
+
+/// The JSON object of `sweep evaluate --json`.
+fn played_json(a: &Side, b: &Side, played: &Played) -> serde_json::Value {
     let side_json = |s: &Side, worst: &Evaluation| {
-        let optimal = game_value(game, s.seat);
+        let optimal = game_value(played.game, s.seat);
         json!({
             "file": s.path.display().to_string(),
             "seat": s.seat.name(),
@@ -133,20 +169,23 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<i32> {
             "exploitability": optimal - worst.value,
         })
     };
-    if args.json {
-        let obj = json!({
-            "game": game.to_string(),
-            "a": side_json(&a, &worst_a),
-            "b": side_json(&b, &worst_b),
-            "value": value,
-            "p_win": p("win"),
-            "p_draw": p("draw"),
-            "p_loss": p("loss"),
-            "moves": moves,
-        });
-        println!("{}", serde_json::to_string_pretty(&obj)?);
-        return Ok(exit::OK);
-    }
+    json!({
+        "game": played.game.to_string(),
+        "a": side_json(a, &played.worst[0]),
+        "b": side_json(b, &played.worst[1]),
+        "value": played.value,
+        "p_win": played.p("win"),
+        "p_draw": played.p("draw"),
+        "p_loss": played.p("loss"),
+        "moves": played.moves,
+    })
+}
+
+/// What `sweep evaluate` prints without `--json`: the game in words and each side's
+/// exploitability, then the game and the sides as tables.
+fn played_doc(a: &Side, b: &Side, played: &Played) -> Doc {
+    let Played { game, moves, value, worst: [worst_a, worst_b] } = played;
+    let p = |o: &str| played.p(o);
     let cells: Vec<String> = moves.iter().map(u8::to_string).collect();
     let mut doc = Doc::new(format!("sweep evaluate: {} against {} on {game}", a.path.display(), b.path.display()));
     doc.line(format!(
@@ -161,8 +200,8 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<i32> {
     let columns = vec![Column::text("side"), Column::text("file"), Column::text("seat")];
     let columns = columns.into_iter().chain(["exploitability", "worst_case", "game_value"].map(Column::numbers));
     let mut sides = Table::new("each policy's exploitability", columns.collect());
-    for (name, s, worst) in [("a", &a, &worst_a), ("b", &b, &worst_b)] {
-        let optimal = game_value(game, s.seat);
+    for (name, s, worst) in [("a", a, worst_a), ("b", b, worst_b)] {
+        let optimal = game_value(*game, s.seat);
         doc.line(format!(
             "  exploitability of {} ({}): {} (worst case {:+}, game value {:+})",
             s.path.display(),
@@ -186,15 +225,14 @@ pub fn evaluate(args: &EvaluateArgs) -> Result<i32> {
     result.push(vec![
         Cell::text(game.to_string()),
         Cell::text(cells.join(" ")),
-        Cell::Float(value),
+        Cell::Float(*value),
         Cell::Float(p("win")),
         Cell::Float(p("draw")),
         Cell::Float(p("loss")),
     ]);
     doc.data(result);
     doc.data(sides);
-    super::table::print_doc(&doc, args.format.format());
-    Ok(exit::OK)
+    doc
 }
 
 /// Plays the one game of A against B: the cells played and the value for A.

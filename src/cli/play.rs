@@ -43,6 +43,50 @@ enum Agent {
     File(Policy),
 }
 
+impl Agent {
+    /// The agent's move in `board`, where it plays `agent_seat`, with a note on how it
+    /// chose it.
+    fn choose(&mut self, board: Board, agent_seat: Seat) -> (u8, String) {
+        match self {
+            Agent::Optimal => optimal_move(board, agent_seat),
+            Agent::Mcts(s, p, seed) => (s.choose(p, *seed, board), format!("{} iterations", p.iterations)),
+            Agent::File(p) => match p.get(board) {
+                Some(c) => (c, "from the policy file".to_string()),
+                None => (p.get_or_first(board), "not in the policy file: lowest free cell".to_string()),
+            },
+        }
+    }
+}
+
+/// The agent of `--agent` on `game`, playing the seat the player does not: the optimal
+/// policy, MCTS, or a policy file of that seat.
+fn agent_of(args: &PlayArgs, game: Game) -> Result<Agent> {
+    Ok(match args.agent.as_str() {
+        "optimal" => Agent::Optimal,
+        "mcts" => Agent::Mcts(
+            Searcher::new(),
+            MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), game, ..MctsParams::default() },
+            args.seed,
+        ),
+        file => {
+            let (policy, seats) = read_policy(std::path::Path::new(file), game)?;
+            check_policy_seat(&seats, args.seat.other(), file)?;
+            Agent::File(policy)
+        }
+    })
+}
+
+/// The end of a game, from the reward `r` of the player's seat.
+fn verdict(r: f64) -> &'static str {
+    if r > 0.0 {
+        "You win."
+    } else if r < 0.0 {
+        "The agent wins."
+    } else {
+        "Draw."
+    }
+}
+
 /// Reads a `board,action[,seat[,game]]` policy file of `game` (`seat`, when present, must
 /// be the seat to move in `board`; `game`, when present, must be `game`), with the seats
 /// whose positions it holds.
@@ -163,19 +207,7 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
             }
         },
     };
-    let mut agent = match args.agent.as_str() {
-        "optimal" => Agent::Optimal,
-        "mcts" => Agent::Mcts(
-            Searcher::new(),
-            MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), game, ..MctsParams::default() },
-            args.seed,
-        ),
-        file => {
-            let (policy, seats) = read_policy(std::path::Path::new(file), game)?;
-            check_policy_seat(&seats, args.seat.other(), file)?;
-            Agent::File(policy)
-        }
-    };
+    let mut agent = agent_of(args, game)?;
     let agent_seat = args.seat.other();
     let mut board = Board::empty(game);
     let rules = match game {
@@ -193,25 +225,11 @@ pub fn play_with(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write, 
     loop {
         if let Some(r) = board.status().reward(args.seat.player()) {
             write!(out, "{}", show(board))?;
-            let verdict = if r > 0.0 {
-                "You win."
-            } else if r < 0.0 {
-                "The agent wins."
-            } else {
-                "Draw."
-            };
-            writeln!(out, "{verdict}")?;
+            writeln!(out, "{}", verdict(r))?;
             return Ok(exit::OK);
         }
         if board.to_move() == agent_seat.player() {
-            let (cell, note) = match &mut agent {
-                Agent::Optimal => optimal_move(board, agent_seat),
-                Agent::Mcts(s, p, seed) => (s.choose(p, *seed, board), format!("{} iterations", p.iterations)),
-                Agent::File(p) => match p.get(board) {
-                    Some(c) => (c, "from the policy file".to_string()),
-                    None => (p.get_or_first(board), "not in the policy file: lowest free cell".to_string()),
-                },
-            };
+            let (cell, note) = agent.choose(board, agent_seat);
             writeln!(out, "agent plays {} ({note})", game.move_text(cell))?;
             board = board.play(cell);
             continue;

@@ -84,9 +84,27 @@ pub fn value(
 ) -> Result<i32> {
     let started = Instant::now();
     let queries = queries(shape, moves, file)?;
+    let positions = positions_of(shape, &queries)?;
+    let mut solver = Solver::new(table_mib << 20);
+    let valued: Vec<Valued> = positions
+        .into_iter()
+        .map(|(text, p)| Valued { text, plies: p.plies(), score: solver.score(p), moves: solver.move_scores(p) })
+        .collect();
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
+    if json_out {
+        println!("{}", serde_json::to_string_pretty(&valued_json(shape, &valued, &solver, elapsed_ms)).expect("JSON"));
+        return Ok(exit::OK);
+    }
+    super::table::print_doc(&valued_doc(shape, &valued, &solver, elapsed_ms), format);
+    Ok(exit::OK)
+}
+
+/// The positions of the queries on `shape`, each with its text; an error naming every
+/// query that is not a position in play.
+fn positions_of(shape: Shape, queries: &[Query]) -> Result<Vec<(String, Position)>> {
     let mut positions = Vec::new();
     let mut errors = Vec::new();
-    for q in &queries {
+    for q in queries {
         match Position::after(shape, &q.moves) {
             Ok(p) => positions.push((q.text.clone(), p)),
             Err(e) => errors.push(format!("{shape} {:?}: {e}", q.text)),
@@ -95,43 +113,49 @@ pub fn value(
     if !errors.is_empty() {
         return Err(bad_input(errors.join("\n")));
     }
-    let mut solver = Solver::new(table_mib << 20);
+    Ok(positions)
+}
+
+/// The optimal moves of a valued position: those whose value is the position's.
+fn best_moves(v: &Valued) -> Vec<u8> {
+    v.moves.iter().filter(|&&(_, s)| s == v.score).map(|&(m, _)| m).collect()
+}
+
+/// The JSON object of `sweep solve --moves` or `--positions` with `--json`: the valued
+/// positions and the search's work (`solver`) and time.
+fn valued_json(shape: Shape, valued: &[Valued], solver: &Solver, elapsed_ms: f64) -> serde_json::Value {
     let cells = shape.cells();
-    let valued: Vec<Valued> = positions
-        .into_iter()
-        .map(|(text, p)| Valued { text, plies: p.plies(), score: solver.score(p), moves: solver.move_scores(p) })
-        .collect();
-    let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
-    let best = |v: &Valued| -> Vec<u8> { v.moves.iter().filter(|&&(_, s)| s == v.score).map(|&(m, _)| m).collect() };
-    if json_out {
-        let rows: Vec<_> = valued
-            .iter()
-            .map(|v| {
-                json!({
-                    "moves": v.text,
-                    "stones": v.plies,
-                    "value": Outcome::of(v.score).value(),
-                    "plies": plies_left(v.score, cells, v.plies),
-                    "score": v.score,
-                    "best_moves": best(v),
-                    "move_values": v.moves.iter().map(|&(m, s)| json!({
-                        "move": m,
-                        "value": Outcome::of(s).value(),
-                        "plies": plies_left(s, cells, v.plies),
-                    })).collect::<Vec<_>>(),
-                })
+    let rows: Vec<_> = valued
+        .iter()
+        .map(|v| {
+            json!({
+                "moves": v.text,
+                "stones": v.plies,
+                "value": Outcome::of(v.score).value(),
+                "plies": plies_left(v.score, cells, v.plies),
+                "score": v.score,
+                "best_moves": best_moves(v),
+                "move_values": v.moves.iter().map(|&(m, s)| json!({
+                    "move": m,
+                    "value": Outcome::of(s).value(),
+                    "plies": plies_left(s, cells, v.plies),
+                })).collect::<Vec<_>>(),
             })
-            .collect();
-        let obj = json!({
-            "game": shape.to_string(),
-            "positions": rows,
-            "nodes": solver.nodes(),
-            "table_bytes": solver.table_bytes(),
-            "time_ms": elapsed_ms,
-        });
-        println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
-        return Ok(exit::OK);
-    }
+        })
+        .collect();
+    json!({
+        "game": shape.to_string(),
+        "positions": rows,
+        "nodes": solver.nodes(),
+        "table_bytes": solver.table_bytes(),
+        "time_ms": elapsed_ms,
+    })
+}
+
+/// What `sweep solve --moves` or `--positions` prints without `--json`: a table of the
+/// valued positions, with the search's work (`solver`) and time under it.
+fn valued_doc(shape: Shape, valued: &[Valued], solver: &Solver, elapsed_ms: f64) -> Doc {
+    let cells = shape.cells();
     let mut doc = Doc::new(format!("sweep solve: {} positions of {shape}", valued.len()));
     doc.line(format!(
         "for the player to move under optimal play: value 1 win, 0 draw, -1 loss; plies to the end (the winner as fast as it can, the loser as slowly); moves {}",
@@ -146,14 +170,14 @@ pub fn value(
         Column::text("move_values"),
     ];
     let mut table = Table::new("positions", columns);
-    for v in &valued {
+    for v in valued {
         let o = Outcome::of(v.score);
         let per_move: Vec<String> = v
             .moves
             .iter()
             .map(|&(m, s)| format!("{m}:{}/{}", Outcome::of(s).value(), plies_left(s, cells, v.plies)))
             .collect();
-        let best: Vec<String> = best(v).iter().map(u8::to_string).collect();
+        let best: Vec<String> = best_moves(v).iter().map(u8::to_string).collect();
         table.push(vec![
             Cell::text(if v.text.is_empty() { "-".to_string() } else { v.text.clone() }),
             Cell::int(v.plies as usize),
@@ -170,8 +194,7 @@ pub fn value(
         solver.nodes(),
         solver.table_bytes() >> 20
     ));
-    super::table::print_doc(&doc, format);
-    Ok(exit::OK)
+    doc
 }
 
 /// `sweep solve --serve`: the policy-server protocol the other way round, so that a

@@ -86,65 +86,25 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
     let dir = results_dir(&args.results)?;
     let manifest = Manifest::read(&dir).map_err(|e| bad_input(format!("{e:#}")))?;
     let (ids, rows, columns) = matching_rows(&dir, &args.job)?;
-    let id = match ids.as_slice() {
-        [one] => one.to_string(),
-        [] => return Err(bad_input(format!("no job in {} has an id starting with {:?}", dir.display(), args.job))),
-        many => {
-            return Err(bad_input(format!(
-                "{} jobs have ids starting with {:?} ({}); give more digits",
-                many.len(),
-                args.job,
-                many[..many.len().min(5)].join(", ")
-            )));
-        }
-    };
+    let id = unique_id(&ids, &dir, &args.job)?;
     check_policies(&manifest)?;
     // Relative paths of the spec (programs, policies) are the spec's folder's, wherever
     // reproduce runs.
     let spec_file = manifest.spec_path.clone().unwrap_or_else(|| manifest.spec_file.clone());
     let sweep = spec::parse(&manifest.spec_text, &spec_file).map_err(|e| bad_input(e.to_string()))?;
-    let jobs = match sweep.search.as_ref().filter(|s| s.method.models()) {
-        // A model-based search's jobs are what its results decide.
-        Some(_) => {
-            let scores = crate::search::test_split::Scores::read(&dir.join("results.csv"), &sweep)
-                .map_err(|e| bad_input(format!("{e:#}")))?;
-            crate::search::rounds::decide(&sweep, &scores).jobs
-        }
-        None => sweep.jobs(),
-    };
+    let jobs = recorded_jobs(&dir, &sweep)?;
     let job = jobs
         .iter()
         .find(|j| j.id == id)
         .ok_or_else(|| bad_input(format!("job {id} is in results.csv but not in the spec recorded in the manifest")))?;
     if args.policy_out.is_some() {
-        let game = job.params.game();
-        if !game.enumerable() {
-            return Err(bad_input(format!(
-                "--policy-out: job {id} plays {game}, too big to enumerate: there is no table of moves to write; \
-                 its agent is asked positions on demand (`sweep score` scores one agent from any position)"
-            )));
-        }
-        if job.params.program().is_some() {
-            return Err(bad_input(format!(
-                "--policy-out: job {id} is a command solver's: its policy is the file its program writes \
-                 ($SWEEP_POLICY, hashed in the policy_hash column), not one sweep can write"
-            )));
-        }
+        check_policy_out(job, &id)?;
     }
     if let Some(point) = job.params.program() {
         check_trust(&dir, &manifest, &sweep, job, point, args.trust)?;
     }
     let recorded: Vec<&Record> = rows.iter().filter(|r| r[0] == id).collect();
-    // A program's states file goes to a scratch folder: reproducing writes nothing in
-    // the results.
-    let scratch = std::env::temp_dir().join(format!("sweep-reproduce-{}", std::process::id()));
-    let (stop, slots, extras) =
-        (crate::run::StopToken::new(), crate::run::command::Slots::new(1), sweep.extra_columns());
-    let place = job::Place { results: &scratch, stop: &stop, slots: &slots, extras: &extras };
-    let fault = crate::run::Fault::from_env();
-    let out = job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, fault.as_ref(), &place);
-    let _ = std::fs::remove_dir_all(&scratch);
-    crate::run::command::remove_scratch();
+    let out = rerun(job, &sweep);
     let mut differ = 0;
     let test = if job.split == crate::job::Split::Test { "test " } else { "" };
     println!("job {id} ({}, {test}replicate {}, seed {})", job.params.solver_name(), job.replicate, job.seed);
@@ -157,29 +117,103 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
         write_policy(job, &sweep.evaluation, path)?;
         println!("policy written to {}", path.display());
     }
+    Ok(verdict(differ, &columns, job, &recorded, &out.rows))
+}
+
+/// The one job id of `ids` (those that start with `prefix` in the results of `dir`); an
+/// error when there is none, or more than one.
+fn unique_id(ids: &[String], dir: &Path, prefix: &str) -> Result<String> {
+    match ids {
+        [one] => Ok(one.to_string()),
+        [] => Err(bad_input(format!("no job in {} has an id starting with {:?}", dir.display(), prefix))),
+        many => Err(bad_input(format!(
+            "{} jobs have ids starting with {:?} ({}); give more digits",
+            many.len(),
+            prefix,
+            many[..many.len().min(5)].join(", ")
+        ))),
+    }
+}
+
+/// The jobs of the recorded sweep: a model-based search's are what its results in `dir`
+/// decide; any other sweep's are its grid's.
+fn recorded_jobs(dir: &Path, sweep: &spec::Sweep) -> Result<Vec<crate::job::Job>> {
+    Ok(match sweep.search.as_ref().filter(|s| s.method.models()) {
+        // A model-based search's jobs are what its results decide.
+        Some(_) => {
+            let scores = crate::search::test_split::Scores::read(&dir.join("results.csv"), sweep)
+                .map_err(|e| bad_input(format!("{e:#}")))?;
+            crate::search::rounds::decide(sweep, &scores).jobs
+        }
+        None => sweep.jobs(),
+    })
+}
+
+/// Refuses `--policy-out` for a job (`id`) without a table of moves sweep can write: one
+/// on a board too big to enumerate, or a command solver's.
+fn check_policy_out(job: &crate::job::Job, id: &str) -> Result<()> {
+    let game = job.params.game();
+    if !game.enumerable() {
+        return Err(bad_input(format!(
+            "--policy-out: job {id} plays {game}, too big to enumerate: there is no table of moves to write; \
+             its agent is asked positions on demand (`sweep score` scores one agent from any position)"
+        )));
+    }
+    if job.params.program().is_some() {
+        return Err(bad_input(format!(
+            "--policy-out: job {id} is a command solver's: its policy is the file its program writes \
+             ($SWEEP_POLICY, hashed in the policy_hash column), not one sweep can write"
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `job` of `sweep` again. A program's states file goes to a scratch folder,
+/// removed afterwards: reproducing writes nothing in the results.
+fn rerun(job: &crate::job::Job, sweep: &spec::Sweep) -> job::JobOutput {
+    let scratch = std::env::temp_dir().join(format!("sweep-reproduce-{}", std::process::id()));
+    let (stop, slots, extras) =
+        (crate::run::StopToken::new(), crate::run::command::Slots::new(1), sweep.extra_columns());
+    let place = job::Place { results: &scratch, stop: &stop, slots: &slots, extras: &extras };
+    let fault = crate::run::Fault::from_env();
+    let out = job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, fault.as_ref(), &place);
+    let _ = std::fs::remove_dir_all(&scratch);
+    crate::run::command::remove_scratch();
+    out
+}
+
+/// Prints whether the job reproduced (`differ` values differ between the `recorded` and
+/// `reproduced` rows) and returns the exit code.
+fn verdict(
+    differ: usize,
+    columns: &Columns,
+    job: &crate::job::Job,
+    recorded: &[&Record],
+    reproduced: &[Record],
+) -> i32 {
     if differ == 0 && !columns.is_current() {
         println!(
             "reproduced: every recorded column but the timings is identical (the file, of an older version, lacks {})",
             columns.missing().join(", ")
         );
-        Ok(exit::OK)
+        exit::OK
     } else if differ == 0 && job.params.program().is_some() {
         println!(
             "reproduced: the same policy, and every column but the timings and the program's metrics is identical"
         );
-        Ok(exit::OK)
+        exit::OK
     } else if differ == 0 {
         println!("reproduced: every column but the timings is identical");
-        Ok(exit::OK)
-    } else if job.params.program().is_some() && policy_differs(&recorded, &out.rows) {
+        exit::OK
+    } else if job.params.program().is_some() && policy_differs(recorded, reproduced) {
         println!(
             "not reproducible: the program is not deterministic for this seed (it wrote another policy: {differ} \
              values differ); a program must draw every random number from SWEEP_SEED"
         );
-        Ok(exit::FAILED)
+        exit::FAILED
     } else {
         println!("NOT reproduced: {differ} values differ");
-        Ok(exit::FAILED)
+        exit::FAILED
     }
 }
 

@@ -91,36 +91,11 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     };
     let moves = parse_moves(shape, &args.from).map_err(|e| bad_input(format!("--from {e}")))?;
     let root = Position::after(shape, &moves).map_err(|e| bad_input(format!("--from {:?}: {e}", args.from)))?;
-    let against: Vec<Against> = args
-        .against
-        .iter()
-        .map(|a| {
-            Against::of(a.trim()).ok_or_else(|| {
-                bad_input(format!(
-                    "--against {a:?}: the opponents are random, minimax, minimax-uniform and best-response"
-                ))
-            })
-        })
-        .collect::<Result<_>>()?;
+    let against = opponents(&args.against)?;
     let table_bytes = args.table_mib << 20;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let seat = if agent_is_x { "x" } else { "o" };
-    let (mut agent, name): (Box<dyn Agent>, String) = if !args.command.is_empty() {
-        let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-        let server = PolicyServer::start(&args.command, &shape.to_string(), seat, args.batch, timeout)
-            .map_err(|e| bad_input(format!("policy command: {e}")))?;
-        (Box::new(server), args.command.join(" "))
-    } else {
-        match args.agent.as_str() {
-            "lowest" => (Box::new(Lowest), "lowest".to_string()),
-            "perfect" => (Box::new(Perfect::new(table_bytes).with_threads(threads)), "perfect".to_string()),
-            "mcts" => (
-                Box::new(Uct::new(args.iterations, args.uct_c, args.seed)),
-                format!("mcts (iterations {}, uct_c {})", args.iterations, args.uct_c),
-            ),
-            a => return Err(bad_input(format!("--agent {a:?}: the built-in agents are lowest, perfect and mcts"))),
-        }
-    };
+    let (mut agent, name) = agent(args, shape, seat, table_bytes, threads)?;
     let limits =
         Limits { positions: args.max_positions, nodes: args.node_budget, games: args.games, seed: args.seed, threads };
     let started = Instant::now();
@@ -134,46 +109,133 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     }
     let (asked_n, batches) = (asked.asked(), asked.batches());
     let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
-    let exploit = |f: &Figure| (f.against == Against::BestResponse).then(|| f64::from(game_value) - f.value);
+    let scored =
+        Scored { shape, seat, name, game_value, figures, asked: (asked_n, batches), nodes: solver.nodes(), elapsed_ms };
     if args.json {
-        let rows: Vec<_> = figures
-            .iter()
-            .map(|f| {
-                json!({
-                    "eval_opponent": f.against.name(),
-                    "method": f.method.name(),
-                    "value": f.value,
-                    "p_win": f.p_win,
-                    "p_draw": f.p_draw,
-                    "p_loss": f.p_loss,
-                    "half_width": f.half_width,
-                    "games": f.games,
-                    "exploitability": exploit(f),
-                    "accuracy": f.accuracy,
-                    "positions": f.positions,
-                })
-            })
-            .collect();
-        let obj = json!({
-            "game": shape.to_string(),
-            "seat": seat,
-            "from": args.from,
-            "agent": name,
-            "game_value": game_value,
-            "figures": rows,
-            "positions_asked": asked_n,
-            "batches": batches,
-            "nodes": solver.nodes(),
-            "time_ms": elapsed_ms,
-        });
-        println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
+        println!("{}", serde_json::to_string_pretty(&scored_json(args, &scored)).expect("JSON"));
         return Ok(exit::OK);
     }
+    super::table::print_doc(&scored_doc(args, &scored, moves.is_empty()), args.format.format());
+    Ok(exit::OK)
+}
+
+/// The evaluation opponents of `--against`.
+fn opponents(against: &[String]) -> Result<Vec<Against>> {
+    against
+        .iter()
+        .map(|a| {
+            Against::of(a.trim()).ok_or_else(|| {
+                bad_input(format!(
+                    "--against {a:?}: the opponents are random, minimax, minimax-uniform and best-response"
+                ))
+            })
+        })
+        .collect::<Result<_>>()
+}
+
+/// The agent scored and its name: the policy program after `--` (started for `seat` on
+/// `shape`), else the built-in agent of `--agent`.
+fn agent(
+    args: &ScoreArgs,
+    shape: Shape,
+    seat: &str,
+    table_bytes: usize,
+    threads: usize,
+) -> Result<(Box<dyn Agent>, String)> {
+    if !args.command.is_empty() {
+        let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
+        let server = PolicyServer::start(&args.command, &shape.to_string(), seat, args.batch, timeout)
+            .map_err(|e| bad_input(format!("policy command: {e}")))?;
+        return Ok((Box::new(server), args.command.join(" ")));
+    }
+    Ok(match args.agent.as_str() {
+        "lowest" => (Box::new(Lowest), "lowest".to_string()),
+        "perfect" => (Box::new(Perfect::new(table_bytes).with_threads(threads)), "perfect".to_string()),
+        "mcts" => (
+            Box::new(Uct::new(args.iterations, args.uct_c, args.seed)),
+            format!("mcts (iterations {}, uct_c {})", args.iterations, args.uct_c),
+        ),
+        a => return Err(bad_input(format!("--agent {a:?}: the built-in agents are lowest, perfect and mcts"))),
+    })
+}
+
+/// What `sweep score` found: the board, the agent's seat and name, the game value for its
+/// seat, a figure per evaluation opponent, the positions asked of the agent and in how
+/// many batches, the positions searched and the time taken.
+struct Scored {
+    shape: Shape,
+    seat: &'static str,
+    name: String,
+    game_value: i8,
+    figures: Vec<Figure>,
+    asked: (usize, usize),
+    nodes: u64,
+    elapsed_ms: f64,
+}
+
+impl Scored {
+    /// The exploitability of a figure against the best response: the game value minus the
+    /// agent's value; none against the other opponents.
+    fn exploit(&self, f: &Figure) -> Option<f64> {
+        (f.against == Against::BestResponse).then(|| f64::from(self.game_value) - f.value)
+    }
+}
+
+/// The JSON object of `sweep score --json`.
+fn scored_json(args: &ScoreArgs, scored: &Scored) -> serde_json::Value {
+    let rows: Vec<_> = scored
+        .figures
+        .iter()
+        .map(|f| {
+            json!({
+                "eval_opponent": f.against.name(),
+                "method": f.method.name(),
+                "value": f.value,
+                "p_win": f.p_win,
+                "p_draw": f.p_draw,
+                "p_loss": f.p_loss,
+                "half_width": f.half_width,
+                "games": f.games,
+                "exploitability": scored.exploit(f),
+                "accuracy": f.accuracy,
+                "positions": f.positions,
+            })
+        })
+        .collect();
+    json!({
+        "game": scored.shape.to_string(),
+        "seat": scored.seat,
+        "from": args.from,
+        "agent": scored.name,
+        "game_value": scored.game_value,
+        "figures": rows,
+        "positions_asked": scored.asked.0,
+        "batches": scored.asked.1,
+        "nodes": scored.nodes,
+        "time_ms": scored.elapsed_ms,
+    })
+}
+
+/// What `sweep score` prints without `--json`: where the game starts (`from_start`: the
+/// empty board) and its value, the scores and the work done.
+fn scored_doc(args: &ScoreArgs, scored: &Scored, from_start: bool) -> Doc {
+    let Scored { shape, seat, name, game_value, asked: (asked_n, batches), nodes, elapsed_ms, .. } = scored;
     let mut doc = Doc::new(format!("sweep score: {name} as {seat} on {shape}"));
     doc.line(format!(
         "from {}; game value for the agent's seat under optimal play: {game_value}",
-        if moves.is_empty() { "the empty board".to_string() } else { format!("the position after {}", args.from) }
+        if from_start { "the empty board".to_string() } else { format!("the position after {}", args.from) }
     ));
+    doc.table(scores_table(scored));
+    doc.line("value: the agent's expected return (win 1, draw 0, loss -1); sampled: ± half a 95% interval; bound: the node budget ran out, the agent's worst case is at most the value");
+    doc.line(format!(
+        "asked the agent {asked_n} positions in {batches} batches; searched {nodes} positions; {elapsed_ms:.0} ms"
+    ));
+    doc
+}
+
+/// The scores, one row per evaluation opponent: a sampled value with half its 95%
+/// interval, a bound's value and exploitability marked as such.
+fn scores_table(scored: &Scored) -> Table {
     let columns = vec![
         Column::text("eval_opponent"),
         Column::text("method"),
@@ -187,13 +249,13 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     ];
     let mut table = Table::new("scores", columns);
     let num = |v: f64| format!("{v:.6}");
-    for f in &figures {
+    for f in &scored.figures {
         let value = match (f.method, f.half_width) {
             (Method::Sampled, Some(h)) => format!("{} ± {}", num(f.value), num(h)),
             (Method::Bound, _) => format!("<= {}", num(f.value)),
             _ => num(f.value),
         };
-        let exploitability = match (exploit(f), f.method) {
+        let exploitability = match (scored.exploit(f), f.method) {
             (Some(e), Method::Bound) => format!(">= {}", num(e)),
             (Some(e), _) => num(e),
             (None, _) => String::new(),
@@ -210,12 +272,5 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
             Cell::int(f.positions),
         ]);
     }
-    doc.table(table);
-    doc.line("value: the agent's expected return (win 1, draw 0, loss -1); sampled: ± half a 95% interval; bound: the node budget ran out, the agent's worst case is at most the value");
-    doc.line(format!(
-        "asked the agent {asked_n} positions in {batches} batches; searched {} positions; {elapsed_ms:.0} ms",
-        solver.nodes()
-    ));
-    super::table::print_doc(&doc, args.format.format());
-    Ok(exit::OK)
+    table
 }

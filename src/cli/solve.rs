@@ -12,8 +12,8 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::error::{bad_input, exit};
-use crate::game::Game;
-use crate::mdp::{AgentMdp, Evaluator, Opponent, Seat};
+use crate::game::{Game, Positions};
+use crate::mdp::{AgentMdp, Evaluation, Evaluator, Opponent, Seat};
 use crate::oracle::Shape;
 use crate::report::files::write_text_atomic;
 use crate::report::table::{Cell, Column, Doc, Table};
@@ -138,33 +138,9 @@ impl std::ops::Deref for Resolved<'_> {
 /// Runs `sweep solve`.
 pub fn solve(args: &SolveArgs) -> Result<i32> {
     if args.moves.is_some() || args.positions.is_some() || args.serve {
-        let shape: Shape = args.game.parse().map_err(|e: crate::oracle::ParseShapeError| bad_input(e.to_string()))?;
-        let table_mib = args.table_mib.unwrap_or_else(|| {
-            crate::cost::memory::default_budget().map_or(1024, |(bytes, _)| (bytes >> 22) as usize).clamp(64, 1024)
-        });
-        if args.serve {
-            return super::positions::serve(shape, table_mib);
-        }
-        let format = args.format.format();
-        return super::positions::value(
-            shape,
-            args.moves.as_deref(),
-            args.positions.as_deref(),
-            table_mib,
-            args.json,
-            format,
-        );
+        return by_search(args);
     }
-    let game: Game = match args.game.parse() {
-        Ok(g) => g,
-        Err(e) if args.game.parse::<Shape>().is_ok() => {
-            return Err(bad_input(format!(
-                "{e}\n{} is too big to enumerate: value its positions by search with --moves or --positions (e.g. sweep solve --game {} --moves 3,3,4)",
-                args.game, args.game
-            )));
-        }
-        Err(e) => return Err(bad_input(e.to_string())),
-    };
+    let game = enumerable(args)?;
     let args = &Resolved { game, args };
     let started = Instant::now();
     let mdp = AgentMdp::build(args.game, args.seat, args.opponent);
@@ -182,31 +158,96 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
     }
     let first = first_moves(&mdp, &best);
     let common = args.opponent.denominator(args.game, args.seat);
-    let exact = |x: f64| common.and_then(|d| exact_fraction(x, d, error_bound(args.game)));
+    let solved = Solved { mdp, positions, best, checked, eval, elapsed_ms, first, common };
     if args.json {
-        let obj = json!({
-            "game": args.game.to_string(),
-            "positions": positions.len(),
-            "game_value": game_value(positions.minimax(0)),
-            "seat": args.seat.name(),
-            "opponent": args.opponent.name(),
-            "agent_states": mdp.len(),
-            "value": best.value,
-            "value_fraction": exact(best.value).map(|(p, q)| format!("{p}/{q}")),
-            "p_win": eval.p_win,
-            "p_draw": eval.p_draw,
-            "p_loss": eval.p_loss,
-            "policy_iteration": checked.as_ref().map(|(pi, _)| json!({
-                "procedure": if args.trace { "seed-trace" } else { "backward" },
-                "rounds": pi.rounds,
-            })),
-            "value_iteration": checked.as_ref().map(|(_, (vi, sweeps))| json!({ "sweeps": sweeps, "value": vi.value })),
-            "first_moves": first.iter().map(|(b, c, v, opt)| json!({"board": b, "cell": c, "move": args.game.move_text(*c), "value": v, "optimal": opt})).collect::<Vec<_>>(),
-            "time_ms": elapsed_ms,
-        });
-        println!("{}", serde_json::to_string_pretty(&obj).expect("JSON"));
+        println!("{}", serde_json::to_string_pretty(&solved_json(args, &solved)).expect("JSON"));
         return Ok(exit::OK);
     }
+    super::table::print_doc(&solved_doc(args, &solved), args.format.format());
+    Ok(exit::OK)
+}
+
+/// `sweep solve --moves`, `--positions` or `--serve`: positions of any board the search
+/// takes, valued by search with a transposition table of `--table-mib` (by default from
+/// the memory budget).
+fn by_search(args: &SolveArgs) -> Result<i32> {
+    let shape: Shape = args.game.parse().map_err(|e: crate::oracle::ParseShapeError| bad_input(e.to_string()))?;
+    let table_mib = args.table_mib.unwrap_or_else(|| {
+        crate::cost::memory::default_budget().map_or(1024, |(bytes, _)| (bytes >> 22) as usize).clamp(64, 1024)
+    });
+    if args.serve {
+        return super::positions::serve(shape, table_mib);
+    }
+    let format = args.format.format();
+    super::positions::value(shape, args.moves.as_deref(), args.positions.as_deref(), table_mib, args.json, format)
+}
+
+/// The game of `--game` as an enumerable one; a board that only the search takes is
+/// refused with the flags that value its positions.
+fn enumerable(args: &SolveArgs) -> Result<Game> {
+    match args.game.parse() {
+        Ok(g) => Ok(g),
+        Err(e) if args.game.parse::<Shape>().is_ok() => Err(bad_input(format!(
+            "{e}\n{} is too big to enumerate: value its positions by search with --moves or --positions (e.g. sweep solve --game {} --moves 3,3,4)",
+            args.game, args.game
+        ))),
+        Err(e) => Err(bad_input(e.to_string())),
+    }
+}
+
+/// What `sweep solve` found for one MDP: the optimum, the checks by policy and value
+/// iteration (when they ran), the optimal policy's outcomes, the time taken, the agent's
+/// first decisions, and the denominator common to every exact value and probability
+/// (when the opponent has one).
+struct Solved {
+    mdp: AgentMdp,
+    positions: &'static Positions,
+    best: policy_iteration::Solution,
+    checked: Option<(policy_iteration::Solution, (policy_iteration::Solution, u32))>,
+    eval: Evaluation,
+    elapsed_ms: f64,
+    first: Vec<(String, u8, f64, bool)>,
+    common: Option<u128>,
+}
+
+impl Solved {
+    /// `x` as an exact fraction of `game`'s common denominator, when it provably is one.
+    fn exact(&self, game: Game, x: f64) -> Option<(i128, u128)> {
+        self.common.and_then(|d| exact_fraction(x, d, error_bound(game)))
+    }
+}
+
+/// The JSON object of `sweep solve --json`.
+fn solved_json(args: &Resolved, solved: &Solved) -> serde_json::Value {
+    let Solved { mdp, positions, best, checked, eval, elapsed_ms, first, .. } = solved;
+    json!({
+        "game": args.game.to_string(),
+        "positions": positions.len(),
+        "game_value": game_value(positions.minimax(0)),
+        "seat": args.seat.name(),
+        "opponent": args.opponent.name(),
+        "agent_states": mdp.len(),
+        "value": best.value,
+        "value_fraction": solved.exact(args.game, best.value).map(|(p, q)| format!("{p}/{q}")),
+        "p_win": eval.p_win,
+        "p_draw": eval.p_draw,
+        "p_loss": eval.p_loss,
+        "policy_iteration": checked.as_ref().map(|(pi, _)| json!({
+            "procedure": if args.trace { "seed-trace" } else { "backward" },
+            "rounds": pi.rounds,
+        })),
+        "value_iteration": checked.as_ref().map(|(_, (vi, sweeps))| json!({ "sweeps": sweeps, "value": vi.value })),
+        "first_moves": first.iter().map(|(b, c, v, opt)| json!({"board": b, "cell": c, "move": args.game.move_text(*c), "value": v, "optimal": opt})).collect::<Vec<_>>(),
+        "time_ms": elapsed_ms,
+    })
+}
+
+/// What `sweep solve` prints without `--json`: the optimum in words and as a table, the
+/// first decisions, the checks (with policy iteration's rounds under `--trace`), where
+/// the values went and the time taken.
+fn solved_doc(args: &Resolved, solved: &Solved) -> Doc {
+    let Solved { mdp, positions, best, eval, elapsed_ms, .. } = solved;
+    let exact = |x: f64| solved.exact(args.game, x);
     let mut doc = Doc::new(format!("sweep solve: {} as {} against {}", args.game, args.seat, args.opponent));
     doc.line(format!(
         "{}: {} legal positions; under optimal play by both sides the game is a {}",
@@ -243,6 +284,18 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
     ]);
     doc.data(solution);
     doc.line("first decisions (* = optimal):");
+    doc.table(first_decisions(args.game, &solved.first));
+    checks(&mut doc, args, solved);
+    if let Some(path) = &args.values {
+        doc.line(format!("values of all {} states written to {}", mdp.len(), path.display()));
+    }
+    doc.line(format!("time: {elapsed_ms:.2} ms"));
+    doc
+}
+
+/// The agent's first decisions on `game` as a headless table: board, cell (and the move,
+/// where it is not written as its cell), value and `*` on the optimal ones.
+fn first_decisions(game: Game, first: &[(String, u8, f64, bool)]) -> Table {
     let columns = vec![
         Column::text("board").at_least(0),
         Column::integers("cell").at_least(0),
@@ -250,9 +303,9 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         Column::text("optimal").at_least(0),
     ];
     let mut decisions = Table::new("first decisions (* = optimal)", columns).headless().indented(2);
-    for (board, cell, value, optimal) in &first {
+    for (board, cell, value, optimal) in first {
         // Where a move is not written as its cell (gravity boards: the column), say both.
-        let text = args.game.move_text(*cell);
+        let text = game.move_text(*cell);
         let shown = if text == cell.to_string() { String::new() } else { format!(" (move {text})") };
         decisions.push(vec![
             Cell::text(board.to_string()),
@@ -261,8 +314,14 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
             Cell::text(if *optimal { "*" } else { "" }),
         ]);
     }
-    doc.table(decisions);
-    match &checked {
+    decisions
+}
+
+/// Adds to `doc` what the checks by policy and value iteration found, with policy
+/// iteration's rounds under `--trace`, or that the optimum came from backward induction
+/// alone.
+fn checks(doc: &mut Doc, args: &Resolved, solved: &Solved) {
+    match &solved.checked {
         Some((pi, (vi, vi_sweeps))) => {
             doc.line(format!(
                 "policy iteration: {} rounds; value iteration: {} sweeps, V* = {:.12}",
@@ -291,15 +350,9 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         }
         None => doc.line(format!(
             "solved by backward induction (one pass; {} action slots): --check also runs policy and value iteration",
-            mdp.slots()
+            solved.mdp.slots()
         )),
     }
-    if let Some(path) = &args.values {
-        doc.line(format!("values of all {} states written to {}", mdp.len(), path.display()));
-    }
-    doc.line(format!("time: {elapsed_ms:.2} ms"));
-    super::table::print_doc(&doc, args.format.format());
-    Ok(exit::OK)
 }
 
 /// The agent's first decisions: each action of each start state with its value.

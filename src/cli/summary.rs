@@ -29,11 +29,11 @@ use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
 use crate::job::Split;
 use crate::report::RESULT_COLUMNS;
-use crate::report::compare::{Procedure, best_marks, solver_block_columns, solvers_compared};
+use crate::report::compare::{Mark, Procedure, best_marks, solver_block_columns, solvers_compared};
 use crate::report::files::each_row;
 use crate::report::paired_runs::{Metric, read_blocks_in};
 use crate::report::splits;
-use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns, strata};
+use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata};
 use crate::report::table::{Cell, Column, Format, Table};
 use crate::seed::fnv1a;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
@@ -123,14 +123,7 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     let split = options.split.unwrap_or(shown);
     // Grouped by the split column (and no --split): every row.
     let filter = if by.contains(&"split") && options.split.is_none() { None } else { Some(split) };
-    let (mut agg, mut tuned) = (Aggregator::new(&by), Aggregator::new(&by));
-    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match (filter, splits::of_row(rec)) {
-        (None, _) => agg.push(|i| &rec[i]),
-        (Some(f), s) if s == f => agg.push(|i| &rec[i]),
-        (_, Split::Tune) => tuned.push(|i| &rec[i]),
-        (_, Split::Test) => {}
-    })
-    .map_err(|e| bad_input(format!("{e:#}")))?;
+    let (agg, tuned) = aggregate(&results, &by, filter)?;
     if agg.rows() == 0 {
         let what = if split == Split::Test { " of the test split" } else { "" };
         return Err(bad_input(format!("{}: results.csv has no rows{what} yet", dir.display())));
@@ -145,71 +138,36 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
         false => BTreeMap::new(),
     };
     let groups = agg.groups();
-    let mut columns: Vec<Column> = show.iter().map(|&k| Column::key(by[k])).collect();
-    let numeric: Vec<bool> = columns.iter().map(Column::numeric).collect();
-    columns.extend([Column::integers("n"), Column::integers("failed")]);
-    columns.extend(
-        ["mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss"].map(Column::numbers),
-    );
-    columns.push(Column::decimals("train_ms", 1));
-    // MCTS does not train: its cost is a search per move.
-    let moves = groups.iter().any(|g| !g.ms_per_move.is_nan());
-    if moves {
-        columns.push(Column::numbers("ms_per_move"));
-    }
+    let numeric: Vec<bool> = show.iter().map(|&k| Column::key(by[k]).numeric()).collect();
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     // On test rows, vs_best answers "which solver?" as `compare --by solver` does; else
     // "which configurations of each solver could be the best?".
     let across = test_verdict(options, test);
-    let (marks, notes) = match across {
-        _ if !options.by.is_empty() => (None, Vec::new()),
-        Some(t) => {
-            let (outer, config) = solver_block_columns();
-            let blocks = read_blocks_in(&results, Metric::Regret, &outer, &config, Split::Test).map_err(bad)?;
-            let (marks, sentences) = solvers_compared(&blocks, &by, t, options.alpha);
-            (Some(marks), sentences)
-        }
-        None => {
-            let (marks, notes) = best_marks(&results, &by, options.significance, options.alpha, split).map_err(bad)?;
-            (Some(marks), notes)
-        }
-    };
+    let (marks, notes) = vs_best(options, across, &results, &by, split)?;
     let strata = if options.stat.is_some() { strata(&results, &by, filter).map_err(bad)? } else { BTreeMap::new() };
-    if let Some(stat) = options.stat {
-        columns.extend([format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()].map(Column::numbers));
-    }
-    let mcb = marks.is_some() && options.significance == Procedure::Mcb && across.is_none();
-    if marks.is_some() {
-        columns.push(Column::text("vs_best"));
-    }
-    if mcb {
-        columns.extend(["mcb_low", "mcb_high"].map(Column::numbers));
-    }
-    let diff = marks.is_some() && across == Some(Significance::T);
-    if diff {
-        columns.extend(["diff_low", "diff_high"].map(Column::numbers));
-    }
-    if test {
-        columns.extend([Column::integers("tune_n"), Column::numbers("tune_mean_regret"), Column::numbers("gap")]);
-    }
-    columns.push(Column::integers("sampled"));
-    let mut table = Table::new("Regret per configuration, over replicates", columns);
+    let layout = Layout {
+        show,
+        numeric,
+        // MCTS does not train: its cost is a search per move.
+        moves: groups.iter().any(|g| !g.ms_per_move.is_nan()),
+        stat: options.stat,
+        mcb: marks.is_some() && options.significance == Procedure::Mcb && across.is_none(),
+        diff: marks.is_some() && across == Some(Significance::T),
+        test,
+    };
+    let mut table = Table::new("Regret per configuration, over replicates", layout.columns(&by, marks.is_some()));
     for g in &groups {
-        let mut r = base_row(g, &show, &numeric);
-        if moves {
+        let mut r = base_row(g, &layout.show, &layout.numeric);
+        if layout.moves {
             r.push(Cell::Float(g.ms_per_move));
         }
         if let Some(stat) = options.stat {
-            let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
-            let all: Vec<f64> = strata.concat();
-            let seed = fnv1a(crate::schema::seed_text(&by, &g.key).as_bytes());
-            let (low, high) = bootstrap_interval(stat, &strata, RESAMPLES, seed, true);
-            r.extend([Cell::Float(stat.of(&all)), Cell::Float(low), Cell::Float(high)]);
+            r.extend(bootstrap_cells(stat, &by, g, &strata));
         }
         if let Some(marks) = &marks {
             let mark = marks.get(&g.key);
             r.push(Cell::text(mark.map_or("", |m| m.verdict)));
-            if mcb || diff {
+            if layout.mcb || layout.diff {
                 r.extend([mark.map_or(f64::NAN, |m| m.low), mark.map_or(f64::NAN, |m| m.high)].map(Cell::Float));
             }
         }
@@ -230,9 +188,122 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
         table.notes.push(across_note(t, options.alpha));
     }
     table.notes.extend(notes);
+    table.notes.extend(pooled_note(&groups));
+    closing_notes(&mut table, &results, filter, (split, shown), options, test)?;
+    Ok(table)
+}
+
+/// The rows of `results` in `filter` (every row without one) aggregated by `by`, and
+/// beside them the tuning rows that the filter leaves out.
+fn aggregate(results: &Path, by: &[&str], filter: Option<Split>) -> Result<(Aggregator, Aggregator)> {
+    let (mut agg, mut tuned) = (Aggregator::new(by), Aggregator::new(by));
+    each_row(results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match (filter, splits::of_row(rec)) {
+        (None, _) => agg.push(|i| &rec[i]),
+        (Some(f), s) if s == f => agg.push(|i| &rec[i]),
+        (_, Split::Tune) => tuned.push(|i| &rec[i]),
+        (_, Split::Test) => {}
+    })
+    .map_err(|e| bad_input(format!("{e:#}")))?;
+    Ok((agg, tuned))
+}
+
+/// The `vs_best` marks by group key (none without a `vs_best` column) and the lines they
+/// add under the table.
+type VsBest = (Option<BTreeMap<Vec<String>, Mark>>, Vec<String>);
+
+/// The `vs_best` marks by group key and the lines they add under the table: none with
+/// `--by`; with `across` (test rows), the solvers compared as `compare --by solver` does;
+/// else each solver's configurations against their block's best.
+fn vs_best(
+    options: &SummaryOptions,
+    across: Option<Significance>,
+    results: &Path,
+    by: &[&str],
+    split: Split,
+) -> Result<VsBest> {
+    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
+    Ok(match across {
+        _ if !options.by.is_empty() => (None, Vec::new()),
+        Some(t) => {
+            let (outer, config) = solver_block_columns();
+            let blocks = read_blocks_in(results, Metric::Regret, &outer, &config, Split::Test).map_err(bad)?;
+            let (marks, sentences) = solvers_compared(&blocks, by, t, options.alpha);
+            (Some(marks), sentences)
+        }
+        None => {
+            let (marks, notes) = best_marks(results, by, options.significance, options.alpha, split).map_err(bad)?;
+            (Some(marks), notes)
+        }
+    })
+}
+
+/// The summary table's grouping columns shown and its optional columns.
+struct Layout {
+    /// The grouping columns shown (positions in `by`).
+    show: Vec<usize>,
+    /// Which of them hold numbers.
+    numeric: Vec<bool>,
+    /// `ms_per_move`: some group searches per move.
+    moves: bool,
+    /// A robust statistic of the regret with its bootstrap interval.
+    stat: Option<Stat>,
+    /// `vs_best`'s MCB interval (`mcb_low`, `mcb_high`).
+    mcb: bool,
+    /// `vs_best`'s paired-t interval (`diff_low`, `diff_high`).
+    diff: bool,
+    /// The tuning mean and the gap (test rows, default grouping).
+    test: bool,
+}
+
+impl Layout {
+    /// The table's columns, `vs_best` among them when `marked`.
+    fn columns(&self, by: &[&str], marked: bool) -> Vec<Column> {
+        let mut columns: Vec<Column> = self.show.iter().map(|&k| Column::key(by[k])).collect();
+        columns.extend([Column::integers("n"), Column::integers("failed")]);
+        columns.extend(
+            ["mean_regret", "sd_regret", "ci95_low", "ci95_high", "p_win", "p_draw", "p_loss"].map(Column::numbers),
+        );
+        columns.push(Column::decimals("train_ms", 1));
+        if self.moves {
+            columns.push(Column::numbers("ms_per_move"));
+        }
+        if let Some(stat) = self.stat {
+            columns.extend(
+                [format!("{}_regret", stat.name()), "boot_low".into(), "boot_high".into()].map(Column::numbers),
+            );
+        }
+        if marked {
+            columns.push(Column::text("vs_best"));
+        }
+        if self.mcb {
+            columns.extend(["mcb_low", "mcb_high"].map(Column::numbers));
+        }
+        if self.diff {
+            columns.extend(["diff_low", "diff_high"].map(Column::numbers));
+        }
+        if self.test {
+            columns.extend([Column::integers("tune_n"), Column::numbers("tune_mean_regret"), Column::numbers("gap")]);
+        }
+        columns.push(Column::integers("sampled"));
+        columns
+    }
+}
+
+/// A group's `stat` of the regret and its stratified bootstrap interval, seeded by the
+/// group's key.
+fn bootstrap_cells(stat: Stat, by: &[&str], g: &Group, strata: &Strata) -> [Cell; 3] {
+    let strata: Vec<Vec<f64>> = strata.get(&g.key).map(|m| m.values().cloned().collect()).unwrap_or_default();
+    let all: Vec<f64> = strata.concat();
+    let seed = fnv1a(crate::schema::seed_text(by, &g.key).as_bytes());
+    let (low, high) = bootstrap_interval(stat, &strata, RESAMPLES, seed, true);
+    [Cell::Float(stat.of(&all)), Cell::Float(low), Cell::Float(high)]
+}
+
+/// The line on groups that pool several configurations' runs, when any do.
+fn pooled_note(groups: &[Group]) -> Option<String> {
     let pooled = groups.iter().filter(|g| g.pooled).count();
-    if pooled > 0 {
-        table.notes.push(format!(
+    (pooled > 0).then(|| {
+        format!(
             "{} several configurations' runs on each replicate (same seeds, so not independent): each \
              replicate's rows are averaged first; n counts replicates, and mean_regret, sd_regret and ci95 are over \
              the replicate means",
@@ -241,10 +312,23 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
                 1 => "1 group pools".to_string(),
                 _ => format!("{pooled} groups pool"),
             }
-        ));
-    }
-    table.notes.extend(crate::report::nash_conv::lines(&results, filter).map_err(bad)?);
-    table.notes.extend(crate::report::nash_conv::trivial_lines(&results, filter).map_err(bad)?);
+        )
+    })
+}
+
+/// The last lines under the table: NashConv and trivial blocks, the split summarised
+/// (`split`, and the one shown by default), and what the gap means on test rows.
+fn closing_notes(
+    table: &mut Table,
+    results: &Path,
+    filter: Option<Split>,
+    (split, shown): (Split, Split),
+    options: &SummaryOptions,
+    test: bool,
+) -> Result<()> {
+    let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
+    table.notes.extend(crate::report::nash_conv::lines(results, filter).map_err(bad)?);
+    table.notes.extend(crate::report::nash_conv::trivial_lines(results, filter).map_err(bad)?);
     match filter {
         None => table.notes.push("split: tuning and test rows, grouped by the split column".into()),
         Some(_) if shown == Split::Test || options.split.is_some() => {
@@ -259,7 +343,7 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
                 .into(),
         );
     }
-    Ok(table)
+    Ok(())
 }
 
 /// The test `vs_best` compares the solvers by on test rows (the default grouping): the

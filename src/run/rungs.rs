@@ -195,41 +195,10 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
         }
         let rounds = crate::search::rounds::decide_with(sweep, &scores, &mut memo);
         let decided = &rounds.decided;
-        let pass_index = decided.rungs.len() - 1;
         let test_pass = sweep.test.is_some() && rounds.tuned;
         let last = plan.shard.is_some() || rounds.last_pass;
         if !plan.opts.quiet {
-            if pass_index > 0 {
-                for line in best_so_far(&rounds, pass_index) {
-                    plan.opts.notices.say(&line);
-                }
-            }
-            let shard = plan.shard.map(|s| format!(" (shard {}/{})", s.index, s.count)).unwrap_or_default();
-            let jobs = decided.rungs[pass_index].len();
-            let configurations = decided.configurations[pass_index].len();
-            let line = match (&sweep.test, test_pass) {
-                (Some(test), true) => test_pass_line(test, configurations, jobs, &shard),
-                _ => {
-                    let search = sweep.search.as_ref().expect("a searched spec");
-                    match search.method.proposes() {
-                        true => format!(
-                            "tpe round {pass_index} of {}: {}, {}{shard}",
-                            search.rounds(),
-                            count(configurations, "configuration"),
-                            count(jobs, "job")
-                        ),
-                        false => format!(
-                            "bohb rung {pass_index} of {}: {} at {} = {}, {}{shard}",
-                            search.budgets().len(),
-                            count(configurations, "configuration"),
-                            search.parameter,
-                            search.budgets()[pass_index],
-                            count(jobs, "job")
-                        ),
-                    }
-                }
-            };
-            plan.opts.notices.say(&line);
+            announce_pass(&plan, &rounds, test_pass);
         }
         let mut pass = Plan {
             all_jobs: &rounds.jobs,
@@ -261,6 +230,45 @@ fn execute_rounds(plan: Plan<'_>, base: &Path, stop: &StopToken) -> Result<RunRe
             Next::Go(next) => earlier = next,
         }
     }
+}
+
+/// Says, before a pass of a model-based search, the best trial so far per solver (after
+/// the first round) and what the pass runs: a TPE round, a BOHB rung or the test pass
+/// (`test_pass`).
+fn announce_pass(plan: &Plan<'_>, rounds: &crate::search::rounds::Rounds, test_pass: bool) {
+    let (sweep, decided) = (plan.sweep, &rounds.decided);
+    let pass_index = decided.rungs.len() - 1;
+    if pass_index > 0 {
+        for line in best_so_far(rounds, pass_index) {
+            plan.opts.notices.say(&line);
+        }
+    }
+    let shard = plan.shard.map(|s| format!(" (shard {}/{})", s.index, s.count)).unwrap_or_default();
+    let jobs = decided.rungs[pass_index].len();
+    let configurations = decided.configurations[pass_index].len();
+    let line = match (&sweep.test, test_pass) {
+        (Some(test), true) => test_pass_line(test, configurations, jobs, &shard),
+        _ => {
+            let search = sweep.search.as_ref().expect("a searched spec");
+            match search.method.proposes() {
+                true => format!(
+                    "tpe round {pass_index} of {}: {}, {}{shard}",
+                    search.rounds(),
+                    count(configurations, "configuration"),
+                    count(jobs, "job")
+                ),
+                false => format!(
+                    "bohb rung {pass_index} of {}: {} at {} = {}, {}{shard}",
+                    search.budgets().len(),
+                    count(configurations, "configuration"),
+                    search.parameter,
+                    search.budgets()[pass_index],
+                    count(jobs, "job")
+                ),
+            }
+        }
+    };
+    plan.opts.notices.say(&line);
 }
 
 /// One line per solver: the best of its scored trials so far (by the search's metric,

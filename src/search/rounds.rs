@@ -26,7 +26,7 @@
 //! Jobs are listed round by round (within a round: solver, trial, replicate), so a job's
 //! index never changes as rounds are added; then the `[test]` jobs of every trial.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use super::Decided;
 use super::test_split::{Scores, add_test};
@@ -117,21 +117,9 @@ pub fn decide_with(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
 fn decide_tpe(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
     let search = sweep.search.as_ref().expect("a searched spec");
     let wanted = search.trials as usize;
-    let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
-    let score = |j: &Job| {
-        let complete = scores.rows.get(&j.id).is_some_and(|&n| n == rows_per_job(j));
-        complete.then(|| scores.search.get(&j.id).copied().unwrap_or(f64::INFINITY))
-    };
+    let score = job_score(sweep, scores);
     let solvers = sweep.solvers.len();
-    let mut trials: Vec<Vec<TrialPoint>> = (0..solvers)
-        .map(|s| {
-            let mut points: Vec<TrialPoint> = (0..sweep.solvers[s].points.len())
-                .map(|p| TrialPoint { values: sweep.searched_values(s, p), round: 0 })
-                .collect();
-            points.truncate(wanted);
-            points
-        })
-        .collect();
+    let mut trials = first_trials(sweep, wanted);
     let mut seen: HashSet<String> =
         sweep.solvers.iter().flat_map(|s| &s.points).map(|p| p.canonical_key(sweep.seed, 0)).collect();
     let firsts: Vec<usize> = (0..solvers).map(|s| s * wanted.max(1)).collect();
@@ -144,20 +132,14 @@ fn decide_tpe(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
         let of_round: Vec<Vec<Vec<Val>>> =
             trials.iter().map(|t| t.iter().filter(|p| p.round == round).map(|p| p.values.clone()).collect()).collect();
         let starts: Vec<usize> = trials.iter().map(|t| t.iter().position(|p| p.round == round).unwrap_or(0)).collect();
-        let offset = jobs.len();
-        let mut configurations = Vec::new();
-        for mut job in sweep.with_trials(&of_round).jobs().into_iter().filter(|j| j.split == Split::Tune) {
+        let pass = sweep.with_trials(&of_round).jobs();
+        let offset = add_pass(&mut jobs, &mut decided, pass, |job| {
             let trial = starts[job.solver] + job.point;
-            (job.index, job.point, job.trial) = (jobs.len(), trial, Some((trial as u32, round)));
-            if job.replicate == 0 {
-                configurations.push(firsts[job.solver] + trial);
-            }
-            jobs.push(job);
-        }
-        decided.rungs.push((offset..jobs.len()).collect());
-        decided.configurations.push(configurations);
+            (job.point, job.trial) = (trial, Some((trial as u32, round)));
+            firsts[job.solver] + trial
+        });
         // Its scores.
-        let round_scores: Vec<Option<f64>> = jobs[offset..].iter().map(score).collect();
+        let round_scores: Vec<Option<f64>> = jobs[offset..].iter().map(&score).collect();
         if round_scores.iter().any(Option::is_none) {
             let total: usize = trials.iter().map(Vec::len).sum();
             let done = match search.per_sweep {
@@ -166,31 +148,8 @@ fn decide_tpe(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
             };
             break done && sweep.test.is_none();
         }
-        let mut sums: Vec<Vec<(f64, u32)>> = trials.iter().map(|t| vec![(0.0, 0); t.len()]).collect();
-        for (job, s) in jobs[offset..].iter().zip(&round_scores) {
-            let sum = &mut sums[job.solver][job.point];
-            *sum = (sum.0 + s.expect("scored"), sum.1 + 1);
-        }
-        for (s, solver_sums) in sums.iter().enumerate() {
-            for (t, &(sum, n)) in solver_sums.iter().enumerate() {
-                if n > 0 {
-                    trial_scores[s].push((t, sum / f64::from(n)));
-                }
-            }
-        }
-        // The next round's proposals: as this run's earlier passes proposed them, if the
-        // scores they came from are the same.
-        let input: ScoreBits =
-            trial_scores.iter().map(|s| s.iter().map(|&(t, x)| (t, x.to_bits())).collect()).collect();
-        let new = match memo.rounds.get(round as usize).filter(|(earlier, _)| *earlier == input) {
-            Some((_, new)) => new.clone(),
-            None => {
-                let new = propose_round(sweep, round, &trials, &trial_scores, &seen);
-                memo.rounds.truncate(round as usize);
-                memo.rounds.push((input, new.clone()));
-                new
-            }
-        };
+        add_trial_means(&jobs[offset..], &round_scores, &trials, &mut trial_scores);
+        let new = next_round(sweep, round, &trials, &trial_scores, &seen, memo);
         let proposed = !new.is_empty();
         for (s, values, key) in new {
             seen.insert(key);
@@ -203,6 +162,100 @@ fn decide_tpe(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
         round += 1;
     };
     finish(sweep, scores, trials, jobs, decided, last_pass, wanted.max(1), trial_scores)
+}
+
+/// A job's score from `scores`: the `[search]` metric's value once every row of the job
+/// is in (+inf for a job without one: it failed); none before.
+fn job_score<'a>(sweep: &'a Sweep, scores: &'a Scores) -> impl Fn(&Job) -> Option<f64> + 'a {
+    let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
+    move |j: &Job| {
+        let complete = scores.rows.get(&j.id).is_some_and(|&n| n == rows_per_job(j));
+        complete.then(|| scores.search.get(&j.id).copied().unwrap_or(f64::INFINITY))
+    }
+}
+
+/// Round 0 of a TPE search: each solver's points as loaded (its Sobol points), at most
+/// `wanted` of them.
+fn first_trials(sweep: &Sweep, wanted: usize) -> Vec<Vec<TrialPoint>> {
+    (0..sweep.solvers.len())
+        .map(|s| {
+            let mut points: Vec<TrialPoint> = (0..sweep.solvers[s].points.len())
+                .map(|p| TrialPoint { values: sweep.searched_values(s, p), round: 0 })
+                .collect();
+            points.truncate(wanted);
+            points
+        })
+        .collect()
+}
+
+/// Appends the tuning jobs of one pass to `jobs`, numbered on from them, each placed by
+/// `place` (which sets its point, trial and rung and returns its configuration), and
+/// records the pass in `decided`: its jobs and the configurations of its first
+/// replicates. Returns the index of the pass's first job.
+fn add_pass(
+    jobs: &mut Vec<Job>,
+    decided: &mut Decided,
+    pass: Vec<Job>,
+    mut place: impl FnMut(&mut Job) -> usize,
+) -> usize {
+    let offset = jobs.len();
+    let mut configurations = Vec::new();
+    for mut job in pass.into_iter().filter(|j| j.split == Split::Tune) {
+        job.index = jobs.len();
+        let configuration = place(&mut job);
+        if job.replicate == 0 {
+            configurations.push(configuration);
+        }
+        jobs.push(job);
+    }
+    decided.rungs.push((offset..jobs.len()).collect());
+    decided.configurations.push(configurations);
+    offset
+}
+
+/// Adds each trial of a scored round (its jobs and their scores) to its solver's
+/// `trial_scores` with its mean score over its replicates, in trial order.
+fn add_trial_means(
+    round_jobs: &[Job],
+    round_scores: &[Option<f64>],
+    trials: &[Vec<TrialPoint>],
+    trial_scores: &mut [Vec<(usize, f64)>],
+) {
+    let mut sums: Vec<Vec<(f64, u32)>> = trials.iter().map(|t| vec![(0.0, 0); t.len()]).collect();
+    for (job, s) in round_jobs.iter().zip(round_scores) {
+        let sum = &mut sums[job.solver][job.point];
+        *sum = (sum.0 + s.expect("scored"), sum.1 + 1);
+    }
+    for (s, solver_sums) in sums.iter().enumerate() {
+        for (t, &(sum, n)) in solver_sums.iter().enumerate() {
+            if n > 0 {
+                trial_scores[s].push((t, sum / f64::from(n)));
+            }
+        }
+    }
+}
+
+/// The proposals after round `round` (see [`propose_round`]): as this run's earlier
+/// passes kept them in `memo` if the scores they came from are the same, else proposed
+/// now and kept in place of the rounds after.
+fn next_round(
+    sweep: &Sweep,
+    round: u32,
+    trials: &[Vec<TrialPoint>],
+    trial_scores: &[Vec<(usize, f64)>],
+    seen: &HashSet<String>,
+    memo: &mut Memo,
+) -> Vec<Proposed> {
+    let input: ScoreBits = trial_scores.iter().map(|s| s.iter().map(|&(t, x)| (t, x.to_bits())).collect()).collect();
+    match memo.rounds.get(round as usize).filter(|(earlier, _)| *earlier == input) {
+        Some((_, new)) => new.clone(),
+        None => {
+            let new = propose_round(sweep, round, trials, trial_scores, seen);
+            memo.rounds.truncate(round as usize);
+            memo.rounds.push((input, new.clone()));
+            new
+        }
+    }
 }
 
 /// A round's new configurations, proposed after round `round` from every finished trial
@@ -347,22 +400,9 @@ fn decide_bohb(sweep: &Sweep, scores: &Scores) -> Rounds {
     let search = sweep.search.as_ref().expect("a searched spec");
     let budgets = search.budgets();
     let nominal = search.nominal_brackets();
-    let rows_per_job = |j: &Job| j.params.eval_seats().len() * sweep.evaluation.opponents.len();
-    let score = |j: &Job| {
-        let complete = scores.rows.get(&j.id).is_some_and(|&n| n == rows_per_job(j));
-        complete.then(|| scores.search.get(&j.id).copied().unwrap_or(f64::INFINITY))
-    };
+    let score = job_score(sweep, scores);
     let solvers = sweep.solvers.len();
-    let pool: Vec<Vec<Vec<Val>>> = (0..solvers)
-        .map(|s| (0..sweep.solvers[s].points.len()).map(|p| sweep.searched_values(s, p)).collect())
-        .collect();
-    let mut taken = vec![0usize; solvers];
-    let mut trials: Vec<Vec<TrialPoint>> = vec![Vec::new(); solvers];
-    let mut seen: HashSet<String> = HashSet::new();
-    // Per solver, its brackets' current configurations (trial numbers).
-    let mut brackets: Vec<Vec<Vec<usize>>> = vec![Vec::new(); solvers];
-    // Per solver and rung, the scored trials there.
-    let mut observed: Vec<Vec<Vec<(usize, f64)>>> = vec![vec![Vec::new(); budgets.len()]; solvers];
+    let mut bohb = Bohb::new(sweep, budgets.len());
     let stride = (nominal.iter().sum::<u64>() as usize).max(1);
     let mut jobs: Vec<Job> = Vec::new();
     let mut decided = Decided { rungs: Vec::new(), configurations: Vec::new(), finished: false };
@@ -370,104 +410,151 @@ fn decide_bohb(sweep: &Sweep, scores: &Scores) -> Rounds {
     for (rung, &budget) in budgets.iter().enumerate() {
         // The bracket that starts here.
         for s in 0..solvers {
-            let want = nominal[rung] as usize;
-            let axes_spec = sweep.searched_axes(s);
-            let model = observed[s][..rung].iter().rposition(|o| o.len() >= axes_spec.len() + 2);
-            let mut new: Vec<Vec<Val>> = Vec::new();
-            let mut fresh = |values: Vec<Val>, new: &mut Vec<Vec<Val>>| {
-                let probe = sweep.with_trials_at(&one_point(solvers, s, values.clone()), search.max_budget);
-                if seen.insert(probe.solvers[s].points[0].canonical_key(sweep.seed, 0)) {
-                    new.push(values);
-                }
-            };
-            match model {
-                Some(r) => {
-                    let axes: Vec<Axis> = axes_spec
-                        .iter()
-                        .map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical))
-                        .collect();
-                    let finished: Vec<Trial> = observed[s][r]
-                        .iter()
-                        .map(|&(t, score)| Trial {
-                            u: axes_spec.iter().zip(&trials[s][t].values).map(|((_, d), v)| d.position(*v)).collect(),
-                            score,
-                        })
-                        .collect();
-                    let seed = mix(round_seed(sweep.seed, &sweep.solvers[s].label, rung as u32), fnv1a(b"bohb"));
-                    let mut proposer = Proposer::new(&axes, finished, seed);
-                    for _ in 0..want * ATTEMPTS {
-                        let x = proposer.next_proposal();
-                        fresh(axes_spec.iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect(), &mut new);
-                        if new.len() == want {
-                            break;
-                        }
-                    }
-                }
-                None => {
-                    while new.len() < want && taken[s] < pool[s].len() {
-                        fresh(pool[s][taken[s]].clone(), &mut new);
-                        taken[s] += 1;
-                    }
-                }
-            }
-            let first = trials[s].len();
-            trials[s].extend(new.into_iter().map(|values| TrialPoint { values, round: rung as u32 }));
-            brackets[s].push((first..trials[s].len()).collect());
+            bohb.start_bracket(s, rung, nominal[rung] as usize);
         }
         // This rung's jobs: every bracket's current configurations at its budget.
-        let running: Vec<Vec<usize>> = brackets
-            .iter()
-            .map(|b| {
-                let mut all: Vec<usize> = b.iter().flatten().copied().collect();
-                all.sort_unstable();
-                all
-            })
-            .collect();
+        let running = bohb.running();
         let values: Vec<Vec<Vec<Val>>> =
-            running.iter().zip(&trials).map(|(r, t)| r.iter().map(|&i| t[i].values.clone()).collect()).collect();
-        let offset = jobs.len();
-        let mut configurations = Vec::new();
-        for mut job in sweep.with_trials_at(&values, budget).jobs().into_iter().filter(|j| j.split == Split::Tune) {
+            running.iter().zip(&bohb.trials).map(|(r, t)| r.iter().map(|&i| t[i].values.clone()).collect()).collect();
+        let pass = sweep.with_trials_at(&values, budget).jobs();
+        let offset = add_pass(&mut jobs, &mut decided, pass, |job| {
             let trial = running[job.solver][job.point];
-            (job.index, job.point, job.trial, job.rung) =
-                (jobs.len(), trial, Some((trial as u32, rung as u32)), Some(rung as u32));
-            if job.replicate == 0 {
-                configurations.push(job.solver * stride + trial);
-            }
-            jobs.push(job);
-        }
-        decided.rungs.push((offset..jobs.len()).collect());
-        decided.configurations.push(configurations);
-        let rung_scores: Vec<Option<f64>> = jobs[offset..].iter().map(score).collect();
+            (job.point, job.trial, job.rung) = (trial, Some((trial as u32, rung as u32)), Some(rung as u32));
+            job.solver * stride + trial
+        });
+        let rung_scores: Vec<Option<f64>> = jobs[offset..].iter().map(&score).collect();
         if rung_scores.iter().any(Option::is_none) {
             last_pass = rung + 1 == budgets.len() && sweep.test.is_none();
             break;
         }
-        let mut sums: std::collections::BTreeMap<(usize, usize), (f64, u32)> = Default::default();
+        let mut sums: BTreeMap<(usize, usize), (f64, u32)> = Default::default();
         for (job, s) in jobs[offset..].iter().zip(&rung_scores) {
             let sum = sums.entry((job.solver, job.point)).or_default();
             *sum = (sum.0 + s.expect("scored"), sum.1 + 1);
         }
         for (&(s, t), &(sum, n)) in &sums {
-            observed[s][rung].push((t, sum / f64::from(n)));
+            bohb.observed[s][rung].push((t, sum / f64::from(n)));
         }
         if rung + 1 == budgets.len() {
             decided.finished = true;
             last_pass = sweep.test.is_none();
             break;
         }
+        bohb.cut(&sums, search.eta);
+    }
+    let scored = observed_scores(&bohb.observed);
+    finish(sweep, scores, bohb.trials, jobs, decided, last_pass, stride, scored)
+}
+
+/// A BOHB decision under way. Per solver: the points of its Sobol sequence and how many
+/// have been taken, its trials, its brackets' current configurations (trial numbers) and,
+/// per rung, the trials scored there as `(trial, mean score)`; and the canonical key of
+/// every configuration proposed so far.
+struct Bohb<'a> {
+    sweep: &'a Sweep,
+    pool: Vec<Vec<Vec<Val>>>,
+    taken: Vec<usize>,
+    trials: Vec<Vec<TrialPoint>>,
+    brackets: Vec<Vec<Vec<usize>>>,
+    observed: Vec<Vec<Vec<(usize, f64)>>>,
+    seen: HashSet<String>,
+}
+
+impl<'a> Bohb<'a> {
+    /// A decision of `sweep` over `rungs` rungs that has taken nothing yet.
+    fn new(sweep: &'a Sweep, rungs: usize) -> Bohb<'a> {
+        let solvers = sweep.solvers.len();
+        let pool: Vec<Vec<Vec<Val>>> = (0..solvers)
+            .map(|s| (0..sweep.solvers[s].points.len()).map(|p| sweep.searched_values(s, p)).collect())
+            .collect();
+        Bohb {
+            sweep,
+            pool,
+            taken: vec![0usize; solvers],
+            trials: vec![Vec::new(); solvers],
+            brackets: vec![Vec::new(); solvers],
+            observed: vec![vec![Vec::new(); rungs]; solvers],
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Starts solver `s`'s bracket at rung `rung` with up to `want` configurations not
+    /// seen before: proposed by TPE from the trials scored at the highest earlier rung
+    /// that has at least `d + 2` of them, else the next points of its Sobol sequence.
+    fn start_bracket(&mut self, s: usize, rung: usize, want: usize) {
+        let sweep = self.sweep;
+        let search = sweep.search.as_ref().expect("a searched spec");
+        let solvers = sweep.solvers.len();
+        let axes_spec = sweep.searched_axes(s);
+        let model = self.observed[s][..rung].iter().rposition(|o| o.len() >= axes_spec.len() + 2);
+        let mut new: Vec<Vec<Val>> = Vec::new();
+        let seen = &mut self.seen;
+        let mut fresh = |values: Vec<Val>, new: &mut Vec<Vec<Val>>| {
+            let probe = sweep.with_trials_at(&one_point(solvers, s, values.clone()), search.max_budget);
+            if seen.insert(probe.solvers[s].points[0].canonical_key(sweep.seed, 0)) {
+                new.push(values);
+            }
+        };
+        match model {
+            Some(r) => {
+                let axes: Vec<Axis> =
+                    axes_spec.iter().map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical)).collect();
+                let finished: Vec<Trial> = self.observed[s][r]
+                    .iter()
+                    .map(|&(t, score)| Trial {
+                        u: axes_spec.iter().zip(&self.trials[s][t].values).map(|((_, d), v)| d.position(*v)).collect(),
+                        score,
+                    })
+                    .collect();
+                let seed = mix(round_seed(sweep.seed, &sweep.solvers[s].label, rung as u32), fnv1a(b"bohb"));
+                let mut proposer = Proposer::new(&axes, finished, seed);
+                for _ in 0..want * ATTEMPTS {
+                    let x = proposer.next_proposal();
+                    fresh(axes_spec.iter().zip(&x).map(|((_, d), &x)| d.at_position(x)).collect(), &mut new);
+                    if new.len() == want {
+                        break;
+                    }
+                }
+            }
+            None => {
+                while new.len() < want && self.taken[s] < self.pool[s].len() {
+                    fresh(self.pool[s][self.taken[s]].clone(), &mut new);
+                    self.taken[s] += 1;
+                }
+            }
+        }
+        let first = self.trials[s].len();
+        self.trials[s].extend(new.into_iter().map(|values| TrialPoint { values, round: rung as u32 }));
+        self.brackets[s].push((first..self.trials[s].len()).collect());
+    }
+
+    /// Each solver's configurations at the current rung: those of every bracket, in trial
+    /// order.
+    fn running(&self) -> Vec<Vec<usize>> {
+        self.brackets
+            .iter()
+            .map(|b| {
+                let mut all: Vec<usize> = b.iter().flatten().copied().collect();
+                all.sort_unstable();
+                all
+            })
+            .collect()
+    }
+
+    /// Keeps the best `max(1, floor(n / eta))` of each bracket's `n` configurations by
+    /// their mean scores at the rung just scored (`sums`, by solver and trial), in trial
+    /// order.
+    fn cut(&mut self, sums: &BTreeMap<(usize, usize), (f64, u32)>, eta: u64) {
         let mean = |s: usize, t: usize| sums.get(&(s, t)).map_or(f64::INFINITY, |&(sum, n)| sum / f64::from(n));
-        for (s, solver_brackets) in brackets.iter_mut().enumerate() {
+        for (s, solver_brackets) in self.brackets.iter_mut().enumerate() {
             for bracket in solver_brackets.iter_mut() {
-                let keep = super::survivors(bracket.len(), search.eta);
+                let keep = super::survivors(bracket.len(), eta);
                 let ranked = super::rank(bracket.iter().map(|&t| (mean(s, t), t)).collect());
                 *bracket = ranked.into_iter().take(keep).map(|(_, t)| t).collect();
                 bracket.sort_unstable();
             }
         }
     }
-    let scored = observed_scores(&observed);
-    finish(sweep, scores, trials, jobs, decided, last_pass, stride, scored)
 }
 
 /// Each solver's scored trials at the highest rung scored so far (scores at different

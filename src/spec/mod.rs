@@ -302,6 +302,8 @@ impl Sweep {
 }
 
 #[cfg(test)]
-mod sampled_tests;
+mod grid_tests;
 #[cfg(test)]
-mod tests;
+mod problem_tests;
+#[cfg(test)]
+mod sampled_tests;

@@ -173,128 +173,241 @@ impl Pass {
     }
 }
 
-/// Reads a results directory (or its `results.csv`) for a page.
-pub fn read(dir: &Path) -> Result<Data> {
-    let results = dir.join("results.csv");
-    let manifest = Manifest::read(dir).ok();
-    let by = config_columns();
-    // Both splits at once; the test rows are shown when there are any, as `summary` does.
-    let (mut tune, mut test) = (Pass::new(&by), Pass::new(&by));
-    let mut rungs: BTreeMap<u32, Rung> = BTreeMap::new();
-    let (mut failures, mut failed) = (Vec::new(), 0);
-    let (mut boards, mut evaluation) = (BTreeSet::new(), (0, 0, 0, 0));
-    let key_at: Vec<usize> = by.iter().map(|c| column(c)).collect();
-    // Positions looked up once, not per row.
-    let names = [
-        "regret_auc",
-        "game",
-        "status",
-        "evaluation",
-        "rung",
-        "seat",
-        "eval_opponent",
-        "job_id",
-        "label",
-        "error",
-        "regret",
-    ];
-    let positions: HashMap<&str, usize> = names.iter().map(|&n| (n, column(n))).collect();
-    let c = |name: &str| positions[name];
-    let rung_at = RungColumns::new();
-    // A model-based search ranks by its metric against its opponent (the manifest's).
-    let searched = manifest.as_ref().and_then(|m| {
-        let search = m.spec.get("search")?;
-        let text = |k: &str| search.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        let metric = text("metric");
-        (search.get("method")?.as_str()? == "tpe" && ["regret", "regret_auc"].contains(&metric.as_str()))
-            .then(|| (metric, text("opponent")))
-    });
-    let metric_at = searched.as_ref().map_or(0, |(metric, _)| column(metric));
-    let mut trials: BTreeMap<(String, u32), Trial> = BTreeMap::new();
-    let (trial_at, round_at) = (column("trial"), column("round"));
-    let mut key = vec![String::new(); by.len()];
-    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
+/// Columns a page reads by name, their positions looked up once, not per row.
+const NAMED: [&str; 11] = [
+    "regret_auc",
+    "game",
+    "status",
+    "evaluation",
+    "rung",
+    "seat",
+    "eval_opponent",
+    "job_id",
+    "label",
+    "error",
+    "regret",
+];
+
+/// The one pass over `results.csv` that a page makes: both splits at once (each with its
+/// aggregate, learners and panels), a search's rungs and a model-based search's trials
+/// (from the tuning rows), the failed rows, the boards and how the successful rows were
+/// evaluated.
+struct Scan<'a> {
+    /// `summary`'s default grouping columns.
+    by: &'a [&'static str],
+    /// Their positions.
+    key_at: Vec<usize>,
+    /// The positions of the columns of [`NAMED`].
+    positions: HashMap<&'static str, usize>,
+    rung_at: RungColumns,
+    /// A model-based search's metric and opponent, and the positions of the metric, the
+    /// trial and the round.
+    searched: Option<(String, String)>,
+    metric_at: usize,
+    trial_at: usize,
+    round_at: usize,
+    /// The configuration of the row at hand (its buffers reused from row to row).
+    key: Vec<String>,
+    tune: Pass,
+    test: Pass,
+    rungs: BTreeMap<u32, Rung>,
+    failures: Vec<Failure>,
+    failed: usize,
+    boards: BTreeSet<String>,
+    evaluation: (usize, usize, usize, usize),
+    trials: BTreeMap<(String, u32), Trial>,
+}
+
+impl<'a> Scan<'a> {
+    /// An empty pass over rows grouped by `by`, ranking a model-based search's trials by
+    /// the metric and opponent of `searched`.
+    fn new(by: &'a [&'static str], searched: Option<(String, String)>) -> Scan<'a> {
+        let metric_at = searched.as_ref().map_or(0, |(metric, _)| column(metric));
+        Scan {
+            by,
+            key_at: by.iter().map(|c| column(c)).collect(),
+            positions: NAMED.iter().map(|&n| (n, column(n))).collect(),
+            rung_at: RungColumns::new(),
+            searched,
+            metric_at,
+            trial_at: column("trial"),
+            round_at: column("round"),
+            key: vec![String::new(); by.len()],
+            tune: Pass::new(by),
+            test: Pass::new(by),
+            rungs: BTreeMap::new(),
+            failures: Vec::new(),
+            failed: 0,
+            boards: BTreeSet::new(),
+            evaluation: (0, 0, 0, 0),
+            trials: BTreeMap::new(),
+        }
+    }
+
+    /// Takes in one row of the results.
+    fn row(&mut self, rec: &csv::StringRecord) {
+        let positions = &self.positions;
+        let c = |name: &str| positions[name];
         let s = splits::of_row(rec);
-        let pass = if s == Split::Test { &mut test } else { &mut tune };
+        let pass = if s == Split::Test { &mut self.test } else { &mut self.tune };
         pass.agg.push(|i| &rec[i]);
         let p = ["seat", "eval_opponent", "game"].map(|n| &rec[c(n)]);
         if !pass.panels.iter().any(|q| q.iter().zip(&p).all(|(a, b)| a == b)) {
             pass.panels.push(p.map(String::from).to_vec());
         }
         if !rec[c("regret_auc")].is_empty() {
-            for (k, &i) in key.iter_mut().zip(&key_at) {
+            for (k, &i) in self.key.iter_mut().zip(&self.key_at) {
                 k.clear();
                 k.push_str(&rec[i]);
             }
-            if !pass.learners.contains(&key) {
-                pass.learners.insert(key.clone());
+            if !pass.learners.contains(&self.key) {
+                pass.learners.insert(self.key.clone());
             }
         }
-        if !boards.contains(&rec[c("game")]) {
-            boards.insert(rec[c("game")].to_string());
+        if !self.boards.contains(&rec[c("game")]) {
+            self.boards.insert(rec[c("game")].to_string());
         }
-        let ok = &rec[c("status")] == "ok";
+        let (ok, rung_of_row) = (&rec[c("status")] == "ok", rec[c("rung")].parse::<u32>());
+        self.outcome(rec, ok);
+        if let (Some(_), Ok(t), Split::Tune) = (&self.searched, rec[self.trial_at].parse::<u32>(), s) {
+            self.trial(rec, t, ok);
+        }
+        if let (Ok(r), Split::Tune) = (rung_of_row, s) {
+            let rung_of = self.rungs.entry(r).or_insert_with(|| Rung { rung: r, ..Rung::default() });
+            rung(rung_of, rec, &self.key_at, &self.rung_at, ok);
+        }
+    }
+
+    /// Counts a row by how it was evaluated (`ok`), or as a failure, keeping the first
+    /// [`FAILURES_KEPT`] failed rows.
+    fn outcome(&mut self, rec: &csv::StringRecord, ok: bool) {
+        let c = |name: &str| self.positions[name];
         if ok {
             match &rec[c("evaluation")] {
-                _ if rec[c("regret")].is_empty() => evaluation.3 += 1,
-                "sampled" => evaluation.1 += 1,
-                "bound" => evaluation.2 += 1,
-                _ => evaluation.0 += 1,
+                _ if rec[c("regret")].is_empty() => self.evaluation.3 += 1,
+                "sampled" => self.evaluation.1 += 1,
+                "bound" => self.evaluation.2 += 1,
+                _ => self.evaluation.0 += 1,
             }
         } else {
-            failed += 1;
-            if failures.len() < FAILURES_KEPT {
+            self.failed += 1;
+            if self.failures.len() < FAILURES_KEPT {
                 let cell = |n: &str| rec[c(n)].to_string();
-                failures.push(Failure {
-                    cells: [cell("job_id"), cell("label"), cell("seat"), cell("eval_opponent"), cell("error")],
-                });
+                let cells = [cell("job_id"), cell("label"), cell("seat"), cell("eval_opponent"), cell("error")];
+                self.failures.push(Failure { cells });
             }
         }
-        if let (Some((_, opponent)), Ok(t), Split::Tune) = (&searched, rec[trial_at].parse::<u32>(), s) {
-            let label = rec[c("label")].to_string();
-            let trial = trials.entry((label.clone(), t)).or_insert_with(|| Trial {
-                label,
-                trial: t,
-                round: rec[round_at].parse().unwrap_or(0),
-                config: by.iter().zip(&key_at).map(|(&n, &i)| (n, rec[i].to_string())).collect(),
-                ..Trial::default()
-            });
-            if trial.jobs.insert(rec[c("job_id")].to_string()) {
-                trial.train_ms += rec[rung_at.train_ms].parse::<f64>().unwrap_or(0.0);
-            }
-            if ok && &rec[c("eval_opponent")] == opponent.as_str() {
-                if let Ok(x) = rec[metric_at].parse::<f64>() {
-                    trial.metric = (trial.metric.0 + x, trial.metric.1 + 1);
-                }
+    }
+
+    /// Adds a tuning row of trial `t` of a model-based search to its trial: its job's
+    /// training time once per job, and its metric when it succeeded (`ok`) against the
+    /// search's opponent.
+    fn trial(&mut self, rec: &csv::StringRecord, t: u32, ok: bool) {
+        let positions = &self.positions;
+        let c = |name: &str| positions[name];
+        let Some((_, opponent)) = &self.searched else { return };
+        let label = rec[c("label")].to_string();
+        let trial = self.trials.entry((label.clone(), t)).or_insert_with(|| Trial {
+            label,
+            trial: t,
+            round: rec[self.round_at].parse().unwrap_or(0),
+            config: self.by.iter().zip(&self.key_at).map(|(&n, &i)| (n, rec[i].to_string())).collect(),
+            ..Trial::default()
+        });
+        if trial.jobs.insert(rec[c("job_id")].to_string()) {
+            trial.train_ms += rec[self.rung_at.train_ms].parse::<f64>().unwrap_or(0.0);
+        }
+        if ok && &rec[c("eval_opponent")] == opponent.as_str() {
+            if let Ok(x) = rec[self.metric_at].parse::<f64>() {
+                trial.metric = (trial.metric.0 + x, trial.metric.1 + 1);
             }
         }
-        if let (Ok(r), Split::Tune) = (rec[c("rung")].parse::<u32>(), s) {
-            rung(rungs.entry(r).or_insert_with(|| Rung { rung: r, ..Rung::default() }), rec, &key_at, &rung_at, ok);
-        }
-    })
-    .with_context(|| format!("{}", results.display()))?;
+    }
+}
+
+/// The metric and opponent a model-based search (`method = "tpe"`) ranks its trials by,
+/// from the manifest's spec; none without such a search, or when it ranks by another
+/// metric than `regret` or `regret_auc`.
+fn tpe_ranking(manifest: Option<&Manifest>) -> Option<(String, String)> {
+    let search = manifest?.spec.get("search")?;
+    let text = |k: &str| search.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let metric = text("metric");
+    (search.get("method")?.as_str()? == "tpe" && ["regret", "regret_auc"].contains(&metric.as_str()))
+        .then(|| (metric, text("opponent")))
+}
+
+/// The grouping columns a table shows (positions in `by`), as `summary` chooses them:
+/// those that vary within a kind (among the tuning rows when there are test rows), and
+/// the solver, seat and evaluation opponent.
+fn shown_columns(by: &[&str], agg: &Aggregator, tuned: Option<&Pass>) -> Vec<usize> {
+    let mut show = tuned.map_or(agg.varying_within_kinds(), |t| t.agg.varying_within_kinds());
+    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent"].contains(&by[k])));
+    show.sort_unstable();
+    show.dedup();
+    show
+}
+
+/// The leaderboard's `vs_best` marks, the lines on blocks that cannot reject, and the
+/// answers to "which solver?": on test rows as `compare --by solver` gives them (from
+/// `solver_blocks`, with no lines), on tuning rows as `summary` does (from `blocks`, with
+/// no answers).
+fn leaderboard_marks(
+    split: Split,
+    blocks: &[Block],
+    solver_blocks: &[Block],
+    by: &[&str],
+) -> (BTreeMap<Vec<String>, Mark>, Vec<String>, Vec<String>) {
+    if split == Split::Test {
+        let (marks, answer) = solvers_compared(solver_blocks, by, Significance::T, Verdicts::default().alpha);
+        (marks, Vec::new(), answer)
+    } else {
+        let (marks, notes) = best_marks_in(blocks, by, Procedure::Mcb, Verdicts::default().alpha);
+        (marks, notes, Vec::new())
+    }
+}
+
+/// The bootstrap's strata of the configurations the leaderboard shows: in each panel, the
+/// best [`shown`] of `groups` by mean regret.
+fn leaderboard_strata(results: &Path, by: &[&str], groups: &[Group], split: Split) -> Result<Strata> {
+    let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
+    for g in groups {
+        per_panel.entry(panel(by, &g.key)).or_default().push(g);
+    }
+    let wanted: HashSet<&[String]> = per_panel
+        .into_values()
+        .flat_map(|mut gs| {
+            gs.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
+            let n = shown(groups.len(), gs.len());
+            gs.into_iter().take(n).map(|g| g.key.as_slice())
+        })
+        .collect();
+    strata_where(results, by, Some(split), |k| wanted.contains(k))
+}
+
+/// Reads a results directory (or its `results.csv`) for a page.
+pub fn read(dir: &Path) -> Result<Data> {
+    let results = dir.join("results.csv");
+    let manifest = Manifest::read(dir).ok();
+    let by = config_columns();
+    // A model-based search ranks by its metric against its opponent (the manifest's).
+    let mut scan = Scan::new(&by, tpe_ranking(manifest.as_ref()));
+    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| scan.row(rec))
+        .with_context(|| format!("{}", results.display()))?;
+    let Scan { tune, test, rungs, failures, failed, boards, evaluation, trials, searched, .. } = scan;
+    // Both splits were read; the test rows are shown when there are any, as `summary` does.
     let split = if test.agg.rows() > 0 { Split::Test } else { Split::Tune };
     let (shown_pass, tuned) = if split == Split::Test { (test, Some(tune)) } else { (tune, None) };
     let Pass { agg, learners, panels } = shown_pass;
     if agg.rows() == 0 {
         anyhow::bail!("{}: results.csv has no rows yet", dir.display());
     }
-    let mut show = tuned.as_ref().map_or(agg.varying_within_kinds(), |t| t.agg.varying_within_kinds());
-    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent"].contains(&by[k])));
-    show.sort_unstable();
-    show.dedup();
+    let show = shown_columns(&by, &agg, tuned.as_ref());
     let blocks = read_blocks_in(&results, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
     let compared = against_best(&blocks, Verdicts::default());
     let (outer, solver_config) = solver_block_columns();
     let solver_blocks = read_blocks_in(&results, Metric::Regret, &outer, &solver_config, split)?;
     // On test rows the leaderboard answers "which solver?" as `compare --by solver` does.
-    let (marks, mut notes, answer) = if split == Split::Test {
-        let (marks, answer) = solvers_compared(&solver_blocks, &by, Significance::T, Verdicts::default().alpha);
-        (marks, Vec::new(), answer)
-    } else {
-        let (marks, notes) = best_marks_in(&blocks, &by, Procedure::Mcb, Verdicts::default().alpha);
-        (marks, notes, Vec::new())
-    };
+    let (marks, mut notes, answer) = leaderboard_marks(split, &blocks, &solver_blocks, &by);
     notes.extend(crate::report::nash_conv::trivial_lines(&results, Some(split))?);
     let tuned_groups =
         tuned.map_or(BTreeMap::new(), |t| t.agg.groups().into_iter().map(|g| (g.key.clone(), g)).collect());
@@ -307,20 +420,7 @@ pub fn read(dir: &Path) -> Result<Data> {
     } else {
         blocks.clone()
     };
-    // The bootstrap's strata of the configurations the leaderboard shows.
-    let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
-    for g in &groups {
-        per_panel.entry(panel(&by, &g.key)).or_default().push(g);
-    }
-    let wanted: HashSet<&[String]> = per_panel
-        .into_values()
-        .flat_map(|mut gs| {
-            gs.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
-            let n = shown(groups.len(), gs.len());
-            gs.into_iter().take(n).map(|g| g.key.as_slice())
-        })
-        .collect();
-    let strata = strata_where(&results, &by, Some(split), |k| wanted.contains(k))?;
+    let strata = leaderboard_strata(&results, &by, &groups, split)?;
     let bytes = std::fs::read(&results).with_context(|| format!("cannot read {}", results.display()))?;
     Ok(Data {
         dir: dir.display().to_string(),

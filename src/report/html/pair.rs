@@ -68,21 +68,8 @@ fn interval(g: &Group) -> (f64, f64) {
 /// The page comparing two directories.
 pub fn pair_page(p: &Pair) -> String {
     let by = config_columns();
-    // The columns that tell configurations apart: those whose value differs between two
-    // configurations of one solver, on either side or across them.
-    let solver = by.iter().position(|c| *c == "solver").unwrap_or(0);
-    let keys: Vec<&Vec<String>> = p.a.groups.keys().chain(p.b.groups.keys()).collect();
-    let mut show: Vec<usize> = (0..by.len())
-        .filter(|&k| {
-            let mut first: BTreeMap<&str, &str> = BTreeMap::new();
-            keys.iter().any(|key| *first.entry(&key[solver]).or_insert(&key[k]) != key[k])
-        })
-        .collect();
-    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent", "game"].contains(&by[k])));
-    show.sort_unstable();
-    show.dedup();
+    let show = distinguishing_columns(p, &by);
     let names: Vec<String> = show.iter().map(|&k| by[k].to_string()).collect();
-    let cells = |key: &[String]| -> Vec<Cell> { show.iter().map(|&k| Cell::text(key[k].clone())).collect() };
     let mut header = names.clone();
     header.extend(
         [
@@ -101,7 +88,7 @@ pub fn pair_page(p: &Pair) -> String {
     let mut shared = Vec::new();
     for (key, ga) in &p.a.groups {
         let Some(gb) = p.b.groups.get(key) else { continue };
-        let mut r = cells(key);
+        let mut r = key_cells(key, &show);
         let (la, ha) = interval(ga);
         let (lb, hb) = interval(gb);
         r.extend([Cell::int(ga.n), Cell::Float(ga.mean_regret), Cell::Float(la), Cell::Float(ha)]);
@@ -109,52 +96,13 @@ pub fn pair_page(p: &Pair) -> String {
         r.push(Cell::Float(gb.mean_regret - ga.mean_regret));
         shared.push((Stands::Config(key.join("|")), r));
     }
-    let only = |x: &Side, y: &Side| -> Table {
-        let mut header = names.clone();
-        header.extend(["n", "mean_regret", "ci95_low", "ci95_high"].map(String::from));
-        let rows = x
-            .groups
-            .iter()
-            .filter(|(k, _)| !y.groups.contains_key(*k))
-            .map(|(k, g)| {
-                let mut r = cells(k);
-                let (l, h) = interval(g);
-                r.extend([Cell::int(g.n), Cell::Float(g.mean_regret), Cell::Float(l), Cell::Float(h)]);
-                (Stands::Config(k.join("|")), r)
-            })
-            .collect();
-        page_table(header, rows)
-    };
-    let (only_a, only_b) = (only(&p.a, &p.b), only(&p.b, &p.a));
+    let (only_a, only_b) = (only_in(&p.a, &p.b, &names, &show), only_in(&p.b, &p.a, &names, &show));
     let same_seed = match (&p.a.manifest, &p.b.manifest) {
         (Some(a), Some(b)) => a.master_seed == b.master_seed,
         _ => false,
     };
-    let n_shared = shared.len();
     let sections = vec![
-        Section {
-            id: "shared",
-            title: format!("Shared configurations ({n_shared})"),
-            how: format!(
-                "Configurations both directories ran (same solver, parameters, seat, opponent and board): each side's mean \
-                 regret over its replicates with its Student-t 95% interval, as `sweep summary` prints them; difference = \
-                 B - A (negative: B is better). {}",
-                if same_seed {
-                    "Both used the same master seed, so replicate k had the same seed on both sides."
-                } else {
-                    "The master seeds differ: the sides are independent samples."
-                }
-            ),
-            parts: if n_shared == 0 {
-                vec![Part::Note(
-                    "None: every configuration of one differs from those of the other in a parameter, the seat, the \
-                     opponent or the board (the columns below show where)."
-                        .into(),
-                )]
-            } else {
-                vec![Part::Table(page_table(header, shared))]
-            },
-        },
+        shared_section(header, shared, same_seed),
         Section {
             id: "only-a",
             title: format!("Only in A ({})", only_a.rows.len()),
@@ -168,6 +116,83 @@ pub fn pair_page(p: &Pair) -> String {
             parts: vec![Part::Table(only_b)],
         },
     ];
+    page("sweep report: A and B", &pair_facts(p, &by), &sections, None)
+}
+
+/// The grouping columns shown (positions in `by`): those that tell configurations apart,
+/// whose value differs between two configurations of one solver on either side or
+/// across them, and the solver, seat, evaluation opponent and game.
+fn distinguishing_columns(p: &Pair, by: &[&str]) -> Vec<usize> {
+    let solver = by.iter().position(|c| *c == "solver").unwrap_or(0);
+    let keys: Vec<&Vec<String>> = p.a.groups.keys().chain(p.b.groups.keys()).collect();
+    let mut show: Vec<usize> = (0..by.len())
+        .filter(|&k| {
+            let mut first: BTreeMap<&str, &str> = BTreeMap::new();
+            keys.iter().any(|key| *first.entry(&key[solver]).or_insert(&key[k]) != key[k])
+        })
+        .collect();
+    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent", "game"].contains(&by[k])));
+    show.sort_unstable();
+    show.dedup();
+    show
+}
+
+/// The cells of a configuration's shown grouping columns.
+fn key_cells(key: &[String], show: &[usize]) -> Vec<Cell> {
+    show.iter().map(|&k| Cell::text(key[k].clone())).collect()
+}
+
+/// The table of the configurations only `x` has (not `y`), each with its mean regret and
+/// interval, under the grouping columns `names` (positions `show`).
+fn only_in(x: &Side, y: &Side, names: &[String], show: &[usize]) -> Table {
+    let mut header = names.to_vec();
+    header.extend(["n", "mean_regret", "ci95_low", "ci95_high"].map(String::from));
+    let rows = x
+        .groups
+        .iter()
+        .filter(|(k, _)| !y.groups.contains_key(*k))
+        .map(|(k, g)| {
+            let mut r = key_cells(k, show);
+            let (l, h) = interval(g);
+            r.extend([Cell::int(g.n), Cell::Float(g.mean_regret), Cell::Float(l), Cell::Float(h)]);
+            (Stands::Config(k.join("|")), r)
+        })
+        .collect();
+    page_table(header, rows)
+}
+
+/// The section of the configurations both sides ran (`shared`, under `header`), saying
+/// whether the sides used the same master seed.
+fn shared_section(header: Vec<String>, shared: Vec<(Stands, Vec<Cell>)>, same_seed: bool) -> Section {
+    let n_shared = shared.len();
+    Section {
+        id: "shared",
+        title: format!("Shared configurations ({n_shared})"),
+        how: format!(
+            "Configurations both directories ran (same solver, parameters, seat, opponent and board): each side's mean \
+             regret over its replicates with its Student-t 95% interval, as `sweep summary` prints them; difference = \
+             B - A (negative: B is better). {}",
+            if same_seed {
+                "Both used the same master seed, so replicate k had the same seed on both sides."
+            } else {
+                "The master seeds differ: the sides are independent samples."
+            }
+        ),
+        parts: if n_shared == 0 {
+            vec![Part::Note(
+                "None: every configuration of one differs from those of the other in a parameter, the seat, the \
+                 opponent or the board (the columns below show where)."
+                    .into(),
+            )]
+        } else {
+            vec![Part::Table(page_table(header, shared))]
+        },
+    }
+}
+
+/// The facts at the top of the page: each side's directory, spec and rows shown, whether
+/// the specs are the same, and the boards.
+fn pair_facts(p: &Pair, by: &[&str]) -> Facts {
     let mut facts: Facts = Vec::new();
     for (tag, s) in [("A", &p.a), ("B", &p.b)] {
         let spec = s.manifest.as_ref().map_or("no manifest.json".to_string(), |m| {
@@ -185,5 +210,5 @@ pub fn pair_page(p: &Pair) -> String {
             .filter_map(|k| by.iter().position(|c| *c == "game").map(|i| k[i].as_str()))
             .collect();
     facts.push(("board".into(), boards.into_iter().collect::<Vec<_>>().join(", ")));
-    page("sweep report: A and B", &facts, &sections, None)
+    facts
 }

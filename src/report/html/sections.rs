@@ -150,34 +150,9 @@ fn panel_title(p: &[String]) -> String {
 /// `summary`'s numbers.
 fn leaderboard(d: &Data) -> Section {
     let test = d.split == Split::Test;
-    let mut header: Vec<String> = table_columns(d).iter().map(|&k| d.by[k].to_string()).collect();
-    header.extend(
-        [
-            "n",
-            "failed",
-            "mean_regret",
-            "ci95_low",
-            "ci95_high",
-            "vs_best",
-            if test { "diff_low" } else { "mcb_low" },
-            if test { "diff_high" } else { "mcb_high" },
-            "iqm_regret",
-            "boot_low",
-            "boot_high",
-            "sd_regret",
-        ]
-        .map(String::from),
-    );
-    if test {
-        header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
-    }
-    header.extend(["p_win", "p_draw", "p_loss", "train_ms"].map(String::from));
     // MCTS does not train: its cost is a search per move.
     let moves = d.groups.iter().any(|g| !g.ms_per_move.is_nan());
-    if moves {
-        header.push("ms_per_move".into());
-    }
-    header.push("sampled".into());
+    let header = leaderboard_header(d, test, moves);
     let mut panels: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
     for g in &d.groups {
         panels.entry(panel(&d.by, &g.key)).or_default().push(g);
@@ -208,7 +183,58 @@ fn leaderboard(d: &Data) -> Section {
     if test {
         parts.push(Part::Note("gap = mean_regret (test seeds) - tune_mean_regret (the seeds that chose it): the optimism of choosing on the same seeds plus the seeds' own spread.".into()));
     }
-    let vs_best = if test {
+    let vs_best = vs_best_how(test);
+    Section {
+        id: "leaderboard",
+        title: "Leaderboard".into(),
+        how: format!(
+            "Lower regret is better (0 = optimal). One table per seat, opponent and board, best first; ci95 is the \
+             Student-t 95% interval of the mean over replicates, boot_low..boot_high the bootstrap 95% interval of the \
+             IQM. {vs_best} train_ms is a learner's training time per job; MCTS does not train, and ms_per_move is its \
+             cost: a job's evaluation time over the positions it searched. Click a column to sort. The same numbers as \
+             `sweep summary`."
+        ),
+        parts,
+    }
+}
+
+/// The leaderboard's columns: the grouping columns shown, `summary`'s numbers (on test
+/// rows (`test`) with the paired-t interval and the tuning mean and gap, else with MCB's
+/// interval), and `ms_per_move` where some group searches per move (`moves`).
+fn leaderboard_header(d: &Data, test: bool, moves: bool) -> Vec<String> {
+    let mut header: Vec<String> = table_columns(d).iter().map(|&k| d.by[k].to_string()).collect();
+    header.extend(
+        [
+            "n",
+            "failed",
+            "mean_regret",
+            "ci95_low",
+            "ci95_high",
+            "vs_best",
+            if test { "diff_low" } else { "mcb_low" },
+            if test { "diff_high" } else { "mcb_high" },
+            "iqm_regret",
+            "boot_low",
+            "boot_high",
+            "sd_regret",
+        ]
+        .map(String::from),
+    );
+    if test {
+        header.extend(["tune_n", "tune_mean_regret", "gap"].map(String::from));
+    }
+    header.extend(["p_win", "p_draw", "p_loss", "train_ms"].map(String::from));
+    if moves {
+        header.push("ms_per_move".into());
+    }
+    header.push("sampled".into());
+    header
+}
+
+/// What `vs_best` means on the leaderboard: the solvers compared on test rows (`test`),
+/// else MCB within each solver's block.
+fn vs_best_how(test: bool) -> &'static str {
+    if test {
         "vs_best answers \"which solver?\" as `sweep compare --by solver` does: each solver's chosen configuration \
          against the best of them on the same fresh seeds, by the paired t test, Holm-adjusted over the table's \
          comparisons at 0.05: best, equal (identical to the best on every replicate; where every solver is, all read equal), indistinguishable, worse; diff_low..diff_high \
@@ -223,18 +249,6 @@ fn leaderboard(d: &Data) -> Section {
          instead of testing everything against the best of the same runs, and uses every configuration's runs for one \
          pooled variance (assumed common: the paired design's residuals). The lines under each table say how many \
          replicates would likely shrink the set."
-    };
-    Section {
-        id: "leaderboard",
-        title: "Leaderboard".into(),
-        how: format!(
-            "Lower regret is better (0 = optimal). One table per seat, opponent and board, best first; ci95 is the \
-             Student-t 95% interval of the mean over replicates, boot_low..boot_high the bootstrap 95% interval of the \
-             IQM. {vs_best} train_ms is a learner's training time per job; MCTS does not train, and ms_per_move is its \
-             cost: a job's evaluation time over the positions it searched. Click a column to sort. The same numbers as \
-             `sweep summary`."
-        ),
-        parts,
     }
 }
 
@@ -541,65 +555,13 @@ fn profiles(d: &Data) -> Option<Section> {
 
 /// Paired differences with each block's best, and between the solvers' best.
 fn paired(d: &Data) -> Option<Section> {
-    let verdicts = Verdicts::default();
     let columns = default_config_columns();
     let mut parts = Vec::new();
-    // One chart of rows (label, difference, the verdict's interval, colour).
-    let mut chart = |title: String, rows: Vec<ForestRow>, more: usize| {
-        if rows.is_empty() {
-            return;
-        }
-        let lo = rows.iter().map(|r| r.2.min(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::min);
-        let hi = rows.iter().map(|r| r.3.max(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::max);
-        let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
-        let mut plot = Plot::new(
-            &format!("{title}{more}"),
-            Axis::new(
-                "regret difference with the best (paired by replicate; paired t, Holm-adjusted 95% interval)",
-                lo - 0.02 * (hi - lo),
-                hi + 0.02 * (hi - lo),
-            ),
-            Axis::new("", 0.0, 1.0),
-        )
-        .wide();
-        plot.forest(&rows);
-        plot.rule_x(0.0);
-        parts.push(Part::Chart(plot.finish()));
-    };
-    // The rows of a block's comparisons with its best, best first.
-    let rows_of = |block: &Block, base: usize, cs: &[Comparison], name: &dyn Fn(&Config) -> (String, Colour)| {
-        let mut cs: Vec<&Comparison> = cs.iter().filter(|c| c.config != base).collect();
-        cs.sort_by(|a, b| a.difference.mean.total_cmp(&b.difference.mean));
-        cs.iter()
-            .map(|c| {
-                let (label, colour) = name(&block.configs[c.config]);
-                (format!("{label} [{}]", c.verdict), c.difference.mean, c.low, c.high, colour.0)
-            })
-            .collect::<Vec<ForestRow>>()
-    };
     // One chart per (seat, opponent, board) block: each solver's best against the best
     // solver, then each solver's other configurations against its best.
     for panel in d.solver_blocks.iter().take(CHARTS) {
-        let mut rows = Vec::new();
+        let mut rows = solvers_against_best(d, panel);
         let mut more = 0;
-        if let Ok(reps) = represent(panel, &[0], Metric::Regret, &[])
-            && reps.len() > 1
-        {
-            let sub = Block {
-                key: panel.key.clone(),
-                configs: reps.iter().map(|r| panel.configs[r.config].clone()).collect(),
-            };
-            if let Some(base) = best(&sub, Metric::Regret) {
-                let best_name = sub.configs[base].label.clone();
-                let name = |c: &Config| {
-                    let solver =
-                        if c.label == c.key[0] { c.key[0].clone() } else { format!("{} ({})", c.key[0], c.label) };
-                    (format!("{solver} vs {best_name}"), d.colour_of_config(&c.key[0], &c.key[1..]))
-                };
-                let cs = compare_block(&sub, base, Metric::Regret, verdicts);
-                rows.extend(rows_of(&sub, base, &cs, &name));
-            }
-        }
         let within: Vec<_> = d
             .blocks
             .iter()
@@ -617,12 +579,12 @@ fn paired(d: &Data) -> Option<Section> {
                     if solvers > 1 { format!("{}: {}", block.key[0], words.join(" ")) } else { words.join(" ") };
                 (label, d.colour_of_config(&block.key[0], &c.key))
             };
-            let mut these = rows_of(block, *base, cs, &name);
+            let mut these = forest_rows(block, *base, cs, &name);
             more += these.len().saturating_sub(FOREST);
             these.truncate(FOREST);
             rows.extend(these);
         }
-        chart(format!("Paired differences: {}", panel_title(&panel.key)), rows, more);
+        parts.extend(forest_chart(format!("Paired differences: {}", panel_title(&panel.key)), rows, more));
     }
     (!parts.is_empty()).then(|| Section {
         id: "paired",
@@ -638,6 +600,71 @@ fn paired(d: &Data) -> Option<Section> {
             .into(),
         parts,
     })
+}
+
+/// The forest rows of a solver block (seat, opponent, board) that compare each solver's
+/// best configuration with the best solver's ("sarsa vs q-learning"); none with fewer
+/// than two solvers.
+fn solvers_against_best(d: &Data, panel: &Block) -> Vec<ForestRow> {
+    let mut rows = Vec::new();
+    if let Ok(reps) = represent(panel, &[0], Metric::Regret, &[])
+        && reps.len() > 1
+    {
+        let sub =
+            Block { key: panel.key.clone(), configs: reps.iter().map(|r| panel.configs[r.config].clone()).collect() };
+        if let Some(base) = best(&sub, Metric::Regret) {
+            let best_name = sub.configs[base].label.clone();
+            let name = |c: &Config| {
+                let solver = if c.label == c.key[0] { c.key[0].clone() } else { format!("{} ({})", c.key[0], c.label) };
+                (format!("{solver} vs {best_name}"), d.colour_of_config(&c.key[0], &c.key[1..]))
+            };
+            let cs = compare_block(&sub, base, Metric::Regret, Verdicts::default());
+            rows.extend(forest_rows(&sub, base, &cs, &name));
+        }
+    }
+    rows
+}
+
+/// The rows of a block's comparisons `cs` with its best (`base`), best first, each
+/// labelled and coloured by `name` with its verdict in brackets.
+fn forest_rows(
+    block: &Block,
+    base: usize,
+    cs: &[Comparison],
+    name: &dyn Fn(&Config) -> (String, Colour),
+) -> Vec<ForestRow> {
+    let mut cs: Vec<&Comparison> = cs.iter().filter(|c| c.config != base).collect();
+    cs.sort_by(|a, b| a.difference.mean.total_cmp(&b.difference.mean));
+    cs.iter()
+        .map(|c| {
+            let (label, colour) = name(&block.configs[c.config]);
+            (format!("{label} [{}]", c.verdict), c.difference.mean, c.low, c.high, colour.0)
+        })
+        .collect::<Vec<ForestRow>>()
+}
+
+/// One forest chart of paired differences (label, difference, the verdict's interval,
+/// colour), saying how many more rows were not drawn; none without rows.
+fn forest_chart(title: String, rows: Vec<ForestRow>, more: usize) -> Option<Part> {
+    if rows.is_empty() {
+        return None;
+    }
+    let lo = rows.iter().map(|r| r.2.min(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::min);
+    let hi = rows.iter().map(|r| r.3.max(r.1)).filter(|x| x.is_finite()).fold(0.0f64, f64::max);
+    let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
+    let mut plot = Plot::new(
+        &format!("{title}{more}"),
+        Axis::new(
+            "regret difference with the best (paired by replicate; paired t, Holm-adjusted 95% interval)",
+            lo - 0.02 * (hi - lo),
+            hi + 0.02 * (hi - lo),
+        ),
+        Axis::new("", 0.0, 1.0),
+    )
+    .wide();
+    plot.forest(&rows);
+    plot.rule_x(0.0);
+    Some(Part::Chart(plot.finish()))
 }
 
 /// A search's rungs: budget, configurations, survivors, jobs, cost.
@@ -692,88 +719,10 @@ fn trials(d: &Data) -> Option<Section> {
     let mut parts = Vec::new();
     for label in labels {
         let mine: Vec<&super::data::Trial> = trials.iter().filter(|t| t.label == label).collect();
-        let scores: Vec<f64> = mine.iter().map(|t| t.score()).collect();
-        let finite = scores.iter().copied().filter(|s| s.is_finite());
-        let top = finite.fold(0.0f64, f64::max).max(1e-3) * 1.05;
-        let mut best = f64::INFINITY;
-        let best_so_far: Vec<f64> = scores
-            .iter()
-            .map(|&s| {
-                best = best.min(s);
-                best
-            })
-            .collect();
-        let mut cpu = 0.0;
-        let cumulative: Vec<f64> = mine
-            .iter()
-            .map(|t| {
-                cpu += t.train_ms / 1000.0;
-                cpu
-            })
-            .collect();
-        let colour = super::svg::series(0);
-        let y = || Axis::new(&format!("mean {metric} against {opponent}"), 0.0, top);
-        for (x, name, what) in [
-            (mine.iter().map(|t| f64::from(t.trial) + 1.0).collect::<Vec<_>>(), "trials", "trials"),
-            (cumulative, "training time of the trials so far (CPU s)", "training time"),
-        ] {
-            let xmax = x.last().copied().unwrap_or(1.0);
-            let mut plot = Plot::new(&format!("{label}: best so far against {what}"), Axis::new(name, 0.0, xmax), y());
-            let points: Vec<(f64, f64)> = x.iter().copied().zip(best_so_far.iter().copied()).collect();
-            plot.steps(&points, colour);
-            plot.dots(&x.iter().copied().zip(scores.iter().copied()).collect::<Vec<_>>(), "#555", 0.6);
-            plot.legend("best so far", colour);
-            parts.push(Part::Chart(plot.finish()));
-        }
+        parts.extend(best_so_far_charts(label, &mine, metric, opponent));
         // The axes: configuration columns that vary among the trials.
         let n = mine.first().map_or(0, |t| t.config.len());
-        for k in 0..n {
-            let name = mine[0].config[k].0;
-            let columns: Vec<&str> = mine[0].config.iter().map(|c| c.0).collect();
-            let derived = |t: &super::data::Trial| {
-                let key: Vec<String> = t.config.iter().map(|c| c.1.clone()).collect();
-                crate::schema::derived(&columns, &key, k)
-            };
-            let same = mine.iter().all(|t| t.config[k].1 == mine[0].config[k].1);
-            if ["solver", "label"].contains(&name) || same || mine.iter().all(|t| derived(t)) {
-                continue;
-            }
-            let values: Vec<Option<f64>> = mine.iter().map(|t| t.config[k].1.parse::<f64>().ok()).collect();
-            let numeric = values.iter().all(Option::is_some);
-            let (lo, hi) =
-                values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-            let log = numeric && lo > 0.0 && hi / lo > 20.0;
-            let mut levels: Vec<&str> = Vec::new();
-            let ys: Vec<f64> = mine
-                .iter()
-                .zip(&values)
-                .map(|(t, v)| match (numeric, v) {
-                    (true, Some(v)) if log => v.log10(),
-                    (true, Some(v)) => *v,
-                    _ => {
-                        let level = t.config[k].1.as_str();
-                        if !levels.contains(&level) {
-                            levels.push(level);
-                        }
-                        levels.iter().position(|l| *l == level).unwrap_or(0) as f64
-                    }
-                })
-                .collect();
-            let axis_name = match (numeric, log) {
-                (true, true) => format!("log10 {name}"),
-                (true, false) => name.to_string(),
-                (false, _) => format!("{name} ({})", levels.join(" = 0, ") + " = last"),
-            };
-            let (ylo, yhi) = ys.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-            let mut plot = Plot::new(
-                &format!("{label}: {name} proposed, trial by trial"),
-                Axis::new("trial", 0.0, mine.len() as f64 + 1.0),
-                Axis::new(&axis_name, ylo, yhi),
-            );
-            let points: Vec<(f64, f64)> = mine.iter().map(|t| f64::from(t.trial) + 1.0).zip(ys).collect();
-            plot.dots(&points, super::svg::series(1).0, 0.8);
-            parts.push(Part::Chart(plot.finish()));
-        }
+        parts.extend((0..n).filter_map(|k| proposals_chart(label, &mine, k)));
         let best_trial = mine.iter().min_by(|a, b| a.score().total_cmp(&b.score()).then(a.trial.cmp(&b.trial)));
         if let Some(b) = best_trial {
             let rounds = mine.iter().map(|t| t.round).max().unwrap_or(0) + 1;
@@ -795,6 +744,98 @@ fn trials(d: &Data) -> Option<Section> {
             .into(),
         parts,
     })
+}
+
+/// Two charts of a solver's trials (`mine`, labelled `label`): every trial's score as a
+/// dot and the best so far as a line, against the trial number and against the training
+/// time spent so far.
+fn best_so_far_charts(label: &str, mine: &[&super::data::Trial], metric: &str, opponent: &str) -> Vec<Part> {
+    let scores: Vec<f64> = mine.iter().map(|t| t.score()).collect();
+    let finite = scores.iter().copied().filter(|s| s.is_finite());
+    let top = finite.fold(0.0f64, f64::max).max(1e-3) * 1.05;
+    let mut best = f64::INFINITY;
+    let best_so_far: Vec<f64> = scores
+        .iter()
+        .map(|&s| {
+            best = best.min(s);
+            best
+        })
+        .collect();
+    let mut cpu = 0.0;
+    let cumulative: Vec<f64> = mine
+        .iter()
+        .map(|t| {
+            cpu += t.train_ms / 1000.0;
+            cpu
+        })
+        .collect();
+    let colour = super::svg::series(0);
+    let y = || Axis::new(&format!("mean {metric} against {opponent}"), 0.0, top);
+    let mut parts = Vec::new();
+    for (x, name, what) in [
+        (mine.iter().map(|t| f64::from(t.trial) + 1.0).collect::<Vec<_>>(), "trials", "trials"),
+        (cumulative, "training time of the trials so far (CPU s)", "training time"),
+    ] {
+        let xmax = x.last().copied().unwrap_or(1.0);
+        let mut plot = Plot::new(&format!("{label}: best so far against {what}"), Axis::new(name, 0.0, xmax), y());
+        let points: Vec<(f64, f64)> = x.iter().copied().zip(best_so_far.iter().copied()).collect();
+        plot.steps(&points, colour);
+        plot.dots(&x.iter().copied().zip(scores.iter().copied()).collect::<Vec<_>>(), "#555", 0.6);
+        plot.legend("best so far", colour);
+        parts.push(Part::Chart(plot.finish()));
+    }
+    parts
+}
+
+/// The chart of a solver's proposals on its `k`-th configuration column, trial by trial
+/// (on a log scale where positive values span more than a factor 20, as levels where
+/// they are not numbers); none for the solver and label columns, a column that does not
+/// vary, or one that every trial derives from the others.
+fn proposals_chart(label: &str, mine: &[&super::data::Trial], k: usize) -> Option<Part> {
+    let name = mine[0].config[k].0;
+    let columns: Vec<&str> = mine[0].config.iter().map(|c| c.0).collect();
+    let derived = |t: &super::data::Trial| {
+        let key: Vec<String> = t.config.iter().map(|c| c.1.clone()).collect();
+        crate::schema::derived(&columns, &key, k)
+    };
+    let same = mine.iter().all(|t| t.config[k].1 == mine[0].config[k].1);
+    if ["solver", "label"].contains(&name) || same || mine.iter().all(|t| derived(t)) {
+        return None;
+    }
+    let values: Vec<Option<f64>> = mine.iter().map(|t| t.config[k].1.parse::<f64>().ok()).collect();
+    let numeric = values.iter().all(Option::is_some);
+    let (lo, hi) = values.iter().flatten().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    let log = numeric && lo > 0.0 && hi / lo > 20.0;
+    let mut levels: Vec<&str> = Vec::new();
+    let ys: Vec<f64> = mine
+        .iter()
+        .zip(&values)
+        .map(|(t, v)| match (numeric, v) {
+            (true, Some(v)) if log => v.log10(),
+            (true, Some(v)) => *v,
+            _ => {
+                let level = t.config[k].1.as_str();
+                if !levels.contains(&level) {
+                    levels.push(level);
+                }
+                levels.iter().position(|l| *l == level).unwrap_or(0) as f64
+            }
+        })
+        .collect();
+    let axis_name = match (numeric, log) {
+        (true, true) => format!("log10 {name}"),
+        (true, false) => name.to_string(),
+        (false, _) => format!("{name} ({})", levels.join(" = 0, ") + " = last"),
+    };
+    let (ylo, yhi) = ys.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+    let mut plot = Plot::new(
+        &format!("{label}: {name} proposed, trial by trial"),
+        Axis::new("trial", 0.0, mine.len() as f64 + 1.0),
+        Axis::new(&axis_name, ylo, yhi),
+    );
+    let points: Vec<(f64, f64)> = mine.iter().map(|t| f64::from(t.trial) + 1.0).zip(ys).collect();
+    plot.dots(&points, super::svg::series(1).0, 0.8);
+    Some(Part::Chart(plot.finish()))
 }
 
 /// Failed rows with their errors.

@@ -239,7 +239,7 @@ impl Plot {
         let (legend_at, legend_rows) = self.legend_layout();
         let height = plot_height + 16.0 * legend_rows as f64 + if legend_rows > 0 { 6.0 } else { 0.0 };
         let (width, wide) = (self.width, if self.width > WIDTH { " wide" } else { "" });
-        let (l, r, t, b) = (self.left(), width - RIGHT, TOP, plot_height - BOTTOM);
+        let edges = (self.left(), width - RIGHT, TOP, plot_height - BOTTOM);
         let mut s = String::new();
         let _ = write!(
             s,
@@ -253,6 +253,17 @@ impl Plot {
             width / 2.0,
             escape(&shorten(&self.title, 95))
         );
+        self.grid(&mut s, edges);
+        s.push_str(&self.marks);
+        self.frame_and_labels(&mut s, edges, plot_height);
+        self.legend_marks(&mut s, legend_at, plot_height);
+        s.push_str("</svg>");
+        s
+    }
+
+    /// Writes the grid lines and the ticks of the plot area (`edges`: left, right, top,
+    /// bottom): numbers along both axes, or the categories' names down the left.
+    fn grid(&self, s: &mut String, (l, r, t, b): (f64, f64, f64, f64)) {
         for x in ticks(self.x.lo, self.x.hi, 6) {
             let px = self.px(x);
             let _ = write!(
@@ -289,7 +300,12 @@ impl Plot {
                 );
             }
         }
-        s.push_str(&self.marks);
+    }
+
+    /// Writes the frame of the plot area (`edges`: left, right, top, bottom) and the axes'
+    /// labels: the x label near the bottom of the frame's `plot_height`, the y label (if
+    /// any) turned up the left.
+    fn frame_and_labels(&self, s: &mut String, (l, r, t, b): (f64, f64, f64, f64), plot_height: f64) {
         let _ = write!(s, "<rect x=\"{l}\" y=\"{t}\" width=\"{}\" height=\"{}\" class=\"frame\"/>", r - l, b - t);
         let _ = write!(
             s,
@@ -306,6 +322,11 @@ impl Plot {
                 escape(&self.y.label)
             );
         }
+    }
+
+    /// Writes the legend under the plot (`plot_height`), each entry at its place of
+    /// `legend_at` (x and row).
+    fn legend_marks(&self, s: &mut String, legend_at: Vec<(f64, usize)>, plot_height: f64) {
         for ((name, colour, dashed), (x, row)) in self.legend.iter().zip(legend_at) {
             let y = plot_height + 4.0 + 16.0 * row as f64;
             let dash = if *dashed { " stroke-dasharray=\"6 3\"" } else { "" };
@@ -319,8 +340,6 @@ impl Plot {
                 escape(&shorten(name, 60))
             );
         }
-        s.push_str("</svg>");
-        s
     }
 }
 
@@ -361,8 +380,6 @@ pub fn bars(title: &str, x_label: &str, rows: &[(String, f64, f64, f64)]) -> Str
 
 /// A heatmap: `values[row][col]`, darker for lower (better) values, each cell labelled.
 pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: &[Vec<f64>], unit: &str) -> String {
-    let finite = values.iter().flatten().copied().filter(|v| v.is_finite());
-    let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     let (cell_w, cell_h) = ((520.0 / x.1.len().max(1) as f64).min(90.0), 30.0);
     let (left, top) = (110.0, 30.0);
     let width = (left + cell_w * x.1.len() as f64 + 20.0).max(560.0);
@@ -370,6 +387,7 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
     let slant = x.1.iter().any(|l| l.chars().count().min(14) as f64 * 6.5 > cell_w);
     let under = if slant { 60.0 } else { 0.0 };
     let height = top + cell_h * y.1.len() as f64 + 60.0 + under;
+    let grid = HeatGrid { left, top, cell_w, cell_h };
     let mut s = String::new();
     let _ = write!(
         s,
@@ -379,6 +397,45 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
         width / 2.0,
         t = escape(title)
     );
+    heat_cells(&mut s, &grid, x, y, values, unit);
+    let bottom = top + cell_h * y.1.len() as f64;
+    heat_column_labels(&mut s, &grid, x.1, bottom, slant);
+    let _ = write!(
+        s,
+        "<text x=\"{:.1}\" y=\"{:.1}\" class=\"label\" text-anchor=\"middle\">{} (columns; rows: {}; cells: {}, \
+         darker = lower)</text></svg>",
+        left + cell_w * x.1.len() as f64 / 2.0,
+        bottom + 36.0 + under,
+        escape(x.0),
+        escape(y.0),
+        escape(unit)
+    );
+    s
+}
+
+/// Where a heatmap's cells lie: the left and top edges of its grid and a cell's width
+/// and height.
+struct HeatGrid {
+    left: f64,
+    top: f64,
+    cell_w: f64,
+    cell_h: f64,
+}
+
+/// Writes a heatmap's rows: each row's label, then its cells, shaded from the lowest
+/// finite value (darkest) to the highest, each with its value and a tooltip naming its
+/// column (`x`), row (`y`) and `unit`.
+fn heat_cells(
+    s: &mut String,
+    grid: &HeatGrid,
+    x: (&str, &[String]),
+    y: (&str, &[String]),
+    values: &[Vec<f64>],
+    unit: &str,
+) {
+    let HeatGrid { left, top, cell_w, cell_h } = *grid;
+    let finite = values.iter().flatten().copied().filter(|v| v.is_finite());
+    let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     for (r, row) in values.iter().enumerate() {
         let py = top + cell_h * r as f64;
         let _ = write!(
@@ -411,9 +468,13 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
             );
         }
     }
-    let bottom = top + cell_h * y.1.len() as f64;
-    for (c, level) in x.1.iter().enumerate() {
-        let cx = left + cell_w * (c as f64 + 0.5);
+}
+
+/// Writes a heatmap's column labels under its grid (whose lower edge is `bottom`):
+/// slanted when some are wider than their cells (`slant`), else level and centred.
+fn heat_column_labels(s: &mut String, grid: &HeatGrid, levels: &[String], bottom: f64, slant: bool) {
+    for (c, level) in levels.iter().enumerate() {
+        let cx = grid.left + grid.cell_w * (c as f64 + 0.5);
         if slant {
             let _ = write!(
                 s,
@@ -432,17 +493,6 @@ pub fn heatmap(title: &str, x: (&str, &[String]), y: (&str, &[String]), values: 
             );
         }
     }
-    let _ = write!(
-        s,
-        "<text x=\"{:.1}\" y=\"{:.1}\" class=\"label\" text-anchor=\"middle\">{} (columns; rows: {}; cells: {}, \
-         darker = lower)</text></svg>",
-        left + cell_w * x.1.len() as f64 / 2.0,
-        bottom + 36.0 + under,
-        escape(x.0),
-        escape(y.0),
-        escape(unit)
-    );
-    s
 }
 
 /// A cell's fill for `t` in [0, 1] (0 = lowest value: dark blue; 1 = highest: pale), and
