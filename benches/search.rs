@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use sweep::search::rounds::decide;
-use sweep::search::test_split::Scores;
+use sweep::search::test_pass::Scores;
 use sweep::search::tpe::{Axis, Trial, propose};
 
 fn search(c: &mut Criterion) {

@@ -79,7 +79,7 @@ fn wall_seconds(jobs: &[Job], threads: usize) -> f64 {
     pool.install(|| {
         use rayon::prelude::*;
         jobs.par_iter().with_max_len(1).for_each(|j| {
-            let (stop, slots) = (crate::run::StopToken::new(), crate::run::command::Slots::new(1));
+            let (stop, slots) = (crate::run::StopToken::new(), crate::run::program::Slots::new(1));
             let place = job::Place { results: std::path::Path::new("."), stop: &stop, slots: &slots, extras: &[] };
             let out = job::execute(j, &evaluation, "bench", None, &place);
             assert!(out.failure.is_none());

@@ -285,16 +285,16 @@ fn tpe_warnings(sweep: &Sweep) -> Vec<String> {
 }
 
 /// A `[test]`'s jobs and seconds of one core, at most: each solver's share of the chosen
-/// configurations (see [`crate::search::test_split::planned`]) costed at its dearest point.
+/// configurations (see [`crate::search::test_pass::planned`]) costed at its dearest point.
 pub fn test_cost(sweep: &Sweep, cal: &Calibration) -> (u64, f64) {
-    let (Some(test), Some((_, jobs))) = (&sweep.test, crate::search::test_split::planned(sweep)) else {
+    let (Some(test), Some((_, jobs))) = (&sweep.test, crate::search::test_pass::planned(sweep)) else {
         return (0, 0.0);
     };
     // Each group's share (its best `top`) at its dearest point, then scaled to the planned
     // count (a search may bring fewer configurations to its last rung).
     let top = u64::from(test.top);
     let (mut total, mut seconds) = (0u64, 0.0);
-    for group in crate::search::test_split::groups(sweep, test.per) {
+    for group in crate::search::test_pass::groups(sweep, test.per) {
         let share = (group.len() as u64).min(top);
         let dearest = group.iter().map(|&(s, p)| sweep.solvers[s].points[p].seconds(&sweep.evaluation, cal));
         total += share;
@@ -306,7 +306,7 @@ pub fn test_cost(sweep: &Sweep, cal: &Calibration) -> (u64, f64) {
 
 /// Adds a `[test]`'s line.
 fn test_line(doc: &mut Doc, sweep: &Sweep, cal: &Calibration) {
-    let (Some(test), Some((configurations, _))) = (&sweep.test, crate::search::test_split::planned(sweep)) else {
+    let (Some(test), Some((configurations, _))) = (&sweep.test, crate::search::test_pass::planned(sweep)) else {
         return;
     };
     let (jobs, seconds) = test_cost(sweep, cal);

@@ -141,7 +141,7 @@ fn recorded_jobs(dir: &Path, sweep: &spec::Sweep) -> Result<Vec<crate::job::Job>
     Ok(match sweep.search.as_ref().filter(|s| s.method.models()) {
         // A model-based search's jobs are what its results decide.
         Some(_) => {
-            let scores = crate::search::test_split::Scores::read(&dir.join("results.csv"), sweep)
+            let scores = crate::search::test_pass::Scores::read(&dir.join("results.csv"), sweep)
                 .map_err(|e| bad_input(format!("{e:#}")))?;
             crate::search::rounds::decide(sweep, &scores).jobs
         }
@@ -173,12 +173,12 @@ fn check_policy_out(job: &crate::job::Job, id: &str) -> Result<()> {
 fn rerun(job: &crate::job::Job, sweep: &spec::Sweep) -> job::JobOutput {
     let scratch = std::env::temp_dir().join(format!("sweep-reproduce-{}", std::process::id()));
     let (stop, slots, extras) =
-        (crate::run::StopToken::new(), crate::run::command::Slots::new(1), sweep.extra_columns());
+        (crate::run::StopToken::new(), crate::run::program::Slots::new(1), sweep.extra_columns());
     let place = job::Place { results: &scratch, stop: &stop, slots: &slots, extras: &extras };
     let fault = crate::run::Fault::from_env();
     let out = job::execute(job, &sweep.evaluation, &sweep.solvers[job.solver].label, fault.as_ref(), &place);
     let _ = std::fs::remove_dir_all(&scratch);
-    crate::run::command::remove_scratch();
+    crate::run::program::remove_scratch();
     out
 }
 
@@ -299,7 +299,7 @@ fn check_trust(
 ) -> Result<()> {
     let program = point.program;
     if !trust {
-        let argv = crate::run::command::argv(point, &job.id, job.seed);
+        let argv = crate::run::program::argv(point, &job.id, job.seed);
         return Err(bad_input(format!(
             "job {} is a command solver's: reproducing it runs the program that {} names:\n  {}\nin a scratch \
              folder, with the spec's folder {}. Run again with --trust if you trust this results folder and that \

@@ -25,7 +25,7 @@ pub fn run(options: &RunOptions) -> Result<i32> {
     install_interrupt_handler();
     let report = crate::run::run(options, &stop);
     // The programs' states files are the run's, not the results'.
-    crate::run::command::remove_scratch();
+    crate::run::program::remove_scratch();
     let report = report?;
     for line in &report.summary {
         eprintln!("{line}");
@@ -58,7 +58,7 @@ fn interrupt() {
     let Some(stop) = current else { return };
     if stop.stop() > 1 {
         // No program a command solver started may outlive the run.
-        crate::run::command::kill_all();
+        crate::run::program::kill_all();
         eprintln!("\nsecond interrupt: exiting now; rows already written are valid");
         std::process::exit(exit::INTERRUPTED);
     }

@@ -1,4 +1,4 @@
-//! `mcts`: Monte Carlo tree search with UCT (`solvers/mcts.rs`). It does not train: its
+//! `mcts`: Monte Carlo tree search with UCT (`solvers/mcts/`). It does not train: its
 //! agent searches in every position an evaluation reaches, one seeded search per position.
 
 use super::param::{FINAL_MOVE, ITERATIONS, OPPONENT_MODEL, SEARCHED_GAME, SEAT, UCT_C};

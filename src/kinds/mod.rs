@@ -101,7 +101,7 @@ pub enum Execution<'a> {
     /// In this process: the kind trains, solves or searches.
     InProcess(&'a dyn Train),
     /// By the program of a command solver, which the executor starts and fences in
-    /// (`run/command.rs`).
+    /// (`run/program.rs`).
     Program(&'a CommandPoint),
 }
 

@@ -28,7 +28,7 @@ fn other_value(param: &Param) -> Option<Val> {
 }
 
 /// The kinds whose points are built from their columns alone: every kind but `command`,
-/// whose points are built from their program (`spec/command.rs`).
+/// whose points are built from their program (`spec/command_solver.rs`).
 fn built_in() -> &'static [Kind] {
     &Kind::ALL[..Kind::ALL.len() - 1]
 }

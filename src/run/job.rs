@@ -8,7 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Instant;
 
 use super::StopToken;
-use super::command::{self as program, Ran, Slots, Strict};
+use super::program::{self, Ran, Slots, Strict};
 use crate::game::Board;
 use crate::job::Job;
 use crate::kinds::{Agent, Execution, SearchAgent, Train, search_policy};
@@ -206,7 +206,7 @@ fn run(job: &Job, kind: &dyn Train, evaluation: &EvaluationSpec, key: &JobKey<'_
     Ok(JobOutput { rows, curves, pieces, ..JobOutput::default() })
 }
 
-/// A command job: runs its program (see `run/command.rs`), then scores the policies it
+/// A command job: runs its program (see `run/program.rs`), then scores the policies it
 /// wrote exactly, like a learner's: every checkpoint for the curves, the final policy
 /// for the rows. A position the policy reaches and lacks fails the job, naming it.
 fn run_program(

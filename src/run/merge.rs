@@ -171,11 +171,11 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
 }
 
 /// The scores in every shard's results (a model-based search decides its jobs from them).
-fn shard_scores(sweep: &spec::Sweep, shards: &BTreeMap<u32, PathBuf>) -> Result<crate::search::test_split::Scores> {
-    let mut scores = crate::search::test_split::Scores::default();
+fn shard_scores(sweep: &spec::Sweep, shards: &BTreeMap<u32, PathBuf>) -> Result<crate::search::test_pass::Scores> {
+    let mut scores = crate::search::test_pass::Scores::default();
     for shard in shards.values() {
         let file = shard.join("results.csv");
-        scores.extend(crate::search::test_split::Scores::read(&file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
+        scores.extend(crate::search::test_pass::Scores::read(&file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
     }
     Ok(scores)
 }
@@ -293,13 +293,13 @@ fn expected_jobs(
     if sweep.search.is_none() && sweep.test.is_none() {
         return Ok((vec![true; jobs.len()], true));
     }
-    let mut scores = crate::search::test_split::Scores::default();
+    let mut scores = crate::search::test_pass::Scores::default();
     for file in result_files {
-        scores.extend(crate::search::test_split::Scores::read(file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
+        scores.extend(crate::search::test_pass::Scores::read(file, sweep).map_err(|e| bad_input(format!("{e:#}")))?);
     }
     let mut decided = match sweep.search.as_ref().filter(|s| s.method.models()) {
         Some(_) => crate::search::rounds::decide(sweep, &scores).decided,
-        None => crate::search::test_split::decide(sweep, jobs, &scores),
+        None => crate::search::test_pass::decide(sweep, jobs, &scores),
     };
     let last_run = decided.rungs.last().is_some_and(|rung| rung.iter().any(|&j| present(j)));
     if decided.rungs.len() > 1 && !last_run {

@@ -22,14 +22,15 @@
 
 pub mod budget;
 mod checks;
-pub mod command;
 mod fault;
 pub mod fence;
+mod hand_back;
 pub mod job;
 pub mod merge;
 mod notices;
 pub mod policy_server;
 mod pool;
+pub mod program;
 mod progress;
 mod rungs;
 mod searched;
@@ -237,7 +238,7 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
     let all_jobs: &[Job] = match sweep.search.as_ref().filter(|s| s.method.models()) {
         // A model-based search's jobs so far are what its results decide.
         Some(_) => {
-            let scores = crate::search::test_split::Scores::read(&base.join("results.csv"), &sweep);
+            let scores = crate::search::test_pass::Scores::read(&base.join("results.csv"), &sweep);
             decided_jobs = crate::search::rounds::decide(&sweep, &scores.unwrap_or_default()).jobs;
             &decided_jobs
         }
@@ -299,7 +300,7 @@ fn thread_count(opts: &RunOptions) -> Result<usize> {
 
 /// Refuses more than [`HUGE`] jobs without `--yes`.
 fn check_size(opts: &RunOptions, sweep: &Sweep) -> Result<()> {
-    let test = crate::search::test_split::planned(sweep).map_or(0, |(_, jobs)| jobs);
+    let test = crate::search::test_pass::planned(sweep).map_or(0, |(_, jobs)| jobs);
     if sweep.job_count() + test > HUGE && !opts.yes {
         let mut per: Vec<String> = sweep.job_counts().iter().map(|(l, n)| format!("{l}: {n}")).collect();
         if test > 0 {
@@ -387,7 +388,7 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
         labels(plan.sweep),
         opts.fault.clone(),
         (opts.fail_fast, stop.clone()),
-        (plan.dir.clone(), command::Slots::new(plan.threads as u32), plan.sweep.extra_columns()),
+        (plan.dir.clone(), program::Slots::new(plan.threads as u32), plan.sweep.extra_columns()),
     );
     let queue = Arc::new(queue);
     let finished = pool::start(&queue, plan.threads)?;

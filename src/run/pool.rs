@@ -44,7 +44,7 @@ pub struct Queue {
     pub stop: StopToken,
     /// The results folder, the program slots and the program parameters' columns (see
     /// [`job::Place`]).
-    pub place: (std::path::PathBuf, super::command::Slots, Vec<&'static str>),
+    pub place: (std::path::PathBuf, super::program::Slots, Vec<&'static str>),
     /// The index of the next job to start.
     next: AtomicUsize,
     /// Set by this run itself (`--fail-fast`, a failed write) to start no new job.
@@ -76,7 +76,7 @@ impl Queue {
         labels: Vec<String>,
         fault: Option<Fault>,
         (fail_fast, stop): (bool, StopToken),
-        place: (std::path::PathBuf, super::command::Slots, Vec<&'static str>),
+        place: (std::path::PathBuf, super::program::Slots, Vec<&'static str>),
     ) -> Queue {
         assert_eq!(needs.len(), jobs.len(), "one memory need per job");
         Queue {

@@ -2,7 +2,7 @@
 //! executor per rung (per round of TPE), then one for the test.
 //!
 //! Before each pass, the scores in the results file decide the jobs (see
-//! [`crate::search::test_split::decide`]): every rung whose predecessors are all scored,
+//! [`crate::search::test_pass::decide`]): every rung whose predecessors are all scored,
 //! then the test configurations once tuning is scored (a grid is one tuning pass). A pass
 //! runs the decided jobs that are not done yet (resume keeps the rest), sorts the files
 //! and reads the scores again, until the last rung is done. Since decisions depend only on the
@@ -36,7 +36,7 @@ use super::{Plan, RunOutcome, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
 use crate::names::count;
 use crate::report::manifest::Manifest;
-use crate::search::test_split::{Scores, decide, tuning_passes};
+use crate::search::test_pass::{Scores, decide, tuning_passes};
 
 /// Runs the search or test split of `plan` (whose `jobs` are ignored: the passes decide
 /// them).
@@ -422,7 +422,7 @@ fn pass_lines(sweep: &crate::spec::Sweep, decided: &crate::search::Decided) -> V
         lines.push(format!("search: {} in all, {} {}", count(total.0, "job"), total.1, search.parameter));
     }
     if let Some(test) = &sweep.test
-        && decided.rungs.len() > crate::search::test_split::tuning_passes(sweep)
+        && decided.rungs.len() > crate::search::test_pass::tuning_passes(sweep)
     {
         let configurations = decided.configurations.last().map_or(0, Vec::len);
         lines.push(format!(

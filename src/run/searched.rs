@@ -5,7 +5,7 @@
 //!
 //! The agent is an MCTS search over bitboards ([`crate::oracle::Uct`], seeded per position
 //! by the job's seed, so a deterministic policy) or the job's program run as a policy
-//! server ([`super::command::serve`]): it trains as it likes, then answers batches of
+//! server ([`super::program::serve`]): it trains as it likes, then answers batches of
 //! positions on its standard input. Every job of a run on one board searches with one
 //! shared transposition table ([`crate::oracle::shared_table`], [`SEARCH_TABLE_BYTES`]),
 //! so a position one job valued is known to the next.
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use std::path::Path;
 
 use super::StopToken;
-use super::command::{self as program, Killed, Slots};
+use super::program::{self, Killed, Slots};
 use crate::job::Job;
 use crate::kinds::{Agent as Trained, Execution};
 use crate::mdp::{EvalOpponent, Opponent, Seat};

@@ -18,14 +18,14 @@
 //! Decisions are a pure function of the spec and the scores: not of thread counts,
 //! shards, order of completion or interruptions. This module reads no file: the scores
 //! come from the results file through its edge, `search/scores.rs`. [`survivors`] and [`rank`]
-//! are the one cut and the one ranking, which `[test]`'s choice ([`test_split`]) uses
+//! are the one cut and the one ranking, which `[test]`'s choice ([`test_pass`]) uses
 //! too. [`tpe`] is the multivariate Parzen estimator for model-based proposals, a pure
 //! function of the finished trials and a seed; [`rounds`] runs it round by round for
 //! `method = "tpe"`.
 
 pub mod rounds;
 mod scores;
-pub mod test_split;
+pub mod test_pass;
 pub mod tpe;
 
 pub use scores::{read_metric, read_scores};

@@ -29,7 +29,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::Decided;
-use super::test_split::{Scores, add_test};
+use super::test_pass::{Scores, add_test};
 use super::tpe::{Axis, Proposer, Trial};
 use crate::job::{Job, Split};
 use crate::kinds::Val;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::test_split::Scores;
+use super::test_pass::Scores;
 use crate::mdp::{EvalOpponent, Seat};
 use crate::report::files::each_row;
 use crate::report::{Field, RESULT_COLUMNS};

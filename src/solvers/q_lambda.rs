@@ -26,7 +26,7 @@
 //! - What the table means: Q* of the agent MDP under the learner's own `gamma`, as for
 //!   Q-learning (the traces are cut where the behaviour leaves the greedy policy).
 //!
-//! The traces and the step that reaches back are those of [`traces`](super::traces): no
+//! The traces and the step that reaches back are those of `solvers/traces.rs`: no
 //! allocation inside an episode. References: Watkins 1989; Sutton & Barto 1998, §7.6;
 //! Sutton & Barto 2018, §12.10.
 

@@ -24,7 +24,7 @@
 //! - What the table means: Q^π of its behaviour policy, as for SARSA; only as exploration
 //!   fades (GLIE) does it reach Q*.
 //!
-//! The traces and the step that reaches back are those of [`traces`](super::traces): no
+//! The traces and the step that reaches back are those of `solvers/traces.rs`: no
 //! allocation inside an episode. References: Rummery & Niranjan 1994; Singh & Sutton 1996;
 //! Sutton & Barto 2018, §12.7.
 

@@ -186,7 +186,7 @@ impl Sweep {
     }
 
     /// Tuning jobs per solver, as `(label, count)` in spec order, without listing them (a
-    /// `[test]`'s jobs are counted by [`crate::search::test_split::planned`]; a
+    /// `[test]`'s jobs are counted by [`crate::search::test_pass::planned`]; a
     /// model-based search's count is its `trials`' jobs, if no proposal repeats).
     pub fn job_counts(&self) -> Vec<(String, u64)> {
         if let Some(search) = self.search.as_ref().filter(|s| s.method.proposes()) {

@@ -49,10 +49,10 @@
 //!   budget parameter, which the solvers then may not set. [`Sweep::jobs`] lists every
 //!   grid point at every rung's budget (rung by rung, each rung in the usual order): the
 //!   jobs a search may run, of which [`crate::search`] picks those it does run.
-//! - `[test]` (see `test_split.rs`): after tuning (the grid, or the search's last rung),
+//! - `[test]` (see `test_table.rs`): after tuning (the grid, or the search's last rung),
 //!   the best `top` configurations (per solver entry by default) re-run at the full budget
 //!   on `replicates` fresh seeds. [`Sweep::jobs`] then ends with every configuration's
-//!   test jobs (split `test`), of which [`crate::search::test_split`] picks those that run.
+//!   test jobs (split `test`), of which [`crate::search::test_pass`] picks those that run.
 //! - Default labels: the kind's name if that kind occurs once, else `<kind>-<n>` for its
 //!   n-th occurrence (counting labelled solvers too). Labels must be distinct.
 //! - A q-learning solver whose `opponent` includes `self` may not set `seat`: self-play
@@ -73,7 +73,7 @@
 
 mod across;
 mod axis;
-pub mod command;
+pub mod command_solver;
 mod error;
 mod grid;
 mod jobs;
@@ -81,7 +81,7 @@ pub(crate) mod policy_file;
 pub(crate) mod sample;
 pub mod search;
 mod solver;
-pub mod test_split;
+pub mod test_table;
 mod tree;
 mod validate;
 mod values;
@@ -92,7 +92,7 @@ use std::path::Path;
 pub use error::closest as closest_name;
 pub use error::{Problem, SpecError};
 pub use search::{Method, Metric, SearchSpec};
-pub use test_split::{Per, TestSpec};
+pub use test_table::{Per, TestSpec};
 
 use crate::kinds::{Kind, Params};
 use crate::solvers::spacing::Spacing;
@@ -130,7 +130,7 @@ pub struct Sweep {
     pub search: Option<SearchSpec>,
     /// The best configurations re-run on fresh seeds after tuning (`[test]`); then
     /// [`Sweep::jobs`] ends with every configuration's test jobs at the full budget, of
-    /// which [`crate::search::test_split`] picks those that run.
+    /// which [`crate::search::test_pass`] picks those that run.
     pub test: Option<TestSpec>,
     /// The spec as resolved (see [`Sweep::resolved`]).
     resolved: serde_json::Value,

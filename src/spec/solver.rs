@@ -128,7 +128,7 @@ pub(crate) fn expand_kind_lists(report: &mut Report, root: &mut [Entry]) -> Vec<
 
 /// Begins reading solver number `number` from `node`: its `kind`, recording its problems.
 /// Returns the draft and the table's entries (none when `node` is not a table), which the
-/// kind's reader goes on with: [`read`] for the built-in kinds, `command::read` for a
+/// kind's reader goes on with: [`read`] for the built-in kinds, `command_solver::read` for a
 /// program.
 pub(crate) fn begin<'t>(report: &mut Report, number: usize, node: &'t Node) -> (Draft<'t>, Option<&'t [Entry]>) {
     let key = format!("solver[{number}]");

@@ -8,13 +8,13 @@ use std::path::Path;
 
 use super::EvaluationSpec;
 use super::across;
-use super::command;
+use super::command_solver;
 use super::error::{Report, SpecError, closest, quoted_list, whole};
 use super::grid::Grid;
 use super::policy_file;
 use super::search::{self, SearchSpec};
 use super::solver::{self, Draft};
-use super::test_split::{self, TestSpec};
+use super::test_table::{self, TestSpec};
 use super::tree::{self, Entry, Leaf, Node};
 use crate::game::Game;
 use crate::kinds::Kind;
@@ -123,7 +123,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         search::read(&mut report, entry, opponents, checkpoints, &top.solvers, &solver_tables(&root))
     });
     let test = top.test.and_then(|entry| {
-        test_split::read(&mut report, entry, &top.evaluation.opponents, search.as_ref(), &top.solvers)
+        test_table::read(&mut report, entry, &top.evaluation.opponents, search.as_ref(), &top.solvers)
     });
     report.finish()?;
     let count = top.solvers.len() as u64;
@@ -433,7 +433,7 @@ fn read_solvers<'t>(report: &mut Report, top: &mut Top<'t>, entry: &'t Entry, nu
                 let (mut draft, entries) = solver::begin(report, numbers.get(i).copied().unwrap_or(i + 1), table);
                 match entries {
                     Some(entries) if draft.kind.is_some_and(Kind::runs_a_program) => {
-                        command::read(report, &mut draft, table, entries)
+                        command_solver::read(report, &mut draft, table, entries)
                     }
                     Some(entries) => solver::read(report, &mut draft, table, entries),
                     None => {}
