@@ -103,14 +103,26 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     let mut asked = Asked::new(agent.as_mut());
     let mut scorer = Scorer::new(root, agent_is_x, &mut asked, &mut solver, limits);
     let game_value = scorer.game_value();
+    let game_value_ms = started.elapsed().as_secs_f64() * 1e3;
     let mut figures = Vec::new();
     for a in against {
-        figures.push(scorer.score(a).map_err(|e| anyhow::anyhow!("{shape} from {:?}: {e}", args.from))?);
+        let at = Instant::now();
+        let f = scorer.score(a).map_err(|e| anyhow::anyhow!("{shape} from {:?}: {e}", args.from))?;
+        figures.push((f, at.elapsed().as_secs_f64() * 1e3));
     }
     let (asked_n, batches) = (asked.asked(), asked.batches());
     let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
-    let scored =
-        Scored { shape, seat, name, game_value, figures, asked: (asked_n, batches), nodes: solver.nodes(), elapsed_ms };
+    let scored = Scored {
+        shape,
+        seat,
+        name,
+        game_value,
+        figures,
+        asked: (asked_n, batches),
+        nodes: solver.nodes(),
+        elapsed_ms,
+        game_value_ms,
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&scored_json(args, &scored)).expect("JSON"));
         return Ok(exit::OK);
@@ -167,10 +179,13 @@ struct Scored {
     seat: &'static str,
     name: String,
     game_value: i8,
-    figures: Vec<Figure>,
+    /// Each figure and the milliseconds it took.
+    figures: Vec<(Figure, f64)>,
     asked: (usize, usize),
     nodes: u64,
     elapsed_ms: f64,
+    /// The milliseconds the game value took (the start of `elapsed_ms`).
+    game_value_ms: f64,
 }
 
 impl Scored {
@@ -186,7 +201,7 @@ fn scored_json(args: &ScoreArgs, scored: &Scored) -> serde_json::Value {
     let rows: Vec<_> = scored
         .figures
         .iter()
-        .map(|f| {
+        .map(|(f, ms)| {
             json!({
                 "eval_opponent": f.against.name(),
                 "method": f.method.name(),
@@ -199,6 +214,7 @@ fn scored_json(args: &ScoreArgs, scored: &Scored) -> serde_json::Value {
                 "exploitability": scored.exploit(f),
                 "accuracy": f.accuracy,
                 "positions": f.positions,
+                "time_ms": ms,
             })
         })
         .collect();
@@ -213,13 +229,15 @@ fn scored_json(args: &ScoreArgs, scored: &Scored) -> serde_json::Value {
         "batches": scored.asked.1,
         "nodes": scored.nodes,
         "time_ms": scored.elapsed_ms,
+        "game_value_ms": scored.game_value_ms,
     })
 }
 
 /// What `sweep score` prints without `--json`: where the game starts (`from_start`: the
 /// empty board) and its value, the scores and the work done.
 fn scored_doc(args: &ScoreArgs, scored: &Scored, from_start: bool) -> Doc {
-    let Scored { shape, seat, name, game_value, asked: (asked_n, batches), nodes, elapsed_ms, .. } = scored;
+    let Scored { shape, seat, name, game_value, asked: (asked_n, batches), nodes, elapsed_ms, game_value_ms, .. } =
+        scored;
     let mut doc = Doc::new(format!("sweep score: {name} as {seat} on {shape}"));
     doc.line(format!(
         "from {}; game value for the agent's seat under optimal play: {game_value}",
@@ -228,7 +246,8 @@ fn scored_doc(args: &ScoreArgs, scored: &Scored, from_start: bool) -> Doc {
     doc.table(scores_table(scored));
     doc.line("value: the agent's expected return (win 1, draw 0, loss -1); sampled: ± half a 95% interval; bound: the node budget ran out, the agent's worst case is at most the value");
     doc.line(format!(
-        "asked the agent {asked_n} positions in {batches} batches; searched {nodes} positions; {elapsed_ms:.0} ms"
+        "asked the agent {asked_n} positions in {batches} batches; searched {nodes} positions; {elapsed_ms:.0} ms, \
+         of which {game_value_ms:.0} ms for the game value"
     ));
     doc
 }
@@ -246,10 +265,11 @@ fn scores_table(scored: &Scored) -> Table {
         Column::text("exploitability"),
         Column::text("accuracy"),
         Column::integers("positions"),
+        Column::integers("ms"),
     ];
     let mut table = Table::new("scores", columns);
     let num = |v: f64| format!("{v:.6}");
-    for f in &scored.figures {
+    for (f, ms) in &scored.figures {
         let value = match (f.method, f.half_width) {
             (Method::Sampled, Some(h)) => format!("{} ± {}", num(f.value), num(h)),
             (Method::Bound, _) => format!("<= {}", num(f.value)),
@@ -270,6 +290,7 @@ fn scores_table(scored: &Scored) -> Table {
             Cell::text(exploitability),
             Cell::text(f.accuracy.map(num).unwrap_or_default()),
             Cell::int(f.positions),
+            Cell::int(ms.round() as usize),
         ]);
     }
     table

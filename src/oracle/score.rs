@@ -13,7 +13,8 @@
 //!   the moves of the best outcome): the positions along those games, valued by a
 //!   memoised walk that asks the search for the opponent's optimal moves; exact.
 //! - `best-response`: the agent's worst case. Exact by the same layers where they fit
-//!   (the minimum over the opponent's replies); else first a search for a loss the
+//!   (the minimum over the opponent's replies), and as soon as the layers built so far
+//!   let the opponent force a loss (checked after each layer of opponent moves); else first a search for a loss the
 //!   opponent can force within a growing number of plies, then a full search in which the
 //!   search's value of each opponent position bounds what the opponent can get. Past
 //!   `Limits::nodes` the figure is a bound (label `bound`): the agent's worst case is at
@@ -201,6 +202,16 @@ enum Edge {
     End(Outcome),
 }
 
+/// What building the reached positions gave.
+enum Reach {
+    /// Every reached position.
+    All(Reached),
+    /// The opponent can force the agent's loss (after this many positions were built).
+    Lost(usize),
+    /// More than `Limits::positions`.
+    TooMany,
+}
+
 /// The positions the agent reaches with every opponent reply, in layers: a node's
 /// children come after it; `edges[first[i]..first[i + 1]]` are node `i`'s.
 struct Reached {
@@ -245,9 +256,10 @@ impl<'a, 'b> Scorer<'a, 'b> {
     /// The agent's figure against `against`.
     pub fn score(&mut self, against: Against) -> Result<Figure, String> {
         match against {
-            Against::Random => match self.reach()? {
-                Some(r) => self.random_exact(&r),
-                None => self.sample(Against::Random),
+            Against::Random => match self.reach(false)? {
+                Reach::All(r) => self.random_exact(&r),
+                Reach::Lost(_) => unreachable!("no loss is looked for against random"),
+                Reach::TooMany => self.sample(Against::Random),
             },
             Against::Minimax | Against::MinimaxUniform => {
                 let mut memo = HashMap::new();
@@ -256,15 +268,19 @@ impl<'a, 'b> Scorer<'a, 'b> {
                     None => self.sample(against),
                 }
             }
-            Against::BestResponse => match self.reach()? {
-                Some(r) => Ok(Self::worst_exact(&r)),
-                None => self.worst_by_search(),
+            Against::BestResponse => match self.reach(true)? {
+                Reach::All(r) => Ok(Self::worst_exact(&r)),
+                Reach::Lost(positions) => Ok(Tally::end(Outcome::Loss).figure(Against::BestResponse, positions)),
+                Reach::TooMany => self.worst_by_search(),
             },
         }
     }
 
-    /// The reached positions, layer by layer, or `None` past `Limits::positions`.
-    fn reach(&mut self) -> Result<Option<Reached>, String> {
+    /// The reached positions, layer by layer, or `TooMany` past `Limits::positions`.
+    /// With `find_loss`, after each layer of opponent moves (and where the positions run
+    /// out) whether the opponent can already force the agent's loss within the layers
+    /// built: then `Lost`, exact, without building the rest.
+    fn reach(&mut self, find_loss: bool) -> Result<Reach, String> {
         let mut r = Reached { nodes: vec![self.root], first: vec![0], edges: Vec::new() };
         let mut index: HashMap<Position, u32> = HashMap::new();
         let mut start = 0;
@@ -291,12 +307,36 @@ impl<'a, 'b> Scorer<'a, 'b> {
                 }
                 r.first.push(r.edges.len() as u32);
                 if r.nodes.len() > self.limits.positions {
-                    return Ok(None);
+                    return Ok(if find_loss && self.forced_loss(&r) {
+                        Reach::Lost(r.nodes.len())
+                    } else {
+                        Reach::TooMany
+                    });
                 }
+            }
+            if find_loss && !agent && self.forced_loss(&r) {
+                return Ok(Reach::Lost(r.nodes.len()));
             }
             start = end;
         }
-        Ok(Some(r))
+        Ok(Reach::All(r))
+    }
+
+    /// Whether the opponent can force the agent's loss within the positions of `r` whose
+    /// moves are built (the first `r.first.len() - 1`; a position beyond them counts as
+    /// not lost).
+    fn forced_loss(&self, r: &Reached) -> bool {
+        let built = r.first.len() - 1;
+        let mut lost = vec![false; built];
+        for i in (0..built).rev() {
+            let mut edges = r.edges[r.first[i] as usize..r.first[i + 1] as usize].iter().map(|&e| match e {
+                Edge::Node(c) => (c as usize) < built && lost[c as usize],
+                Edge::End(o) => o == Outcome::Loss,
+            });
+            // The agent's one move, or any of the opponent's.
+            lost[i] = if self.agent_to_move(r.nodes[i]) { edges.all(|l| l) } else { edges.any(|l| l) };
+        }
+        lost[0]
     }
 
     /// Exact value against `random` and accuracy over the reached positions.

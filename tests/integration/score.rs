@@ -4,7 +4,9 @@
 
 use sweep::game::{Board, Family, Game};
 use sweep::mdp::{AgentMdp, Evaluator, Opponent, Seat, best_response, game_value};
-use sweep::oracle::{Against, Agent, Asked, Figure, Limits, Lowest, Method, Perfect, Position, Scorer, Shape, Solver};
+use sweep::oracle::{
+    Against, Agent, Asked, Figure, Limits, Lowest, Method, Perfect, Position, Scorer, Shape, Solver, Uct,
+};
 
 use crate::common::*;
 
@@ -95,6 +97,28 @@ fn agree(cells: usize, limits: Limits, want_method: Method) {
 fn scores_by_reached_positions_equal_the_enumerating_engine_on_small_boards() {
     // Two threads: the optimal moves of many positions at once, and the game value raced.
     agree(12, Limits { threads: 2, ..Limits::default() }, Method::Exact);
+}
+
+#[test]
+fn the_best_response_stopped_at_the_first_forced_loss_equals_the_enumerating_engine() {
+    // Weak MCTS agents lose to many replies (the layers stop at the first forced loss),
+    // stronger ones draw or win (every reached position is built).
+    let (mut lost, mut whole) = (0, 0);
+    for game in Game::all().filter(|g| g.cells() <= 12) {
+        for seat in [Seat::X, Seat::O] {
+            for (iterations, seed) in [(4, 1), (30, 2), (200, 3)] {
+                let mut agent = Uct::new(iterations, 1.0, seed);
+                let (_, figures) = score_all(game, seat, &mut agent, Limits::default());
+                let br = figures.iter().find(|f| f.against == Against::BestResponse).unwrap();
+                let want = best_response(game, seat, as_policy(game, &mut agent));
+                let what = format!("{game} {seat:?} mcts {iterations}");
+                assert_eq!(br.method, Method::Exact, "{what}");
+                assert!(close(br.value, want.value), "{what}: {} against {}", br.value, want.value);
+                if br.value == -1.0 { lost += 1 } else { whole += 1 }
+            }
+        }
+    }
+    assert!(lost >= 5 && whole >= 5, "{lost} lost, {whole} not lost");
 }
 
 #[test]
@@ -207,8 +231,14 @@ fn a_policy_server_scores_as_the_built_in_agent_it_mirrors() {
         LOWEST_SERVER,
     ]);
     assert!(served.status.success(), "{}", stderr(&served));
-    let (a, b): (serde_json::Value, serde_json::Value) =
+    let (mut a, mut b): (serde_json::Value, serde_json::Value) =
         (serde_json::from_slice(&built_in.stdout).unwrap(), serde_json::from_slice(&served.stdout).unwrap());
+    // Everything but the time each figure took.
+    for figures in [&mut a["figures"], &mut b["figures"]] {
+        for f in figures.as_array_mut().unwrap() {
+            assert!(f.as_object_mut().unwrap().remove("time_ms").unwrap().as_f64().unwrap() >= 0.0);
+        }
+    }
     assert_eq!(a["figures"], b["figures"]);
     assert_eq!(a["positions_asked"], b["positions_asked"]);
     assert!(a["positions_asked"].as_u64().unwrap() > 300, "more than one batch of 300");
