@@ -8,10 +8,10 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use sweep::search::rounds::decide;
 use sweep::search::test_pass::Scores;
-use sweep::search::tpe::{Axis, Trial, propose};
+use sweep::search::tpe::{Dimension, Trial, propose};
 
 fn search(c: &mut Criterion) {
-    let axes = [Axis::Continuous; 4];
+    let axes = [Dimension::Continuous; 4];
     // Points spread by the golden ratio's multiples, scored on a bowl.
     let trials: Vec<Trial> = (0..1000)
         .map(|i| {

@@ -54,8 +54,8 @@ pub struct CompareArgs {
     #[arg(long, default_value = "t", value_parser = significance_arg)]
     significance: Significance,
     /// The level below which a Holm-adjusted p-value is a difference.
-    #[arg(long, default_value_t = crate::stats::significance::DEFAULT_ALPHA, value_parser = alpha_arg)]
-    alpha: f64,
+    #[arg(long = "alpha", value_name = "ALPHA", default_value_t = crate::stats::significance::DEFAULT_LEVEL, value_parser = level_arg)]
+    level: f64,
     #[command(flatten)]
     output: FormatArgs,
     /// The rows compared: `test` (the configurations a [test] table chose, on fresh seeds;
@@ -75,7 +75,7 @@ pub fn significance_arg(s: &str) -> Result<Significance, String> {
 }
 
 /// Parses a level for clap: a number strictly between 0 and 1.
-pub fn alpha_arg(s: &str) -> Result<f64, String> {
+pub fn level_arg(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
         _ => Err(format!("{s:?} is not a level; allowed: a number strictly between 0 and 1 (e.g. 0.05)")),
@@ -136,7 +136,7 @@ pub struct CompareOptions {
     /// The paired test that makes the verdicts.
     pub significance: Significance,
     /// Its level.
-    pub alpha: f64,
+    pub level: f64,
     /// The rows compared (default: the test rows when the file has them).
     pub split: Option<Split>,
 }
@@ -150,7 +150,7 @@ impl CompareArgs {
             by: self.by.clone(),
             pick: self.pick.clone(),
             significance: self.significance,
-            alpha: self.alpha,
+            level: self.level,
             split: self.split,
         }
     }
@@ -179,7 +179,7 @@ pub fn table(dir: &Path, args: &CompareOptions) -> Result<Table> {
     let mut used = vec![false; picks.len()];
     let mut groups: Vec<String> = Vec::new();
     let baseline = Baseline::parse(&args.baseline);
-    let verdicts = Verdicts { test: args.significance, alpha: args.alpha };
+    let verdicts = Verdicts { test: args.significance, level: args.level };
     let title = format!("{} against the baseline, paired by replicate", args.metric.name());
     let mut table = Table::new(title, compare_columns());
     let mut notes: Vec<String> = Vec::new();
@@ -338,10 +338,10 @@ fn table_row(
 }
 
 /// What `ci_low`..`ci_high` are: the verdict's own interval, or none.
-pub fn interval_note(test: Significance, alpha: f64) -> String {
+pub fn interval_note(test: Significance, level: f64) -> String {
     match test {
         Significance::T => format!(
-            "ci_low..ci_high: the verdict's interval, paired t at level 1 - {alpha} x p_t / p_holm (Holm-adjusted as \
+            "ci_low..ci_high: the verdict's interval, paired t at level 1 - {level} x p_t / p_holm (Holm-adjusted as \
              the p-value is: it excludes 0 exactly when the verdict is better or worse)"
         ),
         other => format!(
@@ -367,10 +367,10 @@ fn column_notes(
          comparisons; p_improve: P(a run beats a baseline run); verdicts by {} at {}; p_floor: the smallest p_holm \
          these pairs could reach{}",
         args.metric.name(),
-        interval_note(args.significance, args.alpha),
+        interval_note(args.significance, args.level),
         args.significance,
         args.significance,
-        args.alpha,
+        args.level,
         if skipped > 0 {
             format!(
                 "; {skipped} block{} left out (no baseline there, or no run with a {})",

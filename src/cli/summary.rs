@@ -24,7 +24,7 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::compare::alpha_arg;
+use super::compare::level_arg;
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
 use crate::job::Split;
@@ -37,7 +37,7 @@ use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_c
 use crate::report::table::{Cell, Column, Format, Table};
 use crate::seed::fnv1a;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
-use crate::stats::significance::{DEFAULT_ALPHA, Significance};
+use crate::stats::significance::{DEFAULT_LEVEL, Significance};
 
 /// Flags of `sweep summary`.
 #[derive(clap::Args, Debug)]
@@ -56,8 +56,8 @@ pub struct SummaryArgs {
     significance: Procedure,
     /// The level: MCB's set holds the best with probability 1 - alpha; a paired test's
     /// Holm-adjusted p-value below it separates a configuration from the best.
-    #[arg(long, default_value_t = DEFAULT_ALPHA, value_parser = alpha_arg)]
-    alpha: f64,
+    #[arg(long = "alpha", value_name = "ALPHA", default_value_t = DEFAULT_LEVEL, value_parser = level_arg)]
+    level: f64,
     /// Also this statistic of the regret (mean, median or iqm) with a stratified percentile
     /// bootstrap 95% interval (2,000 resamples, seeded).
     #[arg(long, value_parser = stat_arg)]
@@ -82,7 +82,7 @@ pub struct SummaryOptions {
     /// What decides `vs_best`.
     pub significance: Procedure,
     /// Its level.
-    pub alpha: f64,
+    pub level: f64,
     /// A robust statistic of the regret with its bootstrap interval.
     pub stat: Option<Stat>,
     /// The rows summarised (default: the test rows when the file has them).
@@ -97,7 +97,7 @@ impl SummaryArgs {
         SummaryOptions {
             by: self.by.clone(),
             significance: self.significance,
-            alpha: self.alpha,
+            level: self.level,
             stat: self.stat,
             split: self.split,
             every_column: format != Format::Text,
@@ -182,10 +182,10 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     }
     let failed: usize = groups.iter().map(|g| g.failed).sum();
     let sampled: usize = groups.iter().map(|g| g.sampled).sum();
-    let marked = marks.is_some().then_some((options.significance, options.alpha));
+    let marked = marks.is_some().then_some((options.significance, options.level));
     table.notes.push(footer(groups.len(), agg.rows(), failed, sampled, if across.is_some() { None } else { marked }));
     if let (Some(t), true) = (across, marks.is_some()) {
-        table.notes.push(across_note(t, options.alpha));
+        table.notes.push(across_note(t, options.level));
     }
     table.notes.extend(notes);
     table.notes.extend(pooled_note(&groups));
@@ -227,11 +227,11 @@ fn vs_best(
         Some(t) => {
             let (outer, config) = solver_block_columns();
             let blocks = read_blocks_in(results, Metric::Regret, &outer, &config, Split::Test).map_err(bad)?;
-            let (marks, sentences) = solvers_compared(&blocks, by, t, options.alpha);
+            let (marks, sentences) = solvers_compared(&blocks, by, t, options.level);
             (Some(marks), sentences)
         }
         None => {
-            let (marks, notes) = best_marks(results, by, options.significance, options.alpha, split).map_err(bad)?;
+            let (marks, notes) = best_marks(results, by, options.significance, options.level, split).map_err(bad)?;
             (Some(marks), notes)
         }
     })
@@ -358,18 +358,18 @@ fn test_verdict(options: &SummaryOptions, test: bool) -> Option<Significance> {
 }
 
 /// What `vs_best` means on test rows.
-fn across_note(test: Significance, alpha: f64) -> String {
+fn across_note(test: Significance, level: f64) -> String {
     let interval = if test == Significance::T {
         format!(
             "; diff_low..diff_high: the verdict's interval of its mean regret minus the best's (paired t at level 1 - \
-             {alpha} x p_t / p_holm: it excludes 0 exactly when the verdict is worse or better)"
+             {level} x p_t / p_holm: it excludes 0 exactly when the verdict is worse or better)"
         )
     } else {
         String::new()
     };
     format!(
         "vs_best: each solver's chosen configuration against the best of them on the same fresh seeds, as `sweep \
-         compare --by solver` does ({test} test, Holm-adjusted over each seat/opponent/board, level {alpha}): best, \
+         compare --by solver` does ({test} test, Holm-adjusted over each seat/opponent/board, level {level}): best, \
          equal (identical to the best on every replicate; where every solver is, all read equal), indistinguishable, worse, cannot-reject{interval}"
     )
 }
@@ -445,16 +445,16 @@ fn footer(
             String::new()
         },
         match marked {
-            Some((Procedure::Mcb, alpha)) => format!(
+            Some((Procedure::Mcb, level)) => format!(
                 "; vs_best: which configurations could be the best of their block (Hsu's multiple comparisons with the \
-                 best, level {alpha}, pooled variance of the paired design): could-be-best where the set that holds the \
+                 best, level {level}, pooled variance of the paired design): could-be-best where the set that holds the \
                  best with probability {} keeps it, not-best where it is excluded, equal where it is identical to the \
                  best on every replicate; mcb_low..mcb_high: the simultaneous interval of its true mean regret minus \
                  the best of the others' (0 inside: could be the best)",
-                1.0 - alpha
+                1.0 - level
             ),
-            Some((Procedure::Pairwise(test), alpha)) => format!(
-                "; vs_best: = where the paired {test} test (Holm-adjusted, level {alpha}) cannot tell the configuration \
+            Some((Procedure::Pairwise(test), level)) => format!(
+                "; vs_best: = where the paired {test} test (Holm-adjusted, level {level}) cannot tell the configuration \
                  from the best, equal where it is identical to the best on every replicate, cannot-reject where it \
                  never could tell with these replicates"
             ),

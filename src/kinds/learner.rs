@@ -1,6 +1,7 @@
 //! What the tabular learner kinds share (`q-learning`, `sarsa`, `expected-sarsa`,
-//! `double-q-learning`, `monte-carlo`): their common parameters, read and written in one
-//! place, their cost, and the exact target of their `q_error`.
+//! `double-q-learning`, `monte-carlo`, and with traces `q-lambda` and `sarsa-lambda`):
+//! their common parameters, read and written in one place, their cost, and the exact
+//! target of their `q_error`.
 //!
 //! Each kind declares [`PARAMS`] (or [`MONTE_CARLO_PARAMS`]) (the version-2 parameters at the end,
 //! so the grid points of older specs keep their order), builds its [`QParams`] with
@@ -60,7 +61,7 @@ pub const PARAMS: &[&Param] = learner_params!();
 /// Monte Carlo control's: [`PARAMS`], then `step`.
 pub const MONTE_CARLO_PARAMS: &[&Param] = learner_params!(&STEP);
 
-/// A learner's with eligibility traces (Q(lambda)): [`PARAMS`], then `lambda`.
+/// A learner's with eligibility traces (Q(lambda), SARSA(lambda)): [`PARAMS`], then `lambda`.
 pub const TRACED_PARAMS: &[&Param] = learner_params!(&LAMBDA);
 
 /// The learner's parameters from a grid point's values. A rate whose `_min_at` is set gets
@@ -340,3 +341,82 @@ macro_rules! one_table_learner {
     };
 }
 pub(crate) use one_table_learner;
+
+/// A learner kind with eligibility traces over [`QParams`] and `lambda`: its grid-point
+/// type `$params` (fields `learner` and `lambda`; in scope where the macro is called), its
+/// `$name` (its row in [`crate::solvers::learners::LEARNERS`]), the `$train` function of its
+/// algorithm and `$reach`, a `fn(TrainOpponent) -> f64`: how many times as many states its
+/// policies reach in an evaluation as a tabular learner's, by what it trained against.
+/// Everything else is what every traced learner shares: [`TRACED_PARAMS`], and a
+/// learner's cost with the traces' own in self-play.
+macro_rules! traced_learner {
+    ($params:ident, $name:literal, $train:path, $reach:expr) => {
+        impl $crate::kinds::Declared for $params {
+            const NAME: &'static str = $name;
+            const PARAMS: &'static [&'static $crate::kinds::Param] = $crate::kinds::learner::TRACED_PARAMS;
+            const RUNS_A_PROGRAM: bool = false;
+
+            fn build(v: &$crate::kinds::Values<'_>) -> Option<$params> {
+                let lambda = v.real(&$crate::kinds::param::LAMBDA);
+                Some($params { learner: $crate::kinds::learner::build(v), lambda })
+            }
+        }
+
+        impl $crate::kinds::Solver for $params {
+            fn values(&self) -> Vec<$crate::kinds::Val> {
+                $crate::kinds::learner::values_with(&self.learner, &[$crate::kinds::Val::Real(self.lambda)])
+            }
+
+            fn work(&self) -> $crate::kinds::Work {
+                $crate::kinds::Work { episodes: self.learner.episodes, iterations: 0 }
+            }
+
+            fn seats(&self) -> $crate::kinds::Seats {
+                $crate::kinds::Seats::of(self.learner.seat, self.learner.opponent)
+            }
+
+            /// A learner's; in self-play its traces span both sides' moves, which costs
+            /// more per episode on some boards ([`crate::cost::boards::traces_self_play`]);
+            /// its evaluations times its reach.
+            fn load(
+                &self,
+                seats: &[$crate::mdp::Seat],
+                evaluation: &$crate::evaluation::EvaluationSpec,
+            ) -> $crate::cost::Load {
+                let mut load = $crate::kinds::learner::load(&self.learner, $name, seats, evaluation);
+                if let Some(t) = load.training.as_mut().filter(|t| t.seat.is_none()) {
+                    t.extra =
+                        if self.lambda > 0.0 { $crate::cost::boards::traces_self_play(self.learner.game) } else { 0.0 };
+                }
+                let reach: fn($crate::solvers::TrainOpponent) -> f64 = $reach;
+                load.evaluations *= reach(self.learner.opponent);
+                load
+            }
+
+            fn memory(
+                &self,
+                seats: &[$crate::mdp::Seat],
+                evaluation: &$crate::evaluation::EvaluationSpec,
+            ) -> $crate::cost::memory::Need {
+                $crate::kinds::learner::memory(&self.learner, $name, 0, seats, evaluation)
+            }
+
+            fn execution(&self) -> $crate::kinds::Execution<'_> {
+                $crate::kinds::Execution::InProcess(self)
+            }
+        }
+
+        impl $crate::kinds::Train for $params {
+            fn train(
+                &self,
+                seed: u64,
+                marks: &[u64],
+                record: &mut dyn FnMut($crate::solvers::tabular::Checkpoint, &dyn $crate::mdp::Moves),
+            ) -> $crate::kinds::Agent {
+                let trained = $train(self, seed, marks, |c, t| record(c, t));
+                $crate::kinds::learner::agent(&self.learner, trained, $name)
+            }
+        }
+    };
+}
+pub(crate) use traced_learner;

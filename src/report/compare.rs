@@ -34,7 +34,7 @@ use super::paired_runs::{Block, Metric, block_columns, default_config_columns, r
 use crate::job::Split;
 use crate::stats::mcb::{MOST_REPLICATES, Mcb, POWER, mcb};
 use crate::stats::paired::{PairedT, Wilcoxon, holm, paired_t, probability_of_improvement, wilcoxon};
-use crate::stats::significance::{DEFAULT_ALPHA, Significance, floor};
+use crate::stats::significance::{DEFAULT_LEVEL, Significance, floor};
 
 /// How verdicts are made: the test and the level below which its Holm-adjusted p-value
 /// separates two configurations.
@@ -43,13 +43,13 @@ pub struct Verdicts {
     /// The paired test.
     pub test: Significance,
     /// The level.
-    pub alpha: f64,
+    pub level: f64,
 }
 
 impl Default for Verdicts {
     /// The paired t test at 0.05.
     fn default() -> Verdicts {
-        Verdicts { test: Significance::T, alpha: DEFAULT_ALPHA }
+        Verdicts { test: Significance::T, level: DEFAULT_LEVEL }
     }
 }
 
@@ -229,9 +229,9 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: V
             "no-pairs"
         } else if c.identical {
             "equal"
-        } else if c.p_floor >= verdicts.alpha {
+        } else if c.p_floor >= verdicts.level {
             "cannot-reject"
-        } else if p.is_nan() || p >= verdicts.alpha || c.difference.mean == 0.0 {
+        } else if p.is_nan() || p >= verdicts.level || c.difference.mean == 0.0 {
             "indistinguishable"
         } else if lower == metric.lower_is_better() {
             "better"
@@ -242,24 +242,24 @@ pub fn compare_block(block: &Block, baseline: usize, metric: Metric, verdicts: V
     out
 }
 
-/// The interval that goes with a verdict: the paired t interval at level
-/// `1 - alpha * p_t / p_holm`, widened by the factor by which Holm's adjustment raised the
+/// The interval that goes with a verdict: the paired t interval at confidence
+/// `1 - level * p_t / p_holm`, widened by the factor by which Holm's adjustment raised the
 /// p-value (`comparisons - k` at the k-th smallest p, or more where an earlier one
-/// dominates). It excludes 0 exactly when `p_holm < alpha`, so an interval clear of zero
-/// always carries `better` or `worse`; with one comparison it is the plain `1 - alpha`
+/// dominates). It excludes 0 exactly when `p_holm < level`, so an interval clear of zero
+/// always carries `better` or `worse`; with one comparison it is the plain `1 - level`
 /// interval. The rank and permutation tests give none (NaN): their verdicts are not read
 /// off a t interval, and none is drawn beside them.
 pub fn verdict_interval(verdicts: Verdicts, d: &PairedT, p_t: f64, p_holm: f64, comparisons: usize) -> (f64, f64) {
     if verdicts.test != Significance::T || d.n < 2 {
         return (f64::NAN, f64::NAN);
     }
-    let level = if p_holm > 0.0 && p_t > 0.0 {
-        1.0 - verdicts.alpha * p_t / p_holm
+    let confidence = if p_holm > 0.0 && p_t > 0.0 {
+        1.0 - verdicts.level * p_t / p_holm
     } else {
         // Every difference the same, or a p-value below the smallest float: Bonferroni's.
-        1.0 - verdicts.alpha / comparisons.max(1) as f64
+        1.0 - verdicts.level / comparisons.max(1) as f64
     };
-    d.interval(level)
+    d.interval(confidence)
 }
 
 /// A group's representative: its best configuration.
@@ -358,13 +358,13 @@ pub type Marks = (BTreeMap<Vec<String>, Mark>, Vec<String>);
 /// seat, evaluation opponent, game) block by regret, from the rows of `split`. With MCB:
 /// `best` for the lowest mean, `equal` for a configuration identical to it on every
 /// replicate, `could-be-best` for the others of the set that could be the best at level
-/// `alpha`, `not-best` for those excluded. With a paired test: `best`, `equal`, `=` where
+/// `level`, `not-best` for those excluded. With a paired test: `best`, `equal`, `=` where
 /// the test (Holm-adjusted) cannot tell the configuration from the best, `cannot-reject`
 /// where it could not have whatever the runs (too few replicates for the block's
 /// comparisons), empty for the others.
-pub fn best_marks(path: &Path, by: &[&str], procedure: Procedure, alpha: f64, split: Split) -> Result<Marks> {
+pub fn best_marks(path: &Path, by: &[&str], procedure: Procedure, level: f64, split: Split) -> Result<Marks> {
     let blocks = read_blocks_in(path, Metric::Regret, &block_columns(), &default_config_columns(), split)?;
-    Ok(best_marks_in(&blocks, by, procedure, alpha))
+    Ok(best_marks_in(&blocks, by, procedure, level))
 }
 
 /// Per block: its best configuration by regret and every configuration compared with it
@@ -391,23 +391,23 @@ pub struct BestSet {
     pub left_out: usize,
 }
 
-/// The MCB analysis of `block` by `metric` at level `alpha`, on the replicates every
-/// configuration with runs shares; `None` with fewer than two such configurations or
-/// fewer than two shared replicates.
-pub fn best_set(block: &Block, metric: Metric, alpha: f64) -> Option<BestSet> {
+/// The MCB analysis of `block` by `metric` at the significance level `level`, on the
+/// replicates every configuration with runs shares; `None` with fewer than two such
+/// configurations or fewer than two shared replicates.
+pub fn best_set(block: &Block, metric: Metric, level: f64) -> Option<BestSet> {
     let runs: Vec<(usize, BTreeMap<u32, f64>)> =
         block.configs.iter().enumerate().map(|(i, c)| (i, c.runs())).filter(|(_, r)| !r.is_empty()).collect();
     let (_, first) = runs.first()?;
     let shared: Vec<u32> = first.keys().copied().filter(|r| runs.iter().all(|(_, m)| m.contains_key(r))).collect();
     let every: std::collections::BTreeSet<u32> = runs.iter().flat_map(|(_, m)| m.keys().copied()).collect();
     let table: Vec<Vec<f64>> = runs.iter().map(|(_, m)| shared.iter().map(|r| m[r]).collect()).collect();
-    let mcb = mcb(&table, metric.lower_is_better(), alpha)?;
+    let mcb = mcb(&table, metric.lower_is_better(), level)?;
     Some(BestSet { configs: runs.iter().map(|(i, _)| *i).collect(), mcb, left_out: every.len() - shared.len() })
 }
 
 /// The marks of [`best_marks`] from blocks already read (by the block columns and the
 /// default configuration columns).
-pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, alpha: f64) -> Marks {
+pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, level: f64) -> Marks {
     let key = GroupKey::new(by, &block_columns(), &default_config_columns());
     let key = |block: &Block, config: usize| key.of(block, config);
     let mut marks = BTreeMap::new();
@@ -417,7 +417,7 @@ pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, alpha:
         let Some(best_at) = best(block, Metric::Regret) else { continue };
         match procedure {
             Procedure::Pairwise(test) => {
-                let verdicts = Verdicts { test, alpha };
+                let verdicts = Verdicts { test, level };
                 let comparisons = compare_block(block, best_at, Metric::Regret, verdicts);
                 notes.extend(cannot_reject_note(&block.key, &comparisons, verdicts));
                 for c in &comparisons {
@@ -437,7 +437,7 @@ pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, alpha:
                     let runs = block.configs[i].runs();
                     runs.len() == best_runs.len() && runs.iter().all(|(r, x)| best_runs.get(r) == Some(x))
                 };
-                let Some(set) = best_set(block, Metric::Regret, alpha) else {
+                let Some(set) = best_set(block, Metric::Regret, level) else {
                     // One configuration, or fewer than two shared replicates: only the best
                     // and its equals are marked.
                     for i in 0..block.configs.len() {
@@ -464,7 +464,7 @@ pub fn best_marks_in(blocks: &[Block], by: &[&str], procedure: Procedure, alpha:
                     };
                     marks.insert(key(block, i), Mark { verdict, low: row.low, high: row.high });
                 }
-                notes.push(best_set_note(block, &set, alpha));
+                notes.push(best_set_note(block, &set, level));
             }
         }
     }
@@ -517,10 +517,10 @@ pub fn solver_block_columns() -> (Vec<&'static str>, Vec<&'static str>) {
 /// summary's group key for `by`; the verdict's interval of the difference with the best as
 /// `low`..`high`; configurations that do not represent their solver are left unmarked) and
 /// one sentence per block that has two solvers or more.
-pub fn solvers_compared(blocks: &[Block], by: &[&str], test: Significance, alpha: f64) -> Marks {
+pub fn solvers_compared(blocks: &[Block], by: &[&str], test: Significance, level: f64) -> Marks {
     let (outer, config) = solver_block_columns();
     let key = GroupKey::new(by, &outer, &config);
-    let verdicts = Verdicts { test, alpha };
+    let verdicts = Verdicts { test, level };
     let mut marks = BTreeMap::new();
     let mut sentences = Vec::new();
     for block in blocks {
@@ -592,13 +592,13 @@ fn solver_sentence(block: &Block, base: usize, cs: &[Comparison], verdicts: Verd
         verdicts.test,
         cs.len() - 1,
         if cs.len() == 2 { "" } else { "s" },
-        verdicts.alpha
+        verdicts.level
     )
 }
 
 /// The line under a block's MCB marks: the set's size, its margin and where it comes from,
 /// and how many replicates would likely shrink it.
-pub fn best_set_note(block: &Block, set: &BestSet, alpha: f64) -> String {
+pub fn best_set_note(block: &Block, set: &BestSet, level: f64) -> String {
     let m = &set.mcb;
     let inside = m.rows.iter().filter(|r| r.could_be_best).count();
     let name = |row: usize| {
@@ -612,7 +612,7 @@ pub fn best_set_note(block: &Block, set: &BestSet, alpha: f64) -> String {
         "{}: could be the best (Hsu's MCB, {}% simultaneous): {} of {}; margin {} = d {:.3} x s {} x sqrt(2/{}) \
          ({} replicates, {} df{})",
         block.key.join("/"),
-        confidence(alpha),
+        confidence(level),
         inside,
         m.rows.len(),
         short(m.margin),
@@ -631,7 +631,7 @@ pub fn best_set_note(block: &Block, set: &BestSet, alpha: f64) -> String {
     let mut behind: Vec<(f64, usize)> =
         m.rows.iter().enumerate().filter(|(_, r)| r.could_be_best && r.gap > 0.0).map(|(i, r)| (r.gap, i)).collect();
     behind.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let plan = |gap: f64| match m.replicates_to_exclude(gap, alpha) {
+    let plan = |gap: f64| match m.replicates_to_exclude(gap, level) {
         Some(n) => format!("{n} replicates ({} more)", n.saturating_sub(m.n)),
         None => format!("more than {MOST_REPLICATES} replicates"),
     };
@@ -665,9 +665,9 @@ pub fn best_set_note(block: &Block, set: &BestSet, alpha: f64) -> String {
     line
 }
 
-/// `alpha` as a confidence in percent: 0.05 is 95.
-fn confidence(alpha: f64) -> String {
-    let c = (1.0 - alpha) * 100.0;
+/// `level` as a confidence in percent: 0.05 is 95.
+fn confidence(level: f64) -> String {
+    let c = (1.0 - level) * 100.0;
     if (c - c.round()).abs() < 1e-9 { format!("{}", c.round()) } else { format!("{c}") }
 }
 
@@ -695,7 +695,7 @@ pub fn cannot_reject_note(block: &[String], comparisons: &[Comparison], verdicts
         verdicts.test,
         if others == 1 { "" } else { "s" },
         short_p(first.p_floor),
-        verdicts.alpha,
+        verdicts.level,
         if smallest_t.is_nan() {
             String::new()
         } else {
@@ -733,7 +733,7 @@ mod tests {
     #[test]
     fn a_design_that_cannot_reject_says_so() {
         let block = block();
-        let wilcoxon = Verdicts { test: Significance::Wilcoxon, alpha: 0.05 };
+        let wilcoxon = Verdicts { test: Significance::Wilcoxon, level: 0.05 };
         let wilcoxon = compare_block(&block, 0, Metric::Regret, wilcoxon);
         let far = &wilcoxon[26];
         assert!(far.difference.p_value < 1e-3, "paired t p = {}", far.difference.p_value);
@@ -743,9 +743,9 @@ mod tests {
             assert_eq!(c.verdict, "cannot-reject", "{}", block.configs[c.config].label);
         }
         // Neither does the exact permutation test; the t test can, and does.
-        let permutation = Verdicts { test: Significance::Permutation, alpha: 0.05 };
+        let permutation = Verdicts { test: Significance::Permutation, level: 0.05 };
         assert_eq!(compare_block(&block, 0, Metric::Regret, permutation)[26].verdict, "cannot-reject");
-        let t = Verdicts { test: Significance::T, alpha: 0.05 };
+        let t = Verdicts { test: Significance::T, level: 0.05 };
         let by_t = compare_block(&block, 0, Metric::Regret, t);
         assert_eq!(by_t[26].verdict, "worse");
         assert_eq!(by_t[26].p_floor, 0.0);
@@ -788,7 +788,7 @@ mod tests {
     fn the_rank_and_permutation_verdicts_draw_no_t_interval() {
         let block = block();
         for test in [Significance::Wilcoxon, Significance::Permutation] {
-            let cs = compare_block(&block, 0, Metric::Regret, Verdicts { test, alpha: 0.05 });
+            let cs = compare_block(&block, 0, Metric::Regret, Verdicts { test, level: 0.05 });
             assert!(cs.iter().all(|c| c.low.is_nan() && c.high.is_nan()), "{test:?}");
         }
         // The t verdict's interval of the far configuration, one of 26 comparisons with the
@@ -808,7 +808,7 @@ mod tests {
         let off = Config::with_runs("off", &[0.0, 0.0, 0.5]);
         let block = Block { key: vec![], configs: vec![best, same, off] };
         for test in [Significance::Wilcoxon, Significance::T, Significance::Permutation] {
-            let cs = compare_block(&block, 0, Metric::Regret, Verdicts { test, alpha: 0.05 });
+            let cs = compare_block(&block, 0, Metric::Regret, Verdicts { test, level: 0.05 });
             assert_eq!(cs[1].verdict, "equal", "{test:?}: never cannot-reject, better or worse");
             assert!(cs[1].identical && !cs[2].identical);
             assert_ne!(cs[2].verdict, "equal", "{test:?}: one replicate differs");
@@ -854,7 +854,7 @@ mod tests {
         let a = Config::with_runs("a", &[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]);
         let b = Config::with_runs("b", &[0.11, 0.19, 0.31, 0.39, 0.51, 0.59, 0.71, 0.79]);
         let block = Block { key: vec![], configs: vec![a, b] };
-        let wilcoxon = Verdicts { test: Significance::Wilcoxon, alpha: 0.05 };
+        let wilcoxon = Verdicts { test: Significance::Wilcoxon, level: 0.05 };
         let c = &compare_block(&block, 0, Metric::Regret, wilcoxon)[1];
         assert_eq!(c.p_floor, 2.0 / 256.0);
         assert_eq!(c.verdict, "indistinguishable");

@@ -238,47 +238,13 @@ fn run_program(
         seats.iter().flat_map(|&s| evaluation.opponents.iter().map(move |&o| (s, o))).collect();
     let started = Instant::now();
     let mut evaluator = SPARE_EVALUATOR.with(|spare| spare.take()).unwrap_or_default();
-    let mut curves = Vec::new();
-    // Per (seat, opponent): the regret at episode 0, if the program wrote that
-    // checkpoint, and at the later ones.
-    type Track = (Option<f64>, Vec<(u64, f64)>);
-    let mut tracks: Vec<Track> = vec![(None, Vec::new()); pairs.len()];
-    for (episode, p) in &checkpoints {
-        let strict = Strict::new(p);
-        for (k, &(seat, opp)) in pairs.iter().enumerate() {
-            let s = score_table(&mut evaluator, &strict, seat, opp);
-            if let Some(b) = strict.take_missing() {
-                logs.keep(place.results, &job.id);
-                return Err(logs.explain(missing(&format!("checkpoint {episode}"), b, seat, opp)));
-            }
-            let regret = regret(s.optimal, s.eval.value);
-            if *episode == 0 {
-                tracks[k].0 = Some(regret);
-            } else {
-                tracks[k].1.push((*episode, regret));
-                // A program's exploration and step size are its own: left empty.
-                let mut row = curve_row(&job.id, *episode, &s, 0.0, 0.0);
-                row.truncate(CURVE_COLUMNS.len() - 2);
-                row.extend([String::new(), String::new()]);
-                curves.push(row);
-            }
-        }
-    }
-    let strict = Strict::new(&policy);
-    let mut scored = Vec::with_capacity(pairs.len());
-    for (k, &(seat, opp)) in pairs.iter().enumerate() {
-        let mut s = score_table(&mut evaluator, &strict, seat, opp);
-        if let Some(b) = strict.take_missing() {
-            logs.keep(place.results, &job.id);
-            return Err(logs.explain(missing("the final policy", b, seat, opp)));
-        }
-        if let (EvalOpponent::Fixed(fixed), true) = (opp, evaluation.games > 0) {
-            let stream_key = (seat as u64) << 8 | k as u64;
-            let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
-            s.games = sample_games(policy.game(), seat, fixed, evaluation.games, &mut rng, |b| strict.get_or_first(b));
-        }
-        scored.push(s);
-    }
+    // A policy that lacks a position it reaches fails the job, its logs kept.
+    let failed = |why: String| {
+        logs.keep(place.results, &job.id);
+        logs.explain(why)
+    };
+    let (tracks, curves) = score_checkpoints(&mut evaluator, &job.id, &checkpoints, &pairs).map_err(failed)?;
+    let scored = score_final(&mut evaluator, job, evaluation, &policy, &pairs).map_err(failed)?;
     if evaluator.heap_bytes() <= KEPT_EVALUATOR_BYTES {
         let _ = SPARE_EVALUATOR.try_with(|spare| spare.set(Some(evaluator)));
     }
@@ -299,6 +265,71 @@ fn run_program(
         })
         .collect();
     Ok(JobOutput { rows, curves, ..JobOutput::default() })
+}
+
+/// Per (seat, opponent) of a program's job: the regret at episode 0, if the program wrote
+/// that checkpoint, and at the later ones.
+type Track = (Option<f64>, Vec<(u64, f64)>);
+
+/// A program's checkpoints scored against each (seat, opponent) of `pairs`: their regret
+/// tracks and the curve rows of every checkpoint after episode 0. Err: why a checkpoint
+/// fails (a position it reaches and lacks).
+fn score_checkpoints(
+    evaluator: &mut Evaluator,
+    job_id: &str,
+    checkpoints: &[(u64, Policy)],
+    pairs: &[(Seat, EvalOpponent)],
+) -> Result<(Vec<Track>, Vec<Record>), String> {
+    let mut curves = Vec::new();
+    let mut tracks: Vec<Track> = vec![(None, Vec::new()); pairs.len()];
+    for (episode, p) in checkpoints {
+        let strict = Strict::new(p);
+        for (k, &(seat, opp)) in pairs.iter().enumerate() {
+            let s = score_table(evaluator, &strict, seat, opp);
+            if let Some(b) = strict.take_missing() {
+                return Err(missing(&format!("checkpoint {episode}"), b, seat, opp));
+            }
+            let regret = regret(s.optimal, s.eval.value);
+            if *episode == 0 {
+                tracks[k].0 = Some(regret);
+            } else {
+                tracks[k].1.push((*episode, regret));
+                // A program's exploration and step size are its own: left empty.
+                let mut row = curve_row(job_id, *episode, &s, 0.0, 0.0);
+                row.truncate(CURVE_COLUMNS.len() - 2);
+                row.extend([String::new(), String::new()]);
+                curves.push(row);
+            }
+        }
+    }
+    Ok((tracks, curves))
+}
+
+/// A program's final policy scored against each (seat, opponent) of `pairs`, with sampled
+/// games against the fixed opponents when the evaluation asks for them. Err: why it
+/// fails (a position it reaches and lacks).
+fn score_final(
+    evaluator: &mut Evaluator,
+    job: &Job,
+    evaluation: &EvaluationSpec,
+    policy: &Policy,
+    pairs: &[(Seat, EvalOpponent)],
+) -> Result<Vec<Scored>, String> {
+    let strict = Strict::new(policy);
+    let mut scored = Vec::with_capacity(pairs.len());
+    for (k, &(seat, opp)) in pairs.iter().enumerate() {
+        let mut s = score_table(evaluator, &strict, seat, opp);
+        if let Some(b) = strict.take_missing() {
+            return Err(missing("the final policy", b, seat, opp));
+        }
+        if let (EvalOpponent::Fixed(fixed), true) = (opp, evaluation.games > 0) {
+            let stream_key = (seat as u64) << 8 | k as u64;
+            let mut rng = seed::keyed_rng(job.seed, Stream::Evaluation, stream_key);
+            s.games = sample_games(policy.game(), seat, fixed, evaluation.games, &mut rng, |b| strict.get_or_first(b));
+        }
+        scored.push(s);
+    }
+    Ok(scored)
 }
 
 /// Why a program's policy fails: it lacks a position it reaches.

@@ -323,7 +323,7 @@ fn round_lines(rounds: &crate::search::rounds::Rounds) -> Vec<String> {
 /// The end-of-search verdict per solver (and seat, where the search is judged per seat):
 /// the best trial (for BOHB, of those at the last rung) against the runner-up, paired by
 /// replicate (the same seeds), with the power-aware verdict of `sweep compare` (paired t,
-/// Holm-adjusted over every trial against the best, alpha 0.05), and how many trials are
+/// Holm-adjusted over every trial against the best, level 0.05), and how many trials are
 /// within noise of the best (not `worse`). Empty when the results cannot be read.
 fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
     use crate::report::compare::{Verdicts, best, compare_block};

@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::Decided;
 use super::test_pass::{Scores, add_test};
-use super::tpe::{Axis, Proposer, Trial};
+use super::tpe::{Dimension, Proposer, Trial};
 use crate::job::{Job, Split};
 use crate::kinds::Val;
 use crate::seed::{fnv1a, mix};
@@ -273,9 +273,9 @@ fn propose_round(
     let wanted = search.trials as usize;
     let solvers = sweep.solvers.len();
     let axes_specs: Vec<_> = (0..solvers).map(|s| sweep.searched_axes(s)).collect();
-    let all_axes: Vec<Vec<Axis>> = axes_specs
+    let all_axes: Vec<Vec<Dimension>> = axes_specs
         .iter()
-        .map(|a| a.iter().map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical)).collect())
+        .map(|a| a.iter().map(|(_, d)| d.choices().map_or(Dimension::Continuous, Dimension::Categorical)).collect())
         .collect();
     let finished_of: Vec<Vec<Trial>> = (0..solvers)
         .map(|s| {
@@ -303,7 +303,7 @@ fn propose_round(
         // chosen solver's own estimator proposes its values.
         let total: usize = trials.iter().map(Vec::len).sum();
         let want = (wanted - total).min(search.batch as usize);
-        let chooser_axes = [Axis::Categorical(solvers)];
+        let chooser_axes = [Dimension::Categorical(solvers)];
         let finished: Vec<Trial> = (0..solvers)
             .flat_map(|s| trial_scores[s].iter().map(move |&(_, score)| Trial { u: vec![s as f64], score }))
             .collect();
@@ -497,8 +497,10 @@ impl<'a> Bohb<'a> {
         };
         match model {
             Some(r) => {
-                let axes: Vec<Axis> =
-                    axes_spec.iter().map(|(_, d)| d.choices().map_or(Axis::Continuous, Axis::Categorical)).collect();
+                let axes: Vec<Dimension> = axes_spec
+                    .iter()
+                    .map(|(_, d)| d.choices().map_or(Dimension::Continuous, Dimension::Categorical))
+                    .collect();
                 let finished: Vec<Trial> = self.observed[s][r]
                     .iter()
                     .map(|&(t, score)| Trial {

@@ -27,9 +27,9 @@ use crate::stats::special::normal_cdf;
 /// The points drawn from the good density for each proposal.
 pub const CANDIDATES: usize = 24;
 
-/// One axis of the cube.
+/// One dimension of the cube: what a coordinate holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Axis {
+pub enum Dimension {
     /// A coordinate in `[0, 1)`.
     Continuous,
     /// One of this many choices, as the index `0, 1, ..` in the coordinate.
@@ -49,7 +49,7 @@ pub struct Trial {
 /// A Parzen density over the cube: one kernel per point and one prior kernel.
 #[derive(Clone, Debug)]
 pub struct Parzen<'a> {
-    axes: &'a [Axis],
+    axes: &'a [Dimension],
     points: Vec<&'a [f64]>,
     width: f64,
     /// Each point's log normalising constant over the continuous axes (the log of the
@@ -92,13 +92,13 @@ fn ln_sum_exp(terms: &[f64]) -> f64 {
 
 impl<'a> Parzen<'a> {
     /// The density of `points` over `axes`.
-    pub fn new(axes: &'a [Axis], points: Vec<&'a [f64]>) -> Parzen<'a> {
+    pub fn new(axes: &'a [Dimension], points: Vec<&'a [f64]>) -> Parzen<'a> {
         let n = (points.len() + 1) as f64;
         let width = (0.2 * n.powf(-1.0 / (axes.len() as f64 + 4.0))).max(0.01);
         let ln_norms = points
             .iter()
             .map(|p| {
-                let continuous = axes.iter().zip(p.iter()).filter(|(a, _)| **a == Axis::Continuous);
+                let continuous = axes.iter().zip(p.iter()).filter(|(a, _)| **a == Dimension::Continuous);
                 continuous.map(|(_, &c)| ln_norm(c, width)).sum()
             })
             .collect();
@@ -113,8 +113,8 @@ impl<'a> Parzen<'a> {
             .iter()
             .zip(x)
             .map(|(axis, &v)| match *axis {
-                Axis::Continuous => ln_truncated_normal(v, 0.5, 1.0),
-                Axis::Categorical(k) => -(k as f64).ln(),
+                Dimension::Continuous => ln_truncated_normal(v, 0.5, 1.0),
+                Dimension::Categorical(k) => -(k as f64).ln(),
             })
             .sum();
         let mut terms = Vec::with_capacity(self.points.len() + 1);
@@ -127,8 +127,8 @@ impl<'a> Parzen<'a> {
                 .zip(x)
                 .zip(p.iter())
                 .map(|((axis, &v), &c)| match *axis {
-                    Axis::Continuous => half_precision * (v - c) * (v - c),
-                    Axis::Categorical(k) => categorical(v as usize, c as usize, k).ln(),
+                    Dimension::Continuous => half_precision * (v - c) * (v - c),
+                    Dimension::Categorical(k) => categorical(v as usize, c as usize, k).ln(),
                 })
                 .sum();
             terms.push(kernel - norm);
@@ -144,10 +144,10 @@ impl<'a> Parzen<'a> {
             .iter()
             .enumerate()
             .map(|(j, axis)| match (*axis, center) {
-                (Axis::Continuous, None) => truncated_normal(rng, 0.5, 1.0),
-                (Axis::Continuous, Some(c)) => truncated_normal(rng, c[j], self.width),
-                (Axis::Categorical(k), None) => rng.random_range(0..k) as f64,
-                (Axis::Categorical(k), Some(c)) => {
+                (Dimension::Continuous, None) => truncated_normal(rng, 0.5, 1.0),
+                (Dimension::Continuous, Some(c)) => truncated_normal(rng, c[j], self.width),
+                (Dimension::Categorical(k), None) => rng.random_range(0..k) as f64,
+                (Dimension::Categorical(k), Some(c)) => {
                     let own = c[j] as usize;
                     let mut r: f64 = rng.random();
                     (0..k)
@@ -184,7 +184,7 @@ pub fn good_count(n: usize) -> usize {
 /// `batch` proposals from the finished `trials` over `axes`, drawn with a generator seeded
 /// by `seed`; a pure function of its arguments (see the module's documentation). The
 /// first `k` of them do not depend on `batch`.
-pub fn propose(axes: &[Axis], trials: &[Trial], batch: usize, seed: u64) -> Vec<Vec<f64>> {
+pub fn propose(axes: &[Dimension], trials: &[Trial], batch: usize, seed: u64) -> Vec<Vec<f64>> {
     let mut proposer = Proposer::new(axes, trials.to_vec(), seed);
     (0..batch).map(|_| proposer.next_proposal()).collect()
 }
@@ -192,7 +192,7 @@ pub fn propose(axes: &[Axis], trials: &[Trial], batch: usize, seed: u64) -> Vec<
 /// Proposals one at a time: each is scored by the constant liar (as the worst finished
 /// trial) before the next is drawn.
 pub struct Proposer<'a> {
-    axes: &'a [Axis],
+    axes: &'a [Dimension],
     seen: Vec<Trial>,
     worst: f64,
     rng: Rng,
@@ -200,7 +200,7 @@ pub struct Proposer<'a> {
 
 impl<'a> Proposer<'a> {
     /// A proposer over `axes` from the finished `trials`, its generator seeded by `seed`.
-    pub fn new(axes: &'a [Axis], trials: Vec<Trial>, seed: u64) -> Proposer<'a> {
+    pub fn new(axes: &'a [Dimension], trials: Vec<Trial>, seed: u64) -> Proposer<'a> {
         let worst = trials.iter().map(|t| t.score).filter(|s| !s.is_nan()).fold(f64::NEG_INFINITY, f64::max);
         Proposer { axes, seen: trials, worst, rng: Rng::seed_from_u64(seed) }
     }
@@ -239,7 +239,7 @@ mod tests {
     /// points, so three kernels (the prior's and the points').
     #[test]
     fn the_log_density_is_the_mixture_written_out() {
-        let axes = [Axis::Continuous];
+        let axes = [Dimension::Continuous];
         let (a, b) = ([0.2], [0.9]);
         let p = Parzen::new(&axes, vec![&a, &b]);
         let width = 0.2 * 3f64.powf(-0.2);
@@ -258,7 +258,7 @@ mod tests {
 
     #[test]
     fn a_categorical_density_sums_to_one_and_favours_its_points() {
-        let axes = [Axis::Categorical(3), Axis::Continuous];
+        let axes = [Dimension::Categorical(3), Dimension::Continuous];
         let (a, b) = ([2.0, 0.5], [2.0, 0.4]);
         let p = Parzen::new(&axes, vec![&a, &b]);
         let n = 4000;
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn proposals_are_a_function_of_their_arguments() {
-        let axes = [Axis::Continuous, Axis::Continuous, Axis::Categorical(4)];
+        let axes = [Dimension::Continuous, Dimension::Continuous, Dimension::Categorical(4)];
         let trials: Vec<Trial> = (0..30)
             .map(|i| {
                 let u = vec![(i as f64 * 0.37) % 1.0, (i as f64 * 0.61) % 1.0, (i % 4) as f64];
@@ -304,7 +304,7 @@ mod tests {
     /// find a lower minimum than 60 random points, in the median over 20 seeds.
     #[test]
     fn it_beats_random_search_on_a_bowl() {
-        let axes = [Axis::Continuous, Axis::Continuous];
+        let axes = [Dimension::Continuous, Dimension::Continuous];
         let f = |u: &[f64]| (u[0] - 0.3).powi(2) + (u[1] - 0.7).powi(2);
         let median = |mut v: Vec<f64>| {
             v.sort_by(f64::total_cmp);

@@ -226,88 +226,89 @@ fn digest_configs() -> Vec<QParams> {
     ]
 }
 
+/// The digests of `digest_configs` with seed 7, per learner. A change here means that a
+/// learner no longer reproduces earlier results bit for bit.
+const PINNED_DIGESTS: [(&str, [u64; 10]); 5] = [
+    (
+        "sarsa",
+        [
+            0x2d04_eb48_6ab5_f330,
+            0xb3ba_ed74_8841_2210,
+            0x9090_97b9_f9e9_c0b6,
+            0x04e3_0c6b_fcfe_842f,
+            0xc415_baf0_2e9f_07e1,
+            0xdeda_5937_87b7_abe7,
+            0xc5f4_913f_e90e_972f,
+            0xe299_ac48_4411_08b9,
+            0x0201_7d9d_61d7_05cf,
+            0xbbb6_6dd8_2014_7503,
+        ],
+    ),
+    (
+        "expected-sarsa",
+        [
+            0xd68f_5335_310f_e254,
+            0x0d6f_5a07_99b8_3274,
+            0xa728_e8a0_ad21_eb2b,
+            0x7ba8_6933_151f_9377,
+            0xc415_baf0_2e9f_07e1,
+            0xd728_4a37_ef91_1a74,
+            0x2266_0915_fb16_3bf2,
+            0xd005_df68_c1fe_781e,
+            0xe519_dcfc_370e_2dc3,
+            0xde7d_f375_b29e_b70d,
+        ],
+    ),
+    (
+        "double-q-learning",
+        [
+            0xfd4d_1d86_fab8_ef8d,
+            0x02de_8d34_a112_9e4e,
+            0x85b1_95a9_e4cb_c40a,
+            0x8f95_9497_a7ca_ba11,
+            0x3f6d_9339_b64c_66ed,
+            0xc60d_3722_aebe_e4e0,
+            0x828c_230e_d7b3_6605,
+            0x58a8_35ac_f24d_2598,
+            0x112c_fd13_45c5_8b11,
+            0xc7c1_31e4_31f0_e6ec,
+        ],
+    ),
+    (
+        "monte-carlo",
+        [
+            0xd59a_114b_ad10_8ca3,
+            0x5687_1b48_0a30_a2cb,
+            0x9dbc_4973_f78b_fdc6,
+            0x5ba6_d8c6_c938_39f9,
+            0x2c49_5abb_48ea_4235,
+            0x7b3b_2190_022f_35b2,
+            0x0974_7d99_f770_5127,
+            0xf844_449d_8452_f83c,
+            0xc9a5_35c4_6416_a991,
+            0x8136_eeaa_3375_8e45,
+        ],
+    ),
+    (
+        "monte-carlo-alpha",
+        [
+            0x3985_9ae6_b313_b439,
+            0x3d96_92af_feb4_6c4d,
+            0x4493_bbf1_d55b_4bf5,
+            0xd0f2_8c1b_cbd5_b7d6,
+            0xa630_bb50_702b_da25,
+            0x2798_bab1_731f_3270,
+            0x5f2b_b201_93c9_75ec,
+            0xb10c_5b1c_8fe9_5bc6,
+            0xf357_f57a_ef96_9c63,
+            0x1b5b_712b_0704_f133,
+        ],
+    ),
+];
+
 #[test]
 fn the_learners_reproduce_their_pinned_tables_policies_and_schedules() {
-    // The digests of `digest_configs` with seed 7, per learner. A change here means that
-    // a learner no longer reproduces earlier results bit for bit.
-    let pinned: [(&str, [u64; 10]); 5] = [
-        (
-            "sarsa",
-            [
-                0x2d04_eb48_6ab5_f330,
-                0xb3ba_ed74_8841_2210,
-                0x9090_97b9_f9e9_c0b6,
-                0x04e3_0c6b_fcfe_842f,
-                0xc415_baf0_2e9f_07e1,
-                0xdeda_5937_87b7_abe7,
-                0xc5f4_913f_e90e_972f,
-                0xe299_ac48_4411_08b9,
-                0x0201_7d9d_61d7_05cf,
-                0xbbb6_6dd8_2014_7503,
-            ],
-        ),
-        (
-            "expected-sarsa",
-            [
-                0xd68f_5335_310f_e254,
-                0x0d6f_5a07_99b8_3274,
-                0xa728_e8a0_ad21_eb2b,
-                0x7ba8_6933_151f_9377,
-                0xc415_baf0_2e9f_07e1,
-                0xd728_4a37_ef91_1a74,
-                0x2266_0915_fb16_3bf2,
-                0xd005_df68_c1fe_781e,
-                0xe519_dcfc_370e_2dc3,
-                0xde7d_f375_b29e_b70d,
-            ],
-        ),
-        (
-            "double-q-learning",
-            [
-                0xfd4d_1d86_fab8_ef8d,
-                0x02de_8d34_a112_9e4e,
-                0x85b1_95a9_e4cb_c40a,
-                0x8f95_9497_a7ca_ba11,
-                0x3f6d_9339_b64c_66ed,
-                0xc60d_3722_aebe_e4e0,
-                0x828c_230e_d7b3_6605,
-                0x58a8_35ac_f24d_2598,
-                0x112c_fd13_45c5_8b11,
-                0xc7c1_31e4_31f0_e6ec,
-            ],
-        ),
-        (
-            "monte-carlo",
-            [
-                0xd59a_114b_ad10_8ca3,
-                0x5687_1b48_0a30_a2cb,
-                0x9dbc_4973_f78b_fdc6,
-                0x5ba6_d8c6_c938_39f9,
-                0x2c49_5abb_48ea_4235,
-                0x7b3b_2190_022f_35b2,
-                0x0974_7d99_f770_5127,
-                0xf844_449d_8452_f83c,
-                0xc9a5_35c4_6416_a991,
-                0x8136_eeaa_3375_8e45,
-            ],
-        ),
-        (
-            "monte-carlo-alpha",
-            [
-                0x3985_9ae6_b313_b439,
-                0x3d96_92af_feb4_6c4d,
-                0x4493_bbf1_d55b_4bf5,
-                0xd0f2_8c1b_cbd5_b7d6,
-                0xa630_bb50_702b_da25,
-                0x2798_bab1_731f_3270,
-                0x5f2b_b201_93c9_75ec,
-                0xb10c_5b1c_8fe9_5bc6,
-                0xf357_f57a_ef96_9c63,
-                0x1b5b_712b_0704_f133,
-            ],
-        ),
-    ];
-    for (name, digests) in pinned {
+    for (name, digests) in PINNED_DIGESTS {
         let got: Vec<u64> = digest_configs().iter().map(|p| run_digest(name, p, 7)).collect();
         assert_eq!(got, digests, "{name}");
     }

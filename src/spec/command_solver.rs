@@ -94,17 +94,7 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
                     given.fixed.push((param, entry, axis));
                 }
                 None => {
-                    let mut known: Vec<&str> = KEYS.to_vec();
-                    known.extend(["seat", "opponent", "episodes", "game"]);
-                    known.extend(OWN_KEYS);
-                    let hint = super::error::closest(name, known.iter().copied())
-                        .map(|k| format!(" (did you mean {k}?)"))
-                        .unwrap_or_default();
-                    let message = format!(
-                        "is not a known key{hint}: a command solver takes {}; the program's own parameters go under [solver.params]",
-                        known.join(", ")
-                    );
-                    report.entry(&entry_key, entry, message);
+                    unknown_key(report, &entry_key, entry);
                     given.ok = false;
                 }
             },
@@ -130,6 +120,40 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
         Some(files) => hash_files(report, &format!("{key}.files"), &files, &dir),
         None => Some(default_files(&command, &dir)),
     };
+    set_episodes(draft, &given);
+    let (Some(files), Some((label, _)), true) = (files, draft.label.clone(), given.ok) else { return };
+    let own: Vec<&'static Param> = given.own.iter().map(|g| g.0).collect();
+    let program: &'static Program = Box::leak(Box::new(Program {
+        solver: crate::kinds::command::intern(&format!("command:{label}")),
+        label,
+        command,
+        dir,
+        files,
+        timeout: given.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        threads_per_job: given.threads.unwrap_or(1),
+        axes: Program::axes_with(own),
+    }));
+    draft.grid = grid(report, &key, program, &given).and_then(|g| sampled(report, (&key, node), g, &sampling));
+}
+
+/// Records a key a command solver does not take, with the nearest one it does.
+fn unknown_key(report: &mut Report, entry_key: &str, entry: &Entry) {
+    let mut known: Vec<&str> = KEYS.to_vec();
+    known.extend(["seat", "opponent", "episodes", "game"]);
+    known.extend(OWN_KEYS);
+    let name = entry.key.as_str();
+    let hint =
+        super::error::closest(name, known.iter().copied()).map(|k| format!(" (did you mean {k}?)")).unwrap_or_default();
+    let message = format!(
+        "is not a known key{hint}: a command solver takes {}; the program's own parameters go under [solver.params]",
+        known.join(", ")
+    );
+    report.entry(entry_key, entry, message);
+}
+
+/// The draft's episodes entry and the fewest episodes it runs (what the checkpoints must
+/// fit in; none for a program only on boards too big to enumerate).
+fn set_episodes<'t>(draft: &mut Draft<'t>, given: &Given<'t>) {
     draft.episodes = given.fixed.iter().find(|g| g.0.name == "episodes").map(|g| g.1);
     draft.fewest_episodes = match given.fixed.iter().find(|g| g.0.name == "episodes") {
         Some((_, _, Some(axis))) => axis.span().iter().filter_map(|v| v.as_count()).min(),
@@ -147,19 +171,6 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
     if searched_only {
         draft.fewest_episodes = None;
     }
-    let (Some(files), Some((label, _)), true) = (files, draft.label.clone(), given.ok) else { return };
-    let own: Vec<&'static Param> = given.own.iter().map(|g| g.0).collect();
-    let program: &'static Program = Box::leak(Box::new(Program {
-        solver: crate::kinds::command::intern(&format!("command:{label}")),
-        label,
-        command,
-        dir,
-        files,
-        timeout: given.timeout.unwrap_or(DEFAULT_TIMEOUT),
-        threads_per_job: given.threads.unwrap_or(1),
-        axes: Program::axes_with(own),
-    }));
-    draft.grid = grid(report, &key, program, &given).and_then(|g| sampled(report, (&key, node), g, &sampling));
 }
 
 /// The grid over the program's parameters, once the seat and opponent agree.

@@ -103,43 +103,7 @@ pub(crate) fn read(
     };
     let mut replicates = None;
     for e in entries {
-        let key = format!("test.{}", e.key);
-        let text = |report: &mut Report, allowed: &[&str]| one_of(report, &key, e, allowed);
-        match e.key.as_str() {
-            "replicates" => {
-                let rule = "replicates must be a whole number from 1 to 4294967295 (test runs per configuration)";
-                replicates = whole(report, &key, e, 1, u64::from(u32::MAX), rule).map(|r| r as u32);
-            }
-            "top" => {
-                let rule = "top must be a whole number from 1 to 1000000 (the best configurations re-run)";
-                test.top = whole(report, &key, e, 1, 1_000_000, rule).map_or(1, |t| t as u32);
-            }
-            "per" => {
-                if let Some(per) = text(report, &["solver", "game", "sweep"]) {
-                    test.per = match per.as_str() {
-                        "sweep" => Per::Sweep,
-                        "game" => Per::Game,
-                        _ => Per::Solver,
-                    };
-                }
-            }
-            "metric" => {
-                if let Some(metric) = text(report, &["regret", "regret_auc"]) {
-                    test.metric = if metric == "regret_auc" { Metric::RegretAuc } else { Metric::Regret };
-                }
-            }
-            "opponent" => {
-                let names: Vec<&str> = opponents.iter().map(|o| o.name()).collect();
-                if let Some(o) = text(report, &names).and_then(|n| n.parse().ok()) {
-                    test.opponent = o;
-                }
-            }
-            "seat" => test.seat = text(report, Seat::NAMES).and_then(|n| n.parse().ok()),
-            other => {
-                let message = format!("is not a known key of [test] ({other}): allowed are {}", KEYS.join(", "));
-                report.entry(&key, e, message);
-            }
-        }
+        read_key(report, e, opponents, &mut test, &mut replicates);
     }
     let Some(replicates) = replicates else {
         let message = "has no replicates: add replicates = N (the fresh seeds each chosen configuration runs)";
@@ -160,4 +124,51 @@ pub(crate) fn read(
         }
     }
     (clean && report.is_clean()).then_some(test)
+}
+
+/// Reads one key `e` of `[test]` into `test` (its replicates into `replicates`).
+fn read_key(
+    report: &mut Report,
+    e: &Entry,
+    opponents: &[EvalOpponent],
+    test: &mut TestSpec,
+    replicates: &mut Option<u32>,
+) {
+    let key = format!("test.{}", e.key);
+    let text = |report: &mut Report, allowed: &[&str]| one_of(report, &key, e, allowed);
+    match e.key.as_str() {
+        "replicates" => {
+            let rule = "replicates must be a whole number from 1 to 4294967295 (test runs per configuration)";
+            *replicates = whole(report, &key, e, 1, u64::from(u32::MAX), rule).map(|r| r as u32);
+        }
+        "top" => {
+            let rule = "top must be a whole number from 1 to 1000000 (the best configurations re-run)";
+            test.top = whole(report, &key, e, 1, 1_000_000, rule).map_or(1, |t| t as u32);
+        }
+        "per" => {
+            if let Some(per) = text(report, &["solver", "game", "sweep"]) {
+                test.per = match per.as_str() {
+                    "sweep" => Per::Sweep,
+                    "game" => Per::Game,
+                    _ => Per::Solver,
+                };
+            }
+        }
+        "metric" => {
+            if let Some(metric) = text(report, &["regret", "regret_auc"]) {
+                test.metric = if metric == "regret_auc" { Metric::RegretAuc } else { Metric::Regret };
+            }
+        }
+        "opponent" => {
+            let names: Vec<&str> = opponents.iter().map(|o| o.name()).collect();
+            if let Some(o) = text(report, &names).and_then(|n| n.parse().ok()) {
+                test.opponent = o;
+            }
+        }
+        "seat" => test.seat = text(report, Seat::NAMES).and_then(|n| n.parse().ok()),
+        other => {
+            let message = format!("is not a known key of [test] ({other}): allowed are {}", KEYS.join(", "));
+            report.entry(&key, e, message);
+        }
+    }
 }

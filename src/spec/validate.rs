@@ -72,26 +72,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
     let mut report = Report::new(file, text);
     let mut root = tree::parse(text).map_err(|e| syntax_error(&report, file, e))?;
     let numbers = solver::expand_kind_lists(&mut report, &mut root);
-    let mut top = Top {
-        name: None,
-        seed: 0,
-        replicates: 1,
-        evaluation: EvaluationSpec {
-            opponents: vec![EvalOpponent::Fixed(Opponent::Random)],
-            games: 0,
-            checkpoints: 10,
-            spacing: Spacing::Even,
-            exact_searches: super::EXACT_SEARCHES,
-            from: None,
-        },
-        checkpoints: None,
-        opponents: None,
-        from: None,
-        solvers: Vec::new(),
-        has_solver_key: false,
-        search: None,
-        test: None,
-    };
+    let mut top = Top::new();
     report.proposed = search::proposes(&root);
     for entry in &root {
         read_top_entry(&mut report, &mut top, entry, &numbers);
@@ -126,32 +107,7 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         test_table::read(&mut report, entry, &top.evaluation.opponents, search.as_ref(), &top.solvers)
     });
     report.finish()?;
-    let count = top.solvers.len() as u64;
-    let solvers = top
-        .solvers
-        .into_iter()
-        .zip(labels)
-        .enumerate()
-        .map(|(i, (draft, label))| {
-            let mut grid = draft.grid.expect("a clean report means every grid is valid");
-            match &search {
-                Some(search) if search.method.models() => {
-                    // One search over the sweep shares its startup out among the solvers.
-                    let startup = match search.per_sweep {
-                        true => search.startup / count + u64::from((i as u64) < search.startup % count),
-                        false => search.startup,
-                    };
-                    grid.searched_by_model(startup, top.seed, &label);
-                    if !search.method.proposes() {
-                        grid.set_budget(search.parameter, search.max_budget);
-                    }
-                }
-                Some(search) => grid.set_budget(search.parameter, search.max_budget),
-                None => {}
-            }
-            CheckedSolver { label, grid, replicates: draft.replicates }
-        })
-        .collect();
+    let solvers = checked_solvers(top.solvers, labels, search.as_ref(), top.seed);
     Ok(Checked {
         name: name.expect("a clean report means the name is valid"),
         seed: top.seed,
@@ -162,6 +118,68 @@ pub(crate) fn check(text: &str, file: &str) -> Result<Checked, SpecError> {
         search,
         test,
     })
+}
+
+impl Top<'_> {
+    /// The top level before any entry is read: every default.
+    fn new() -> Self {
+        Top {
+            name: None,
+            seed: 0,
+            replicates: 1,
+            evaluation: EvaluationSpec {
+                opponents: vec![EvalOpponent::Fixed(Opponent::Random)],
+                games: 0,
+                checkpoints: 10,
+                spacing: Spacing::Even,
+                exact_searches: super::EXACT_SEARCHES,
+                from: None,
+            },
+            checkpoints: None,
+            opponents: None,
+            from: None,
+            solvers: Vec::new(),
+            has_solver_key: false,
+            search: None,
+            test: None,
+        }
+    }
+}
+
+/// The solvers of a clean report with their labels, each grid set up for the `[search]`
+/// (if any): a model's startup points drawn, the budget parameter at its largest where
+/// the search does not propose it.
+fn checked_solvers(
+    drafts: Vec<Draft>,
+    labels: Vec<String>,
+    search: Option<&SearchSpec>,
+    seed: u64,
+) -> Vec<CheckedSolver> {
+    let count = drafts.len() as u64;
+    drafts
+        .into_iter()
+        .zip(labels)
+        .enumerate()
+        .map(|(i, (draft, label))| {
+            let mut grid = draft.grid.expect("a clean report means every grid is valid");
+            match search {
+                Some(search) if search.method.models() => {
+                    // One search over the sweep shares its startup out among the solvers.
+                    let startup = match search.per_sweep {
+                        true => search.startup / count + u64::from((i as u64) < search.startup % count),
+                        false => search.startup,
+                    };
+                    grid.searched_by_model(startup, seed, &label);
+                    if !search.method.proposes() {
+                        grid.set_budget(search.parameter, search.max_budget);
+                    }
+                }
+                Some(search) => grid.set_budget(search.parameter, search.max_budget),
+                None => {}
+            }
+            CheckedSolver { label, grid, replicates: draft.replicates }
+        })
+        .collect()
 }
 
 /// The `[[solver]]` tables as written, in order (for the keys each sets).

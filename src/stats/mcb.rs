@@ -7,15 +7,15 @@
 //! configuration, the errors independent with one variance `sigma^2`. Its estimate `s^2` is
 //! the two-way residual mean square, with `nu = (k - 1)(n - 1)` degrees of freedom for `k`
 //! configurations on `n` replicates. With `d` the one-sided Dunnett critical value for
-//! `k - 1` comparisons at level `alpha` and `nu` degrees of freedom, and the margin
-//! `h = d s sqrt(2 / n)`, for "lower is better":
+//! `k - 1` comparisons at the significance level `level` and `nu` degrees of freedom, and
+//! the margin `h = d s sqrt(2 / n)`, for "lower is better":
 //!
 //! - `gap_i = mean_i - min_{j != i} mean_j` (how far behind the best of the others);
-//! - the simultaneous `1 - alpha` interval of `mu_i - min_{j != i} mu_j` is
+//! - the simultaneous `1 - level` interval of `mu_i - min_{j != i} mu_j` is
 //!   `[min(0, gap_i - h), max(0, gap_i + h)]` (Hsu's constrained MCB intervals);
 //! - configuration `i` could be the best when `gap_i <= h`; this is also Gupta's subset
 //!   selection rule (`mean_i <= min_j mean_j + h`), and the set holds the best
-//!   configuration with probability at least `1 - alpha`.
+//!   configuration with probability at least `1 - level`.
 //!
 //! References: J. C. Hsu, *Multiple Comparisons: Theory and Methods* (Chapman & Hall,
 //! 1996), chapter 4; J. C. Hsu, "Constrained simultaneous confidence intervals for
@@ -24,7 +24,7 @@
 //! C. W. Dunnett, "A multiple comparison procedure for comparing several treatments with a
 //! control", *JASA* 50 (1955).
 //!
-//! Dunnett's critical value `d` solves `P(max_i T_i <= d) = 1 - alpha` for `k - 1`
+//! Dunnett's critical value `d` solves `P(max_i T_i <= d) = 1 - level` for `k - 1`
 //! Student-t statistics with correlation 1/2, which is the one-dimensional mixture
 //! `E[Phi(Z + sqrt(2) d S)^(k-1)]`, `Z` standard normal and `S` distributed as
 //! `sqrt(chi^2_nu / nu)`; both expectations are integrated by composite Gauss–Legendre
@@ -77,9 +77,9 @@ pub struct McbRow {
 }
 
 /// The MCB analysis of `runs[i][r]`, configuration `i` on replicate `r` (every
-/// configuration on the same `n` replicates, in the same order), at level `alpha`. `None`
-/// with fewer than two configurations or two replicates.
-pub fn mcb(runs: &[Vec<f64>], lower_is_better: bool, alpha: f64) -> Option<Mcb> {
+/// configuration on the same `n` replicates, in the same order), at the significance
+/// level `level`. `None` with fewer than two configurations or two replicates.
+pub fn mcb(runs: &[Vec<f64>], lower_is_better: bool, level: f64) -> Option<Mcb> {
     let k = runs.len();
     let n = runs.first()?.len();
     if k < 2 || n < 2 || runs.iter().any(|r| r.len() != n) {
@@ -102,7 +102,7 @@ pub fn mcb(runs: &[Vec<f64>], lower_is_better: bool, alpha: f64) -> Option<Mcb> 
     }
     let df = ((k - 1) * (n - 1)) as f64;
     let sd = (sse / df).sqrt();
-    let critical = dunnett_critical(k - 1, df, alpha);
+    let critical = dunnett_critical(k - 1, df, level);
     let margin = critical * sd * (2.0 / n as f64).sqrt();
     let rows = (0..k)
         .map(|i| {
@@ -124,12 +124,12 @@ impl Mcb {
     /// The smallest number of replicates at which a configuration `gap` behind the best
     /// would likely (power [`POWER`]) be excluded, if the means and `s` stay as observed;
     /// `None` when not within [`MOST_REPLICATES`] (or never: a gap of 0).
-    pub fn replicates_to_exclude(&self, gap: f64, alpha: f64) -> Option<usize> {
+    pub fn replicates_to_exclude(&self, gap: f64, level: f64) -> Option<usize> {
         let k = self.rows.len();
         // The margin plus the power term at n replicates; it falls as n grows.
         let needed = |n: usize| {
             let df = ((k - 1) * (n - 1)) as f64;
-            (dunnett_critical(k - 1, df, alpha) + student_t_quantile(POWER, df)) * self.sd * (2.0 / n as f64).sqrt()
+            (dunnett_critical(k - 1, df, level) + student_t_quantile(POWER, df)) * self.sd * (2.0 / n as f64).sqrt()
         };
         if gap <= 0.0 || needed(MOST_REPLICATES) >= gap {
             return None;
@@ -165,31 +165,31 @@ pub fn dunnett_cdf(d: f64, comparisons: usize, df: f64) -> f64 {
     Mixture::new(df).cdf(d, comparisons)
 }
 
-/// Dunnett's one-sided critical value: the `d` with `P(max_i T_i <= d) = 1 - alpha` for
+/// Dunnett's one-sided critical value: the `d` with `P(max_i T_i <= d) = 1 - level` for
 /// `comparisons` Student-t statistics with correlation 1/2 and `df` degrees of freedom.
 /// Remembered per arguments: a summary asks for the same few values again and again.
-pub fn dunnett_critical(comparisons: usize, df: f64, alpha: f64) -> f64 {
+pub fn dunnett_critical(comparisons: usize, df: f64, level: f64) -> f64 {
     type Key = (usize, u64, u64);
     static KNOWN: std::sync::Mutex<Option<std::collections::HashMap<Key, f64>>> = std::sync::Mutex::new(None);
-    let key = (comparisons, df.to_bits(), alpha.to_bits());
+    let key = (comparisons, df.to_bits(), level.to_bits());
     if let Some(&d) = KNOWN.lock().ok().as_ref().and_then(|m| m.as_ref()?.get(&key)) {
         return d;
     }
-    let d = solve_critical(comparisons, df, alpha);
+    let d = solve_critical(comparisons, df, level);
     if let Ok(mut known) = KNOWN.lock() {
         known.get_or_insert_with(Default::default).insert(key, d);
     }
     d
 }
 
-fn solve_critical(comparisons: usize, df: f64, alpha: f64) -> f64 {
-    let target = 1.0 - alpha;
+fn solve_critical(comparisons: usize, df: f64, level: f64) -> f64 {
+    let target = 1.0 - level;
     // One comparison is Student's t; more only raise d, Bonferroni bounds it above.
     let mut low = student_t_quantile(target, df);
     if comparisons <= 1 {
         return low;
     }
-    let mut high = student_t_quantile(1.0 - alpha / comparisons as f64, df);
+    let mut high = student_t_quantile(1.0 - level / comparisons as f64, df);
     let mixture = Mixture::new(df);
     let f = |d: f64| mixture.cdf(d, comparisons) - target;
     let (mut f_low, mut f_high) = (f(low), f(high));
@@ -334,7 +334,7 @@ mod tests {
 
     #[test]
     fn critical_values_agree_with_dunnetts_tables() {
-        // Dunnett's one-sided tables at alpha 0.05: 2 comparisons at df 10: 2.15; 5 at df 20:
+        // Dunnett's one-sided tables at level 0.05: 2 comparisons at df 10: 2.15; 5 at df 20:
         // 2.39. To more digits, the same mixture integrated by scipy's adaptive quadrature
         // (scipy.integrate.quad, tolerance 1e-13) and solved by brentq: 2.1506138267,
         // 2.3887793846, and 2.7343209229 for 26 comparisons at df 234 (scipy's randomized
@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn the_set_holds_the_best_with_the_confidence_it_claims() {
         // Gupta's least favourable configuration, every mean equal: the set keeps a given
-        // configuration with probability exactly 1 - alpha. 4,000 simulated blocks of 8
+        // configuration with probability exactly 1 - level. 4,000 simulated blocks of 8
         // configurations on 5 replicates, with replicate effects: the rate within 3.5
         // standard errors of 0.95.
         use rand::{Rng, SeedableRng};

@@ -42,17 +42,17 @@ pub struct PairedT {
 }
 
 impl PairedT {
-    /// The two-sided interval of the mean difference at `level` (in (0, 1)): the 95%
-    /// interval is `interval(0.95)`. NaN for n < 2; a single point when every difference
-    /// is the same.
-    pub fn interval(&self, level: f64) -> (f64, f64) {
-        if self.n < 2 || level.is_nan() {
+    /// The two-sided interval of the mean difference at the confidence `confidence` (in
+    /// (0, 1)): the 95% interval is `interval(0.95)`. NaN for n < 2; a single point when
+    /// every difference is the same.
+    pub fn interval(&self, confidence: f64) -> (f64, f64) {
+        if self.n < 2 || confidence.is_nan() {
             return (f64::NAN, f64::NAN);
         }
         if self.se == 0.0 {
             return (self.mean, self.mean);
         }
-        let half = student_t_quantile(0.5 + level / 2.0, (self.n - 1) as f64) * self.se;
+        let half = student_t_quantile(0.5 + confidence / 2.0, (self.n - 1) as f64) * self.se;
         (self.mean - half, self.mean + half)
     }
 }

@@ -36,8 +36,8 @@ crate::names::named_enum!(
 /// The most pairs for which the permutation test is exact.
 pub const PERMUTATION_EXACT_UP_TO: usize = 30;
 
-/// The level verdicts use unless told otherwise.
-pub const DEFAULT_ALPHA: f64 = 0.05;
+/// The significance level verdicts use unless told otherwise.
+pub const DEFAULT_LEVEL: f64 = 0.05;
 
 impl Significance {
     /// The two-sided p-value of the differences `d` (NaN when the test is undefined: the t
@@ -85,16 +85,16 @@ pub fn floor(test: Significance, n: usize, comparisons: usize) -> f64 {
     (test.smallest_p(n) * comparisons.max(1) as f64).min(1.0)
 }
 
-/// Whether `test` can ever reject at level `alpha` with `n` pairs among `comparisons`
-/// comparisons (a rejection is an adjusted p-value below `alpha`).
-pub fn can_reject(test: Significance, n: usize, comparisons: usize, alpha: f64) -> bool {
-    floor(test, n, comparisons) < alpha
+/// Whether `test` can ever reject at the significance level `level` with `n` pairs among
+/// `comparisons` comparisons (a rejection is an adjusted p-value below `level`).
+pub fn can_reject(test: Significance, n: usize, comparisons: usize, level: f64) -> bool {
+    floor(test, n, comparisons) < level
 }
 
-/// The fewest pairs with which `test` can ever reject at level `alpha` among
-/// `comparisons` comparisons.
-pub fn pairs_needed(test: Significance, comparisons: usize, alpha: f64) -> usize {
-    (1..).find(|&n| can_reject(test, n, comparisons, alpha)).expect("some n rejects")
+/// The fewest pairs with which `test` can ever reject at the significance level `level`
+/// among `comparisons` comparisons.
+pub fn pairs_needed(test: Significance, comparisons: usize, level: f64) -> usize {
+    (1..).find(|&n| can_reject(test, n, comparisons, level)).expect("some n rejects")
 }
 
 /// The two-sided p-value of the exact sign-flip permutation test of the sum of `d`

@@ -358,10 +358,10 @@ fn leaderboard_marks(
     by: &[&str],
 ) -> (BTreeMap<Vec<String>, Mark>, Vec<String>, Vec<String>) {
     if split == Split::Test {
-        let (marks, answer) = solvers_compared(solver_blocks, by, Significance::T, Verdicts::default().alpha);
+        let (marks, answer) = solvers_compared(solver_blocks, by, Significance::T, Verdicts::default().level);
         (marks, Vec::new(), answer)
     } else {
-        let (marks, notes) = best_marks_in(blocks, by, Procedure::Mcb, Verdicts::default().alpha);
+        let (marks, notes) = best_marks_in(blocks, by, Procedure::Mcb, Verdicts::default().level);
         (marks, notes, Vec::new())
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::data::{Data, at, panel};
-use super::svg::{Axis, Plot, bars, heatmap};
+use super::svg::{Plot, PlotAxis, bars, heatmap};
 use super::{Cell, Facts, Part, Section, Stands, page_table};
 use crate::job::Split;
 use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
@@ -329,8 +329,8 @@ fn curves(d: &Data) -> Option<Section> {
         let (xmax, ymax) = points.fold((1.0f64, 0.0f64), |(x, y), &(e, r)| (x.max(e), y.max(r)));
         let mut plot = Plot::new(
             &format!("Regret while learning: {}", panel_title(&p)),
-            Axis::new("training episodes", 0.0, xmax),
-            Axis::new("exact regret (value units, 0 = optimal)", 0.0, ymax.max(1e-3) * 1.05),
+            PlotAxis::new("training episodes", 0.0, xmax),
+            PlotAxis::new("exact regret (value units, 0 = optimal)", 0.0, ymax.max(1e-3) * 1.05),
         );
         for (g, c) in &configs {
             let colour = d.colour_of_group(&g.key);
@@ -528,8 +528,8 @@ fn profiles(d: &Data) -> Option<Section> {
     for (p, lines) in ordered(d, panels).into_iter().take(CHARTS) {
         let mut plot = Plot::new(
             &format!("Performance profile: {}", panel_title(&p)),
-            Axis::new("regret threshold tau (value units)", 0.0, tau_max),
-            Axis::new("fraction of runs with regret <= tau", 0.0, 1.0),
+            PlotAxis::new("regret threshold tau (value units)", 0.0, tau_max),
+            PlotAxis::new("fraction of runs with regret <= tau", 0.0, 1.0),
         );
         for (label, runs, colour) in lines.iter().take(8) {
             let n = runs.len() as f64;
@@ -654,12 +654,12 @@ fn forest_chart(title: String, rows: Vec<ForestRow>, more: usize) -> Option<Part
     let more = if more > 0 { format!(" ({more} more not drawn)") } else { String::new() };
     let mut plot = Plot::new(
         &format!("{title}{more}"),
-        Axis::new(
+        PlotAxis::new(
             "regret difference with the best (paired by replicate; paired t, Holm-adjusted 95% interval)",
             lo - 0.02 * (hi - lo),
             hi + 0.02 * (hi - lo),
         ),
-        Axis::new("", 0.0, 1.0),
+        PlotAxis::new("", 0.0, 1.0),
     )
     .wide();
     plot.forest(&rows);
@@ -770,14 +770,14 @@ fn best_so_far_charts(label: &str, mine: &[&super::data::Trial], metric: &str, o
         })
         .collect();
     let colour = super::svg::series(0);
-    let y = || Axis::new(&format!("mean {metric} against {opponent}"), 0.0, top);
+    let y = || PlotAxis::new(&format!("mean {metric} against {opponent}"), 0.0, top);
     let mut parts = Vec::new();
     for (x, name, what) in [
         (mine.iter().map(|t| f64::from(t.trial) + 1.0).collect::<Vec<_>>(), "trials", "trials"),
         (cumulative, "training time of the trials so far (CPU s)", "training time"),
     ] {
         let xmax = x.last().copied().unwrap_or(1.0);
-        let mut plot = Plot::new(&format!("{label}: best so far against {what}"), Axis::new(name, 0.0, xmax), y());
+        let mut plot = Plot::new(&format!("{label}: best so far against {what}"), PlotAxis::new(name, 0.0, xmax), y());
         let points: Vec<(f64, f64)> = x.iter().copied().zip(best_so_far.iter().copied()).collect();
         plot.steps(&points, colour);
         plot.dots(&x.iter().copied().zip(scores.iter().copied()).collect::<Vec<_>>(), "#555", 0.6);
@@ -830,8 +830,8 @@ fn proposals_chart(label: &str, mine: &[&super::data::Trial], k: usize) -> Optio
     let (ylo, yhi) = ys.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
     let mut plot = Plot::new(
         &format!("{label}: {name} proposed, trial by trial"),
-        Axis::new("trial", 0.0, mine.len() as f64 + 1.0),
-        Axis::new(&axis_name, ylo, yhi),
+        PlotAxis::new("trial", 0.0, mine.len() as f64 + 1.0),
+        PlotAxis::new(&axis_name, ylo, yhi),
     );
     let points: Vec<(f64, f64)> = mine.iter().map(|t| f64::from(t.trial) + 1.0).zip(ys).collect();
     plot.dots(&points, super::svg::series(1).0, 0.8);

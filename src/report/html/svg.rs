@@ -47,9 +47,9 @@ pub fn tick_label(x: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_string() }
 }
 
-/// An axis: its label (with units) and range.
+/// A chart's axis: its label (with units) and range.
 #[derive(Clone, Debug)]
-pub struct Axis {
+pub struct PlotAxis {
     /// The label, with its unit.
     pub label: String,
     /// The lowest value shown.
@@ -58,20 +58,20 @@ pub struct Axis {
     pub hi: f64,
 }
 
-impl Axis {
+impl PlotAxis {
     /// An axis over `[lo, hi]`, widened a little when empty.
-    pub fn new(label: &str, lo: f64, hi: f64) -> Axis {
+    pub fn new(label: &str, lo: f64, hi: f64) -> PlotAxis {
         let (lo, hi) = if lo.is_finite() && hi.is_finite() { (lo, hi) } else { (0.0, 1.0) };
         let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5 * lo.abs().max(1e-3), hi + 0.5 * hi.abs().max(1e-3)) };
-        Axis { label: label.to_string(), lo, hi }
+        PlotAxis { label: label.to_string(), lo, hi }
     }
 }
 
 /// A chart in the making: a frame, its marks, and the legend.
 pub struct Plot {
     title: String,
-    x: Axis,
-    y: Axis,
+    x: PlotAxis,
+    y: PlotAxis,
     marks: String,
     legend: Vec<(String, &'static str, bool)>,
     /// Labels of the y axis's categories (a forest plot), top to bottom.
@@ -82,7 +82,7 @@ pub struct Plot {
 
 impl Plot {
     /// An empty chart.
-    pub fn new(title: &str, x: Axis, y: Axis) -> Plot {
+    pub fn new(title: &str, x: PlotAxis, y: PlotAxis) -> Plot {
         Plot {
             title: title.to_string(),
             x,
@@ -192,7 +192,7 @@ impl Plot {
     /// the row's colour.
     pub fn forest(&mut self, rows: &[(String, f64, f64, f64, &'static str)]) {
         self.categories = rows.iter().map(|r| r.0.clone()).collect();
-        self.y = Axis { label: String::new(), lo: 0.0, hi: rows.len().max(1) as f64 };
+        self.y = PlotAxis { label: String::new(), lo: 0.0, hi: rows.len().max(1) as f64 };
         for (i, (_, mean, low, high, colour)) in rows.iter().enumerate() {
             let y = self.py(rows.len() as f64 - i as f64 - 0.5);
             if low.is_finite() && high.is_finite() {
@@ -351,10 +351,13 @@ pub fn shorten(s: &str, n: usize) -> String {
 /// Horizontal bars (value, and a whisker from low to high), one per label, top to bottom.
 pub fn bars(title: &str, x_label: &str, rows: &[(String, f64, f64, f64)]) -> String {
     let hi = rows.iter().flat_map(|r| [r.1, r.3]).filter(|v| v.is_finite()).fold(0.0, f64::max);
-    let mut plot =
-        Plot::new(title, Axis::new(x_label, 0.0, if hi > 0.0 { hi * 1.05 } else { 1.0 }), Axis::new("", 0.0, 1.0));
+    let mut plot = Plot::new(
+        title,
+        PlotAxis::new(x_label, 0.0, if hi > 0.0 { hi * 1.05 } else { 1.0 }),
+        PlotAxis::new("", 0.0, 1.0),
+    );
     plot.categories = rows.iter().map(|r| r.0.clone()).collect();
-    plot.y = Axis { label: String::new(), lo: 0.0, hi: rows.len().max(1) as f64 };
+    plot.y = PlotAxis { label: String::new(), lo: 0.0, hi: rows.len().max(1) as f64 };
     let n = rows.len() as f64;
     for (i, (_, value, low, high)) in rows.iter().enumerate() {
         let centre = plot.py(n - i as f64 - 0.5);
@@ -522,7 +525,7 @@ mod tests {
 
     #[test]
     fn charts_escape_their_text() {
-        let mut p = Plot::new("a<b", Axis::new("x & y", 0.0, 1.0), Axis::new("y", 0.0, 1.0));
+        let mut p = Plot::new("a<b", PlotAxis::new("x & y", 0.0, 1.0), PlotAxis::new("y", 0.0, 1.0));
         p.line(&[(0.0, 0.0), (1.0, 1.0)], series(0), 2.0, 1.0);
         p.legend("<script>", series(9));
         let s = p.finish();

@@ -62,9 +62,9 @@ impl<M: Mask> Node<M> {
     }
 }
 
-/// Per visit count `n`: `0.5 / n`, `1 / sqrt(n)` and `sqrt(ln n)`.
+/// The selection terms of one visit count `n`: `0.5 / n`, `1 / sqrt(n)` and `sqrt(ln n)`.
 #[derive(Clone, Copy, Debug, Default)]
-struct Row {
+struct VisitTerms {
     half_inv: f32,
     inv_sqrt: f32,
     sqrt_ln: f32,
@@ -78,13 +78,13 @@ pub(super) struct Tree<M> {
     /// cleared or re-initialised between searches.
     pub(super) nodes: Vec<Node<M>>,
     used: usize,
-    rows: Vec<Row>,
+    terms: Vec<VisitTerms>,
 }
 
 impl<M: Mask> Tree<M> {
     /// One whole search of `board` under `rules`: the move to play.
     pub(super) fn run<R: Rules<Mask = M>>(&mut self, rules: R, params: &MctsParams, seed: u64, board: Board) -> u8 {
-        self.extend_rows(params.iterations);
+        self.extend_terms(params.iterations);
         self.search(rules, params, seed, board);
         self.final_move(params.final_move)
     }
@@ -109,19 +109,23 @@ impl<M: Mask> Tree<M> {
     }
 
     /// Grows the tables to cover visit counts up to `iterations` (never shrinks them).
-    fn extend_rows(&mut self, iterations: u32) {
+    fn extend_terms(&mut self, iterations: u32) {
         let wanted = iterations as usize + 1;
-        if self.rows.len() < wanted {
-            self.rows.reserve_exact(wanted - self.rows.len());
+        if self.terms.len() < wanted {
+            self.terms.reserve_exact(wanted - self.terms.len());
         }
-        while self.rows.len() < wanted {
-            let n = self.rows.len() as f64;
-            let row = if n == 0.0 {
-                Row::default()
+        while self.terms.len() < wanted {
+            let n = self.terms.len() as f64;
+            let terms = if n == 0.0 {
+                VisitTerms::default()
             } else {
-                Row { half_inv: (0.5 / n) as f32, inv_sqrt: (1.0 / n.sqrt()) as f32, sqrt_ln: ln(n).sqrt() as f32 }
+                VisitTerms {
+                    half_inv: (0.5 / n) as f32,
+                    inv_sqrt: (1.0 / n.sqrt()) as f32,
+                    sqrt_ln: ln(n).sqrt() as f32,
+                }
             };
-            self.rows.push(row);
+            self.terms.push(terms);
         }
     }
 
@@ -158,10 +162,10 @@ impl<M: Mask> Tree<M> {
             let node = &mut self.nodes[at as usize];
             node.visits += 1;
             node.score += u32::from(points);
-            let row = self.rows[node.visits as usize];
-            node.mean = node.score as f32 * row.half_inv;
-            node.explore = row.inv_sqrt;
-            node.k = c * row.sqrt_ln;
+            let terms = self.terms[node.visits as usize];
+            node.mean = node.score as f32 * terms.half_inv;
+            node.explore = terms.inv_sqrt;
+            node.k = c * terms.sqrt_ln;
             points = 2 - points;
         }
     }
