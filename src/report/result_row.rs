@@ -53,6 +53,12 @@ impl<'r> ResultRow<'r> {
         &self.rec[column]
     }
 
+    /// Every cell, in file order: today's columns, then a command solver's program
+    /// parameters (for a reader that keeps or compares whole rows).
+    pub fn cells(&self) -> impl Iterator<Item = &'r str> + use<'r> {
+        self.rec.iter()
+    }
+
     /// The text of a field.
     pub fn text(&self, field: Field) -> &'r str {
         &self.rec[field.column()]
@@ -140,9 +146,10 @@ impl<'r> ResultRow<'r> {
         self.text(Field::Evaluation)
     }
 
-    /// Tuning or test (a file before version 4 has only tuning rows).
+    /// Tuning or test (a file before version 4 has only tuning rows: an empty cell is
+    /// `tune`).
     pub fn split(&self) -> Split {
-        super::splits::of(self.text(Field::Split))
+        if self.text(Field::Split) == Split::Test.name() { Split::Test } else { Split::Tune }
     }
 
     /// A program's own numbers (a JSON object), or an MCTS job's searches.
