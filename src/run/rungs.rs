@@ -34,8 +34,10 @@ use anyhow::Result;
 
 use super::{Plan, RunOutcome, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
+use crate::job::Split;
 use crate::names::count;
 use crate::report::manifest::Manifest;
+use crate::report::{CurveField, Field};
 use crate::search::test_pass::{Scores, decide, tuning_passes};
 
 /// Runs the search or test split of `plan` (whose `jobs` are ignored: the passes decide
@@ -453,8 +455,8 @@ fn set_apart_superseded_tests(dir: &Path, current: &HashSet<&str>) -> Result<usi
     let mut stale: HashSet<String> = HashSet::new();
     let moved = move_rows(&results, &dir.join(SUPERSEDED), |header, row| {
         let at = |name: &str| header.iter().position(|c| c == name);
-        let (Some(split), Some(id)) = (at("split"), at("job_id")) else { return false };
-        let old = row[split] == "test" && !current.contains(row[id].as_str());
+        let (Some(split), Some(id)) = (at(Field::Split.name()), at(Field::JobId.name())) else { return false };
+        let old = row[split] == Split::Test.name() && !current.contains(row[id].as_str());
         if old {
             stale.insert(row[id].clone());
         }
@@ -463,7 +465,7 @@ fn set_apart_superseded_tests(dir: &Path, current: &HashSet<&str>) -> Result<usi
     let curves = dir.join("curves.csv");
     if moved > 0 && curves.exists() {
         move_rows(&curves, &dir.join(SUPERSEDED_CURVES), |header, row| {
-            header.iter().position(|c| c == "job_id").is_some_and(|id| stale.contains(&row[id]))
+            header.iter().position(|c| c == CurveField::JobId.name()).is_some_and(|id| stale.contains(&row[id]))
         })?;
     }
     Ok(moved)
