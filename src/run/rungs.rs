@@ -37,7 +37,7 @@ use crate::error::bad_input;
 use crate::job::Split;
 use crate::names::count;
 use crate::report::manifest::Manifest;
-use crate::report::{CurveField, Field};
+use crate::report::{CurveField, Field, ParamColumn};
 use crate::search::test_pass::{Scores, decide, tuning_passes};
 
 /// Runs the search or test split of `plan` (whose `jobs` are ignored: the passes decide
@@ -337,11 +337,18 @@ fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
     };
     // One search over the sweep compares its trials across solvers: the label is part of
     // the configuration, not of the block.
-    let (by, config): (&[&str], &[&str]) = match search.per_sweep {
-        true => (&["eval_opponent", "seat"], &["trial", "rung", "label"]),
-        false => (&["eval_opponent", "seat", "label"], &["trial", "rung"]),
+    let [judged, seated, label, trial, rung] = [
+        Field::EvalOpponent.name(),
+        ParamColumn::Seat.name(),
+        Field::Label.name(),
+        Field::Trial.name(),
+        Field::Rung.name(),
+    ];
+    let (by, config) = match search.per_sweep {
+        true => (vec![judged, seated], vec![trial, rung, label]),
+        false => (vec![judged, seated, label], vec![trial, rung]),
     };
-    let Ok(blocks) = read_blocks_in(results, metric, by, config, crate::job::Split::Tune) else {
+    let Ok(blocks) = read_blocks_in(results, metric, &by, &config, crate::job::Split::Tune) else {
         return Vec::new();
     };
     // BOHB: only the last rung's trials, at the full budget, compare.
