@@ -1,7 +1,9 @@
 //! The columns of the result files: `results.csv`'s header, derived from the parameter
 //! declarations of every kind ([`crate::kinds::param`]) and the non-parameter fields
 //! declared here, each with the file version that introduced it (later versions' columns
-//! come at the end); `curves.csv`'s columns; and reading a column by name. It sits below
+//! come at the end); the parameter columns readers name ([`ParamColumn`]); `curves.csv`'s
+//! columns ([`CurveField`]); and finding a column by name. Every column a reader or a
+//! writer names is named here (and read through [`crate::report::result_row`]). It sits below
 //! [`crate::spec`] (which checks a command solver's parameter names against it) and
 //! [`crate::report`] (which writes and reads the files), so that neither imports the other
 //! for it.
@@ -86,9 +88,60 @@ fields! {
 }
 
 impl Field {
-    /// Its position in today's `results.csv`.
+    /// Its position in today's `results.csv` (looked up once for every field).
     pub fn column(self) -> usize {
-        column(self.name())
+        static AT: LazyLock<Vec<usize>> = LazyLock::new(|| Field::ALL.iter().map(|f| column(f.name())).collect());
+        AT[self as usize]
+    }
+}
+
+/// The parameter columns that readers name. A parameter's column is declared with the
+/// parameter ([`crate::kinds::param`]); these are the ones a reader needs by name (a
+/// configuration's seat, board, budget, training opponent, a command solver's `params`),
+/// so that no reader spells them. A test checks each against the declarations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamColumn {
+    /// The agent's seat.
+    Seat,
+    /// The opponent trained or solved against (`self` for self-play).
+    Opponent,
+    /// Training games per job.
+    Episodes,
+    /// MCTS iterations per move.
+    Iterations,
+    /// The board (version 3).
+    Game,
+    /// A command solver's own parameters as `name=value` text (version 5).
+    Params,
+}
+
+impl ParamColumn {
+    /// Every named parameter column.
+    pub const ALL: &[ParamColumn] = &[
+        ParamColumn::Seat,
+        ParamColumn::Opponent,
+        ParamColumn::Episodes,
+        ParamColumn::Iterations,
+        ParamColumn::Game,
+        ParamColumn::Params,
+    ];
+
+    /// The column's name (the parameter's).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ParamColumn::Seat => "seat",
+            ParamColumn::Opponent => "opponent",
+            ParamColumn::Episodes => "episodes",
+            ParamColumn::Iterations => "iterations",
+            ParamColumn::Game => "game",
+            ParamColumn::Params => "params",
+        }
+    }
+
+    /// Its position in today's `results.csv` (looked up once for every one).
+    pub fn column(self) -> usize {
+        static AT: LazyLock<Vec<usize>> = LazyLock::new(|| ParamColumn::ALL.iter().map(|p| column(p.name())).collect());
+        AT[self as usize]
     }
 }
 
@@ -121,12 +174,76 @@ pub fn param_columns() -> Vec<&'static str> {
     RESULT_COLUMNS.iter().copied().filter(|c| params.contains(c)).collect()
 }
 
+/// A column of `curves.csv`, in file order: one row per (checkpoint, seat, evaluation
+/// opponent) of a learner's job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum CurveField {
+    JobId,
+    Episode,
+    Seat,
+    EvalOpponent,
+    Value,
+    Regret,
+    PWin,
+    PDraw,
+    PLoss,
+    Epsilon,
+    Alpha,
+}
+
+impl CurveField {
+    /// Every column, in file order.
+    pub const ALL: [CurveField; 11] = [
+        CurveField::JobId,
+        CurveField::Episode,
+        CurveField::Seat,
+        CurveField::EvalOpponent,
+        CurveField::Value,
+        CurveField::Regret,
+        CurveField::PWin,
+        CurveField::PDraw,
+        CurveField::PLoss,
+        CurveField::Epsilon,
+        CurveField::Alpha,
+    ];
+
+    /// The column's name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CurveField::JobId => Field::JobId.name(),
+            CurveField::Episode => "episode",
+            CurveField::Seat => ParamColumn::Seat.name(),
+            CurveField::EvalOpponent => Field::EvalOpponent.name(),
+            CurveField::Value => Field::Value.name(),
+            CurveField::Regret => Field::Regret.name(),
+            CurveField::PWin => Field::PWin.name(),
+            CurveField::PDraw => Field::PDraw.name(),
+            CurveField::PLoss => Field::PLoss.name(),
+            CurveField::Epsilon => "epsilon",
+            CurveField::Alpha => "alpha",
+        }
+    }
+
+    /// Its position in `curves.csv`.
+    pub const fn column(self) -> usize {
+        self as usize
+    }
+}
+
 /// The columns of `curves.csv`, in order.
-pub const CURVE_COLUMNS: [&str; 11] =
-    ["job_id", "episode", "seat", "eval_opponent", "value", "regret", "p_win", "p_draw", "p_loss", "epsilon", "alpha"];
+pub const CURVE_COLUMNS: [&str; CurveField::ALL.len()] = {
+    let mut names = [""; CurveField::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = CurveField::ALL[i].name();
+        i += 1;
+    }
+    names
+};
 
 /// The columns that hold timings: the only ones that may differ between two runs.
-pub const TIMING_COLUMNS: [&str; 2] = ["train_ms", "eval_ms"];
+pub const TIMING_COLUMNS: [&str; 2] = [Field::TrainMs.name(), Field::EvalMs.name()];
 
 /// Position of a results column of today's layout (a bug if there is none: names come from
 /// [`FIELDS`] and the parameter declarations).
@@ -137,7 +254,7 @@ pub fn column(name: &str) -> usize {
 /// A setting as configurations are named: `column=value`, but a command solver's
 /// `params` cell (already `name=value ..`) as it is.
 pub fn setting(column: &str, value: &str) -> String {
-    if column == "params" { value.to_string() } else { format!("{column}={value}") }
+    if column == ParamColumn::Params.name() { value.to_string() } else { format!("{column}={value}") }
 }
 
 /// Whether column `k` of a configuration (`columns` names its `key`'s cells) is a value the
@@ -156,15 +273,16 @@ pub type Record = Vec<String>;
 /// The columns that define a configuration by default: the solver, every parameter
 /// column, and the evaluation opponent.
 pub fn config_columns() -> Vec<&'static str> {
-    let mut v = vec!["solver"];
+    let mut v = vec![Field::Solver.name()];
     v.extend(param_columns());
-    v.push("eval_opponent");
+    v.push(Field::EvalOpponent.name());
     v
 }
 
 /// The columns every reader of aggregates needs; the others a file of an older version
 /// lacks read as empty (a missing `train_ms`, say, gives an empty mean).
-pub const NEEDED_COLUMNS: [&str; 4] = ["job_id", "solver", "status", "regret"];
+pub const NEEDED_COLUMNS: [&str; 4] =
+    [Field::JobId.name(), Field::Solver.name(), Field::Status.name(), Field::Regret.name()];
 
 /// The newest results-file version whose parameter columns count in a group's bootstrap
 /// seed even when empty (see [`seed_text`]).
@@ -239,6 +357,37 @@ mod tests {
     #[test]
     fn the_derived_header_starts_with_version_1() {
         assert_eq!(super::RESULT_COLUMNS[..VERSION_1.len()], VERSION_1);
+    }
+
+    #[test]
+    fn the_named_columns_are_where_their_names_say() {
+        let params = crate::kinds::parameter_names();
+        for &p in super::ParamColumn::ALL {
+            assert!(params.contains(&p.name()), "{} is a declared parameter", p.name());
+            assert_eq!(super::RESULT_COLUMNS[p.column()], p.name());
+        }
+        for &f in super::Field::ALL {
+            assert_eq!(super::RESULT_COLUMNS[f.column()], f.name());
+        }
+        assert_eq!(
+            super::CURVE_COLUMNS,
+            [
+                "job_id",
+                "episode",
+                "seat",
+                "eval_opponent",
+                "value",
+                "regret",
+                "p_win",
+                "p_draw",
+                "p_loss",
+                "epsilon",
+                "alpha"
+            ]
+        );
+        for f in super::CurveField::ALL {
+            assert_eq!(super::CURVE_COLUMNS[f.column()], f.name());
+        }
     }
 
     #[test]

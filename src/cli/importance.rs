@@ -12,6 +12,7 @@ use anyhow::Result;
 use super::compare::{config_columns, metric_arg};
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
+use crate::report::ParamColumn;
 use crate::report::paired_runs::{Metric, block_columns, block_grid, read_blocks_in};
 use crate::report::table::{Cell, Column, Table};
 
@@ -42,7 +43,7 @@ pub fn importance(args: &ImportanceArgs) -> Result<i32> {
 /// own; returns the columns after the split (`columns` as they were without `params`).
 fn split_program_params(blocks: &mut [crate::report::paired_runs::Block], columns: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
-    let Some(at) = columns.iter().position(|&c| c == "params") else { return out };
+    let Some(at) = columns.iter().position(|&c| c == ParamColumn::Params.name()) else { return out };
     let pairs = |cell: &str| -> Vec<(String, String)> {
         cell.split(' ').filter_map(|p| p.split_once('=')).map(|(n, v)| (n.to_string(), v.to_string())).collect()
     };

@@ -12,9 +12,10 @@ use anyhow::Result;
 
 use crate::error::{bad_input, exit};
 use crate::mdp::{Evaluator, Opponent};
-use crate::report::files::{Columns, each_row, write_text_atomic};
+use crate::report::files::{Columns, write_text_atomic};
 use crate::report::manifest::Manifest;
-use crate::report::{RESULT_COLUMNS, Record, TIMING_COLUMNS};
+use crate::report::result_row::each_result;
+use crate::report::{Field, ParamColumn, RESULT_COLUMNS, Record, TIMING_COLUMNS};
 use crate::run::job;
 use crate::solvers::ground_truth;
 use crate::spec;
@@ -65,16 +66,17 @@ pub fn results_dir(results: &Path) -> Result<PathBuf> {
 fn matching_rows(dir: &Path, prefix: &str) -> Result<(Vec<String>, Vec<Record>, Columns)> {
     let mut ids = std::collections::BTreeSet::new();
     let mut rows = Vec::new();
-    let columns = each_row(&dir.join("results.csv"), &RESULT_COLUMNS, &["job_id"], |rec| {
-        if !rec[0].starts_with(prefix) {
+    let columns = each_result(&dir.join("results.csv"), &[Field::JobId.name()], |row| {
+        let id = row.job_id();
+        if !id.starts_with(prefix) {
             return;
         }
-        let known = ids.contains(&rec[0]);
+        let known = ids.contains(id);
         if known || ids.len() < 6 {
-            rows.push(rec.iter().map(str::to_string).collect());
+            rows.push(row.cells().map(str::to_string).collect());
         }
         if !known {
-            ids.insert(rec[0].to_string());
+            ids.insert(id.to_string());
         }
     })
     .map_err(|e| bad_input(format!("{e:#}")))?;
@@ -220,7 +222,7 @@ fn verdict(
 /// Whether a command job's reproduced policy file differs from the recorded one (by the
 /// `policy_hash` column).
 fn policy_differs(recorded: &[&Record], reproduced: &[Record]) -> bool {
-    let c = crate::report::Field::PolicyHash.column();
+    let c = Field::PolicyHash.column();
     recorded.iter().zip(reproduced).any(|(old, new)| old.get(c) != new.get(c))
 }
 
@@ -263,18 +265,18 @@ fn compare(recorded: &[&Record], reproduced: &[Record], columns: &Columns, verbo
 /// `metrics` (the program's own numbers, which may hold its own timings or say which
 /// library it found).
 fn not_compared(name: &str) -> bool {
-    TIMING_COLUMNS.contains(&name) || name == "metrics"
+    TIMING_COLUMNS.contains(&name) || name == Field::Metrics.name()
 }
 
 /// Prints one line per compared value that differs between `old` and `new`; returns how many.
 fn print_differences(old: &Record, new: &Record, columns: &Columns) -> usize {
-    let (seat, opponent) = (&new[crate::report::column("seat")], &new[crate::report::Field::EvalOpponent.column()]);
+    let (seat, opponent) = (&new[ParamColumn::Seat.column()], &new[Field::EvalOpponent.column()]);
     let mut differ = 0;
     for (c, name) in RESULT_COLUMNS.iter().enumerate() {
         if old[c] == new[c] || columns.index(name).is_none() {
             continue;
         }
-        if *name == "metrics" {
+        if *name == Field::Metrics.name() {
             println!(
                 "{seat} vs {opponent}: metrics (the program's own numbers: shown, not compared) recorded {:?}, reproduced {:?}",
                 old[c], new[c]

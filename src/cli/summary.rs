@@ -28,13 +28,13 @@ use super::compare::level_arg;
 use super::table::FormatArgs;
 use crate::error::{bad_input, exit};
 use crate::job::Split;
-use crate::report::RESULT_COLUMNS;
 use crate::report::compare::{Mark, Procedure, best_marks, solver_block_columns, solvers_compared};
-use crate::report::files::each_row;
 use crate::report::paired_runs::{Metric, read_blocks_in};
+use crate::report::result_row::each_result;
 use crate::report::splits;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata};
 use crate::report::table::{Cell, Column, Format, Table};
+use crate::report::{Field, ParamColumn, RESULT_COLUMNS};
 use crate::seed::fnv1a;
 use crate::stats::robust::{RESAMPLES, bootstrap_interval};
 use crate::stats::significance::{DEFAULT_LEVEL, Significance};
@@ -122,7 +122,7 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
     let shown = splits::shown(&results).map_err(|e| bad_input(format!("{e:#}")))?;
     let split = options.split.unwrap_or(shown);
     // Grouped by the split column (and no --split): every row.
-    let filter = if by.contains(&"split") && options.split.is_none() { None } else { Some(split) };
+    let filter = if by.contains(&Field::Split.name()) && options.split.is_none() { None } else { Some(split) };
     let (agg, tuned) = aggregate(&results, &by, filter)?;
     if agg.rows() == 0 {
         let what = if split == Split::Test { " of the test split" } else { "" };
@@ -197,10 +197,10 @@ pub fn table(dir: &Path, options: &SummaryOptions) -> Result<Table> {
 /// beside them the tuning rows that the filter leaves out.
 fn aggregate(results: &Path, by: &[&str], filter: Option<Split>) -> Result<(Aggregator, Aggregator)> {
     let (mut agg, mut tuned) = (Aggregator::new(by), Aggregator::new(by));
-    each_row(results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match (filter, splits::of_row(rec)) {
-        (None, _) => agg.push(|i| &rec[i]),
-        (Some(f), s) if s == f => agg.push(|i| &rec[i]),
-        (_, Split::Tune) => tuned.push(|i| &rec[i]),
+    each_result(results, &NEEDED_COLUMNS, |row| match (filter, row.split()) {
+        (None, _) => agg.push(&row),
+        (Some(f), s) if s == f => agg.push(&row),
+        (_, Split::Tune) => tuned.push(&row),
         (_, Split::Test) => {}
     })
     .map_err(|e| bad_input(format!("{e:#}")))?;
@@ -395,7 +395,7 @@ fn shown_columns(options: &SummaryOptions, agg: &Aggregator, by: &[&str]) -> Vec
         return (0..by.len()).collect();
     }
     let mut show = agg.varying_within_kinds();
-    let always = ["solver", "seat", "eval_opponent"];
+    let always = [Field::Solver.name(), ParamColumn::Seat.name(), Field::EvalOpponent.name()];
     show.extend((0..by.len()).filter(|&k| always.contains(&by[k])));
     show.sort_unstable();
     show.dedup();

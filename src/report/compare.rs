@@ -30,6 +30,7 @@ use anyhow::{Result, bail};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::Field;
 use super::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
 use crate::job::Split;
 use crate::stats::mcb::{MOST_REPLICATES, Mcb, POWER, mcb};
@@ -115,7 +116,7 @@ impl Baseline {
                             return c.label == *name;
                         }
                         wanted.iter().all(|(col, value)| {
-                            *col == "label" && c.label == *value
+                            *col == Field::Label.name() && c.label == *value
                                 || columns.iter().position(|x| x == col).is_some_and(|k| c.key[k] == *value)
                         })
                     })
@@ -504,8 +505,8 @@ impl GroupKey {
 /// opponent, game), and its configurations keyed by the solver and then the default
 /// configuration columns.
 pub fn solver_block_columns() -> (Vec<&'static str>, Vec<&'static str>) {
-    let outer: Vec<&str> = block_columns().into_iter().filter(|c| *c != "solver").collect();
-    let mut config = vec!["solver"];
+    let outer: Vec<&str> = block_columns().into_iter().filter(|c| *c != Field::Solver.name()).collect();
+    let mut config = vec![Field::Solver.name()];
     config.extend(default_config_columns());
     (outer, config)
 }

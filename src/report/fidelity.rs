@@ -14,9 +14,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::files::each_row;
 use super::paired_runs::{block_columns, default_config_columns};
-use super::{CURVE_COLUMNS, RESULT_COLUMNS, column};
+use super::result_row::{each_curve, each_result};
+use super::{CurveField, Field, ParamColumn, column};
 use crate::error::bad_input;
 use crate::stats::paired::mean_ranks;
 use crate::stats::rank::spearman;
@@ -60,25 +60,26 @@ fn mean((sum, n): (f64, u32)) -> f64 {
 /// three configurations, in file order then by episode.
 pub fn fidelity(dir: &Path) -> Result<Vec<RankAgreement>> {
     let results = dir.join("results.csv");
-    let block_at: Vec<usize> = block_columns().iter().chain(["episodes"].iter()).map(|c| column(c)).collect();
-    let config_at: Vec<usize> = default_config_columns().into_iter().filter(|&c| c != "episodes").map(column).collect();
-    let (id, seat, opponent, status, regret, rung) =
-        (column("job_id"), column("seat"), column("eval_opponent"), column("status"), column("regret"), column("rung"));
+    let episodes = ParamColumn::Episodes;
+    let block_at: Vec<usize> = block_columns().iter().map(|c| column(c)).chain([episodes.column()]).collect();
+    let config_at: Vec<usize> =
+        default_config_columns().into_iter().filter(|&c| c != episodes.name()).map(column).collect();
     // Block key -> configuration key -> scores; and each evaluation's place.
     let mut blocks: Vec<Configs> = Vec::new();
     let mut place: HashMap<(String, String, String), (usize, usize)> = HashMap::new();
     let mut index = Index::new();
     let mut searched = false;
-    each_row(&results, &RESULT_COLUMNS, &["job_id", "status", "regret", "episodes"], |rec| {
-        searched |= !rec[rung].is_empty();
-        let Ok(x) = rec[regret].parse::<f64>() else { return };
+    let needed = [Field::JobId.name(), Field::Status.name(), Field::Regret.name(), episodes.name()];
+    each_result(&results, &needed, |row| {
+        searched |= row.rung().is_some();
+        let Some(x) = row.regret() else { return };
         // A [test]'s rows re-run chosen configurations on other seeds: the ranking is the tuning's.
-        let tested = super::splits::of_row(rec) == crate::job::Split::Test;
-        if &rec[status] != "ok" || rec[block_at[block_at.len() - 1]].is_empty() || tested {
+        let tested = row.split() == crate::job::Split::Test;
+        if !row.ok() || row.episodes().is_empty() || tested {
             return;
         }
-        let block_key: Vec<String> = block_at.iter().map(|&i| rec[i].to_string()).collect();
-        let config_key: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        let block_key: Vec<String> = block_at.iter().map(|&i| row.cell(i).to_string()).collect();
+        let config_key: Vec<String> = config_at.iter().map(|&i| row.cell(i).to_string()).collect();
         let (b, configs) = index.entry(block_key.clone()).or_insert_with(|| {
             blocks.push((block_key, Vec::new()));
             (blocks.len() - 1, HashMap::new())
@@ -90,7 +91,7 @@ pub fn fidelity(dir: &Path) -> Result<Vec<RankAgreement>> {
         });
         let scores = &mut list[c].1;
         scores.last = (scores.last.0 + x, scores.last.1 + 1);
-        place.insert((rec[id].to_string(), rec[seat].to_string(), rec[opponent].to_string()), (*b, c));
+        place.insert((row.job_id().to_string(), row.seat().to_string(), row.eval_opponent().to_string()), (*b, c));
     })?;
     if searched {
         return Err(bad_input(format!(
@@ -112,15 +113,12 @@ pub fn fidelity(dir: &Path) -> Result<Vec<RankAgreement>> {
     if !curves.exists() {
         return Err(no_curves());
     }
-    let at = |name: &str| CURVE_COLUMNS.iter().position(|&c| c == name).expect("a curves column");
-    let (c_id, c_episode, c_seat, c_opponent, c_regret) =
-        (at("job_id"), at("episode"), at("seat"), at("eval_opponent"), at("regret"));
     let mut found = false;
-    each_row(&curves, &CURVE_COLUMNS, &["job_id", "episode", "seat", "eval_opponent", "regret"], |rec| {
-        let key = (rec[c_id].to_string(), rec[c_seat].to_string(), rec[c_opponent].to_string());
-        let (Some(&(b, c)), Ok(episode), Ok(x)) =
-            (place.get(&key), rec[c_episode].parse::<u64>(), rec[c_regret].parse::<f64>())
-        else {
+    let needed =
+        [CurveField::JobId, CurveField::Episode, CurveField::Seat, CurveField::EvalOpponent, CurveField::Regret];
+    each_curve(&curves, &needed.map(CurveField::name), |row| {
+        let key = (row.job_id().to_string(), row.seat().to_string(), row.eval_opponent().to_string());
+        let (Some(&(b, c)), Some(episode), Some(x)) = (place.get(&key), row.episode(), row.regret()) else {
             return;
         };
         found = true;

@@ -9,7 +9,8 @@
 //! - [`write_atomic`] writes a whole file to a temporary name, syncs it and renames it over
 //!   the old one, so a reader never sees half a file; every rewrite above goes through it.
 //! - [`copy_runs`] interleaves the runs of several files (`sweep merge`).
-//! - [`each_row`] reads a file one record at a time (`summary`, `reproduce`).
+//! - [`each_row`] reads a file one record at a time (`reproduce`; the report's readers take
+//!   the records as typed rows, [`super::result_row`]).
 //!
 //! Every writer hashes the bytes it writes (see [`super::integrity`]): the appender keeps a
 //! running hash of each file and every rewrite returns the hash of the file it wrote, for
@@ -217,6 +218,17 @@ pub fn each_row(
     needed: &[&str],
     mut each: impl FnMut(&csv::StringRecord),
 ) -> Result<Columns> {
+    each_numbered_row(path, header, needed, |rec, _| each(rec))
+}
+
+/// As [`each_row`], with each record's row number as a spreadsheet shows it (the header is
+/// row 1), for readers that name the row (see [`super::result_row`]).
+pub fn each_numbered_row(
+    path: &Path,
+    header: &[&str],
+    needed: &[&str],
+    mut each: impl FnMut(&csv::StringRecord, u64),
+) -> Result<Columns> {
     let (mut r, columns) = open_checked(path, header)?;
     columns.require(path, needed)?;
     let mut rec = csv::StringRecord::new();
@@ -224,7 +236,7 @@ pub fn each_row(
     while r.read_record(&mut rec).map_err(|e| malformed(path, rows + 2, e))? {
         rows += 1;
         columns.pad(&mut rec);
-        each(&rec);
+        each(&rec, rows + 1);
     }
     Ok(columns)
 }

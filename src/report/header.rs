@@ -32,7 +32,7 @@ impl Columns {
         // Columns after all of today's are a command solver's program parameters: read
         // with the row (past today's columns), never taken for one of them.
         let extras = found.len() > current.len()
-            && current.contains(&"params")
+            && current.contains(&crate::schema::ParamColumn::Params.name())
             && found[..current.len()] == current[..]
             && found[current.len()..].iter().all(|c| !current.contains(c));
         if extras {

@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{NEEDED_COLUMNS, config_columns};
-use super::{RESULT_COLUMNS, column};
+use super::files::Columns;
+use super::result_row::{CurveRow, each_result};
+use super::{CURVE_COLUMNS, CurveField, Field, NEEDED_COLUMNS, ParamColumn, column, config_columns};
 use crate::job::Split;
 use crate::mdp::EvalOpponent;
 
@@ -27,19 +28,17 @@ type JobsByConfig = BTreeMap<Vec<String>, Vec<(String, f64)>>;
 
 /// [`per_config`] with each value's job id.
 fn per_config_jobs(results: &Path, split: Option<Split>) -> anyhow::Result<JobsByConfig> {
-    let by: Vec<usize> = config_columns().into_iter().filter(|&c| c != "seat").map(column).collect();
-    let (opponent, eval, status, regret, job) =
-        (column("opponent"), column("eval_opponent"), column("status"), column("regret"), column("job_id"));
+    let by: Vec<usize> = config_columns().into_iter().filter(|&c| c != ParamColumn::Seat.name()).map(column).collect();
     // Per configuration, per job: the sum of the seats' exploitability and how many seats.
     let mut jobs: BTreeMap<Vec<String>, BTreeMap<String, (f64, u32)>> = BTreeMap::new();
-    super::files::each_row(results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        let wanted = &rec[opponent] == "self"
-            && &rec[eval] == EvalOpponent::BEST_RESPONSE
-            && &rec[status] == "ok"
-            && split.is_none_or(|s| super::splits::of_row(rec) == s);
-        let Some(r) = rec[regret].parse::<f64>().ok().filter(|_| wanted) else { return };
-        let key = by.iter().map(|&i| rec[i].to_string()).collect();
-        let e = jobs.entry(key).or_default().entry(rec[job].to_string()).or_default();
+    each_result(results, &NEEDED_COLUMNS, |row| {
+        let wanted = row.opponent() == "self"
+            && row.eval_opponent() == EvalOpponent::BEST_RESPONSE
+            && row.ok()
+            && split.is_none_or(|s| row.split() == s);
+        let Some(r) = row.regret().filter(|_| wanted) else { return };
+        let key = by.iter().map(|&i| row.cell(i).to_string()).collect();
+        let e = jobs.entry(key).or_default().entry(row.job_id().to_string()).or_default();
         e.0 += r;
         e.1 += 1;
     })?;
@@ -54,23 +53,28 @@ fn per_config_jobs(results: &Path, split: Option<Split>) -> anyhow::Result<JobsB
 
 /// Per job of `jobs`, the first checkpoint episode of `curves` from which its NashConv
 /// (both seats' regret against `best-response`) is 0 at every later checkpoint, if any.
+/// Read leniently: no file, a header that is not `curves.csv`'s (of this version or an
+/// older one) or lacks a column needed here gives none, and a damaged row ends the reading.
 fn first_zero(curves: &Path, jobs: &std::collections::HashSet<&str>) -> BTreeMap<String, u64> {
     let Ok(mut reader) = csv::Reader::from_path(curves) else { return BTreeMap::new() };
     let Ok(header) = reader.headers().cloned() else { return BTreeMap::new() };
-    let at = |name: &str| header.iter().position(|c| c == name);
-    let (Some(job), Some(episode), Some(eval), Some(regret)) =
-        (at("job_id"), at("episode"), at("eval_opponent"), at("regret"))
-    else {
+    let needed = [CurveField::JobId, CurveField::Episode, CurveField::EvalOpponent, CurveField::Regret];
+    let Ok(columns) = Columns::check(curves, header.iter(), &CURVE_COLUMNS) else { return BTreeMap::new() };
+    if columns.require(curves, &needed.map(CurveField::name)).is_err() {
         return BTreeMap::new();
-    };
+    }
     // Per job, per episode: the seats' summed regret and how many seats.
     let mut sums: BTreeMap<String, BTreeMap<u64, (f64, u32)>> = BTreeMap::new();
-    for r in reader.records().map_while(Result::ok) {
-        if &r[eval] != EvalOpponent::BEST_RESPONSE || !jobs.contains(&r[job]) {
+    let (mut rec, mut line) = (csv::StringRecord::new(), 1);
+    while let Ok(true) = reader.read_record(&mut rec) {
+        line += 1;
+        columns.pad(&mut rec);
+        let r = CurveRow::new(&rec, line);
+        if r.eval_opponent() != EvalOpponent::BEST_RESPONSE || !jobs.contains(r.job_id()) {
             continue;
         }
-        let (Ok(e), Ok(x)) = (r[episode].parse::<u64>(), r[regret].parse::<f64>()) else { continue };
-        let s = sums.entry(r[job].to_string()).or_default().entry(e).or_default();
+        let (Some(e), Some(x)) = (r.episode(), r.regret()) else { continue };
+        let s = sums.entry(r.job_id().to_string()).or_default().entry(e).or_default();
         *s = (s.0 + x, s.1 + 1);
     }
     let mut out = BTreeMap::new();
@@ -96,17 +100,15 @@ fn first_zero(curves: &Path, jobs: &std::collections::HashSet<&str>) -> BTreeMap
 /// for it), so no policy is exploitable beyond that and a regret of 0 there says nothing
 /// about the policy.
 pub fn trivial_lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>> {
-    let (eval, status, optimal, seat, game) =
-        (column("eval_opponent"), column("status"), column("optimal_value"), column("seat"), column("game"));
     let mut lost: std::collections::BTreeSet<(String, String)> = Default::default();
-    super::files::each_row(results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        if &rec[eval] == EvalOpponent::BEST_RESPONSE
-            && &rec[status] == "ok"
-            && split.is_none_or(|s| super::splits::of_row(rec) == s)
-            && rec[optimal].parse::<f64>().is_ok_and(|v| v == -1.0)
+    each_result(results, &NEEDED_COLUMNS, |row| {
+        if row.eval_opponent() == EvalOpponent::BEST_RESPONSE
+            && row.ok()
+            && split.is_none_or(|s| row.split() == s)
+            && row.optimal_value().is_some_and(|v| v == -1.0)
         {
-            let game = if rec[game].is_empty() { "3x3k3" } else { &rec[game] };
-            lost.insert((game.to_string(), rec[seat].to_string()));
+            let game = if row.game().is_empty() { "3x3k3" } else { row.game() };
+            lost.insert((game.to_string(), row.seat().to_string()));
         }
     })?;
     Ok(lost
@@ -126,14 +128,18 @@ pub fn lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>
     let configs = per_config_jobs(results, split)?;
     let ids: std::collections::HashSet<&str> = configs.values().flatten().map(|(id, _)| id.as_str()).collect();
     let zero_from = results.parent().map_or_else(BTreeMap::new, |dir| first_zero(&dir.join("curves.csv"), &ids));
-    let names: Vec<&str> = config_columns().into_iter().filter(|&c| c != "seat").collect();
+    let names: Vec<&str> = config_columns().into_iter().filter(|&c| c != ParamColumn::Seat.name()).collect();
     let keys: Vec<&Vec<String>> = configs.keys().collect();
     // Show the columns that tell the configurations apart (and the solver).
     let varies = |k: usize| keys.iter().any(|o| o[k] != keys[0][k]);
     let mut out = Vec::new();
     for (key, values) in &configs {
         let parts: Vec<String> = (0..names.len())
-            .filter(|&k| names[k] != "solver" && names[k] != "eval_opponent" && !key[k].is_empty() && varies(k))
+            .filter(|&k| {
+                ![Field::Solver.name(), Field::EvalOpponent.name()].contains(&names[k])
+                    && !key[k].is_empty()
+                    && varies(k)
+            })
             .map(|k| super::setting(names[k], &key[k]))
             .collect();
         let what = if parts.is_empty() { String::new() } else { format!(" {}", parts.join(" ")) };
@@ -162,7 +168,7 @@ pub fn lines(results: &Path, split: Option<Split>) -> anyhow::Result<Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Field, Record};
+    use crate::report::{Field, RESULT_COLUMNS, Record};
 
     #[test]
     fn sums_the_two_seats_of_each_job() {

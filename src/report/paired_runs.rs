@@ -22,8 +22,8 @@ use crate::job::Split;
 use crate::stats::anova::Grid;
 
 use super::NEEDED_COLUMNS;
-use super::files::each_row;
-use super::{Field, RESULT_COLUMNS, column, param_columns};
+use super::result_row::{ResultRow, each_result};
+use super::{Field, ParamColumn, RESULT_COLUMNS, column, param_columns};
 
 crate::names::named_enum!(
     /// The metric a comparison ranks by.
@@ -51,42 +51,50 @@ impl Metric {
         self != Metric::Value
     }
 
+    /// The column that holds the metric (`solved_at`: the first episode from which the run
+    /// stays solved).
+    pub fn field(self) -> Field {
+        match self {
+            Metric::Regret => Field::Regret,
+            Metric::RegretAuc => Field::RegretAuc,
+            Metric::SolvedAt => Field::SolvedAt,
+            Metric::Value => Field::Value,
+        }
+    }
+
     /// The metric of a successful row: `None` when the row has no such metric (a solver
     /// without learning curves, a file of an older version), `Some(None)` for a learner's
     /// run that was never solved, else `Some(Some(value))`.
-    fn read(self, cell: impl Fn(&str) -> String) -> Option<Option<f64>> {
-        let number = |name: &str| cell(name).parse::<f64>().ok();
+    fn read(self, row: &ResultRow<'_>) -> Option<Option<f64>> {
         match self {
-            Metric::Regret => number("regret").map(Some),
-            Metric::RegretAuc => number("regret_auc").map(Some),
-            Metric::Value => number("value").map(Some),
             Metric::SolvedAt => {
-                number("regret_auc")?;
-                Some(number("solved_at"))
+                row.regret_auc()?;
+                Some(row.solved_at())
             }
+            other => row.number(other.field()).map(Some),
         }
     }
 }
 
 /// Whether a results row counts in a comparison: a successful row. (Every other filter on
 /// rows belongs here too.)
-pub fn counted(cell: &dyn Fn(&str) -> String) -> bool {
-    cell("status") == "ok"
+pub fn counted(row: &ResultRow<'_>) -> bool {
+    row.ok()
 }
 
 /// The block columns: the solver, the seat, the evaluation opponent, and `game` when the
 /// results have it.
 pub fn block_columns() -> Vec<&'static str> {
-    let mut v = vec!["solver", "seat", "eval_opponent"];
-    if RESULT_COLUMNS.contains(&"game") {
-        v.push("game");
+    let mut v = vec![Field::Solver.name(), ParamColumn::Seat.name(), Field::EvalOpponent.name()];
+    if RESULT_COLUMNS.contains(&ParamColumn::Game.name()) {
+        v.push(ParamColumn::Game.name());
     }
     v
 }
 
 /// The default configuration columns: every parameter but the seat.
 pub fn default_config_columns() -> Vec<&'static str> {
-    param_columns().into_iter().filter(|&c| c != "seat").collect()
+    param_columns().into_iter().filter(|&c| c != ParamColumn::Seat.name()).collect()
 }
 
 /// One configuration's runs.
@@ -185,25 +193,24 @@ pub fn read_blocks_in(
     // Block key → (its index, configuration key → its index).
     type Index = HashMap<Vec<String>, (usize, HashMap<Vec<String>, usize>)>;
     let mut index = Index::new();
-    each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        let cell = |name: &str| rec.get(column(name)).unwrap_or("").to_string();
-        if !counted(&cell) || super::splits::of_row(rec) != split {
+    each_result(path, &NEEDED_COLUMNS, |row| {
+        if !counted(&row) || row.split() != split {
             return;
         }
-        let Some(x) = metric.read(cell) else { return };
-        let block_key: Vec<String> = blocks_at.iter().map(|&i| rec[i].to_string()).collect();
-        let config_key: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        let Some(x) = metric.read(&row) else { return };
+        let block_key: Vec<String> = blocks_at.iter().map(|&i| row.cell(i).to_string()).collect();
+        let config_key: Vec<String> = config_at.iter().map(|&i| row.cell(i).to_string()).collect();
         let (b, configs) = index.entry(block_key.clone()).or_insert_with(|| {
             blocks.push(Block { key: block_key, configs: Vec::new() });
             (blocks.len() - 1, HashMap::new())
         });
         let block = &mut blocks[*b];
         let c = *configs.entry(config_key.clone()).or_insert_with(|| {
-            let label = rec[Field::Label.column()].to_string();
+            let label = row.label().to_string();
             block.configs.push(Config { key: config_key, label, ..Config::default() });
             block.configs.len() - 1
         });
-        let replicate = rec[Field::Replicate.column()].parse().unwrap_or(0);
+        let replicate = row.replicate().unwrap_or(0);
         let config = &mut block.configs[c];
         let run = config.runs.entry(replicate).or_insert((0.0, 0));
         match x {
@@ -318,4 +325,16 @@ pub fn gaps(path: &Path, metric: Metric, config: &[&str]) -> Result<Vec<Gap>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metric_is_spelt_as_its_column() {
+        for &m in Metric::ALL {
+            assert_eq!(m.name(), m.field().name());
+        }
+    }
 }

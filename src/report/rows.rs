@@ -1,7 +1,7 @@
 //! Building rows: one `results.csv` row per (job, evaluated seat, evaluation opponent),
 //! one `curves.csv` row per (checkpoint, seat, evaluation opponent).
 
-use super::{CURVE_COLUMNS, Field, RESULT_COLUMNS, Record, column};
+use super::{CURVE_COLUMNS, CurveField, Field, ParamColumn, RESULT_COLUMNS, Record, column};
 use crate::kinds::Params;
 use crate::mdp::{EvalOpponent, Evaluation, GameTally, Seat};
 use crate::solvers::params::fmt_f64;
@@ -75,7 +75,7 @@ pub fn head(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent) -> Record {
     for (name, value) in job.params.columns() {
         r[column(name)] = value;
     }
-    r[column("seat")] = seat.name().to_string();
+    r[ParamColumn::Seat.column()] = seat.name().to_string();
     r[Field::EvalOpponent.column()] = opponent.name().to_string();
     r[Field::Rung.column()] = job.rung.map(|k| k.to_string()).unwrap_or_default();
     r[Field::Split.column()] = job.split.name().to_string();
@@ -149,14 +149,6 @@ pub fn searches(metrics: &str) -> Option<u64> {
     value.get("searches")?.as_u64()
 }
 
-/// Milliseconds per position searched: an MCTS row's evaluation time over its job's
-/// searches (`None` for other rows, or none searched).
-pub fn ms_per_move(metrics: &str, eval_ms: &str) -> Option<f64> {
-    let searches = searches(metrics).filter(|&n| n > 0)?;
-    let ms: f64 = eval_ms.parse().ok()?;
-    Some(ms / searches as f64)
-}
-
 /// A failed row: parameters, status `failed` and the message; no metrics.
 pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent, error: &str) -> Record {
     let mut r = head(job, seat, opponent);
@@ -168,19 +160,19 @@ pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent, error: &
 /// A learning-curve row.
 pub fn curve_row(job_id: &str, episode: u64, s: &Scored, epsilon: f64, alpha: f64) -> Record {
     let e = &s.eval;
-    let r: Record = vec![
-        job_id.to_string(),
-        episode.to_string(),
-        s.seat.name().to_string(),
-        s.opponent.name().to_string(),
-        fmt_f64(e.value),
-        fmt_f64(regret(s.optimal, e.value)),
-        fmt_f64(e.p_win),
-        fmt_f64(e.p_draw),
-        fmt_f64(e.p_loss),
-        fmt_f64(epsilon),
-        fmt_f64(alpha),
+    let cells: [(CurveField, String); CURVE_COLUMNS.len()] = [
+        (CurveField::JobId, job_id.to_string()),
+        (CurveField::Episode, episode.to_string()),
+        (CurveField::Seat, s.seat.name().to_string()),
+        (CurveField::EvalOpponent, s.opponent.name().to_string()),
+        (CurveField::Value, fmt_f64(e.value)),
+        (CurveField::Regret, fmt_f64(regret(s.optimal, e.value))),
+        (CurveField::PWin, fmt_f64(e.p_win)),
+        (CurveField::PDraw, fmt_f64(e.p_draw)),
+        (CurveField::PLoss, fmt_f64(e.p_loss)),
+        (CurveField::Epsilon, fmt_f64(epsilon)),
+        (CurveField::Alpha, fmt_f64(alpha)),
     ];
-    debug_assert_eq!(r.len(), CURVE_COLUMNS.len());
-    r
+    debug_assert!(cells.iter().enumerate().all(|(i, (f, _))| f.column() == i), "in file order");
+    cells.into_iter().map(|(_, cell)| cell).collect()
 }

@@ -1,6 +1,7 @@
 //! The `split` column as readers use it: `tune` (a job of the grid or of a search's rungs)
 //! or `test` (a chosen configuration re-run on fresh seeds, see `[test]`). A file of an
-//! older version has no such column: its rows read as `tune`.
+//! older version has no such column: its rows read as `tune` (a row's split is
+//! [`super::result_row::ResultRow::split`]).
 //!
 //! `summary` and `compare` show the test rows of a file that has them (the tuning rows
 //! with `--split tune`), and the gap between a tested configuration's tuning and test
@@ -12,24 +13,14 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::files::each_row;
-use super::{Field, RESULT_COLUMNS};
+use super::Field;
+use super::result_row::each_result;
 use crate::job::Split;
-
-/// The split of a row, from its `split` cell (empty: a file of an older version, `tune`).
-pub fn of(cell: &str) -> Split {
-    if cell == Split::Test.name() { Split::Test } else { Split::Tune }
-}
-
-/// The split of a row padded to today's columns.
-pub fn of_row(rec: &csv::StringRecord) -> Split {
-    of(rec.get(Field::Split.column()).unwrap_or(""))
-}
 
 /// The split readers show by default: `test` when the file has test rows, else `tune`.
 pub fn shown(path: &Path) -> Result<Split> {
     let mut test = false;
-    each_row(path, &RESULT_COLUMNS, &["job_id"], |rec| test |= of_row(rec) == Split::Test)?;
+    each_result(path, &[Field::JobId.name()], |row| test |= row.split() == Split::Test)?;
     Ok(if test { Split::Test } else { Split::Tune })
 }
 

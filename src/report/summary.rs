@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use super::files::each_row;
-use super::{RESULT_COLUMNS, Record, column};
+use super::result_row::{ResultRow, each_result};
+use super::{Field, ParamColumn, Record, column};
 use crate::job::Split;
 use crate::spec::Sweep;
 
@@ -113,14 +113,14 @@ impl Aggregator {
         }
     }
 
-    /// Adds one results row, given as its fields by column position.
-    pub fn push<'r>(&mut self, field: impl Fn(usize) -> &'r str) {
+    /// Adds one results row.
+    pub fn push(&mut self, row: &ResultRow<'_>) {
         self.rows += 1;
         for (k, &i) in self.key.iter_mut().zip(&self.idx) {
             k.clear();
-            k.push_str(field(i));
+            k.push_str(row.cell(i));
         }
-        let kind = field(column("solver"));
+        let kind = row.solver();
         if let Some((first, varies)) = self.kinds.get_mut(kind) {
             for ((v, f), k) in varies.iter_mut().zip(first.iter()).zip(&self.key) {
                 *v |= f != k;
@@ -132,33 +132,33 @@ impl Aggregator {
             Some(a) => a,
             None => self.groups.entry(self.key.clone()).or_default(),
         };
-        if field(column("status")) != "ok" {
+        if !row.ok() {
             acc.failed += 1;
             return;
         }
-        let num = |c: &str| field(column(c)).parse::<f64>().unwrap_or(f64::NAN);
-        let x = num("regret");
+        let num = |x: Option<f64>| x.unwrap_or(f64::NAN);
+        let x = num(row.regret());
         acc.n += 1;
-        acc.sampled += usize::from(field(column("evaluation")) == "sampled");
+        acc.sampled += usize::from(row.evaluation() == "sampled");
         acc.regret += x;
         let d = x - acc.welford_mean;
         acc.welford_mean += d / acc.n as f64;
         acc.welford_m2 += d * (x - acc.welford_mean);
-        for (p, c) in acc.p.iter_mut().zip(["p_win", "p_draw", "p_loss"]) {
-            *p += num(c);
+        for (p, x) in acc.p.iter_mut().zip([row.p_win(), row.p_draw(), row.p_loss()]) {
+            *p += num(x);
         }
-        acc.train_ms += num("train_ms");
+        acc.train_ms += num(row.train_ms());
         if kind == "mcts"
-            && let Some(ms) = super::rows::ms_per_move(field(column("metrics")), field(column("eval_ms")))
+            && let Some(ms) = row.ms_per_move()
         {
             acc.move_ms = (acc.move_ms.0 + ms, acc.move_ms.1 + 1);
         }
-        match field(column("replicate")).parse() {
-            Ok(replicate) => {
+        match row.replicate() {
+            Some(replicate) => {
                 let r = acc.replicates.entry(replicate).or_default();
                 *r = (r.0 + x, r.1 + 1);
             }
-            Err(_) => acc.unnumbered = true,
+            None => acc.unnumbered = true,
         }
     }
 
@@ -227,10 +227,11 @@ impl Aggregator {
         // Key order first, so that ties keep the order they always had.
         out.sort_by(|a, b| a.key.cmp(&b.key));
         // Best first within each (solver, game, seat, evaluation opponent) block.
-        let blocks: Vec<usize> = ["solver", "game", "seat", "eval_opponent"]
-            .iter()
-            .filter_map(|c| self.by.iter().position(|b| b == c))
-            .collect();
+        let blocks: Vec<usize> =
+            [Field::Solver.name(), ParamColumn::Game.name(), ParamColumn::Seat.name(), Field::EvalOpponent.name()]
+                .iter()
+                .filter_map(|c| self.by.iter().position(|b| b == c))
+                .collect();
         out.sort_by(|a, b| {
             let ka: Vec<&String> = blocks.iter().map(|&i| &a.key[i]).collect();
             let kb: Vec<&String> = blocks.iter().map(|&i| &b.key[i]).collect();
@@ -244,7 +245,7 @@ impl Aggregator {
 pub fn aggregate(rows: &[Record], by: &[&str]) -> Vec<Group> {
     let mut a = Aggregator::new(by);
     for r in rows {
-        a.push(|i| r[i].as_str());
+        a.push(&ResultRow::new(&csv::StringRecord::from(r.clone()), 0));
     }
     a.groups()
 }
@@ -268,20 +269,19 @@ pub fn strata_where(
         (by.iter().map(|c| column(c)).collect(), config_columns().iter().map(|c| column(c)).collect());
     let mut out = Strata::new();
     let mut key = vec![String::new(); by.len()];
-    let (regret, status) = (column("regret"), column("status"));
-    each_row(path, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        let Ok(x) = rec[regret].parse::<f64>() else { return };
-        if &rec[status] != "ok" || split.is_some_and(|s| super::splits::of_row(rec) != s) {
+    each_result(path, &NEEDED_COLUMNS, |row| {
+        let Some(x) = row.regret() else { return };
+        if !row.ok() || split.is_some_and(|s| row.split() != s) {
             return;
         }
         for (k, &i) in key.iter_mut().zip(&by_at) {
             k.clear();
-            k.push_str(&rec[i]);
+            k.push_str(row.cell(i));
         }
         if !keep(&key) {
             return;
         }
-        let config: Vec<String> = config_at.iter().map(|&i| rec[i].to_string()).collect();
+        let config: Vec<String> = config_at.iter().map(|&i| row.cell(i).to_string()).collect();
         out.entry(key.clone()).or_default().entry(config).or_default().push(x);
     })?;
     Ok(out)
@@ -290,7 +290,7 @@ pub fn strata_where(
 fn describe(g: &Group, by: &[&str], show: &[usize]) -> String {
     let parts: Vec<String> = show
         .iter()
-        .filter(|&&k| by[k] != "solver" && !g.key[k].is_empty())
+        .filter(|&&k| by[k] != Field::Solver.name() && !g.key[k].is_empty())
         .map(|&k| super::setting(by[k], &g.key[k]))
         .collect();
     if parts.is_empty() { "(single configuration)".to_string() } else { parts.join(" ") }
@@ -334,11 +334,12 @@ pub fn run_summary(
 pub fn best_lines(results: &Path) -> anyhow::Result<Vec<String>> {
     let by = config_columns();
     let at = |name: &str| by.iter().position(|&c| c == name).unwrap_or_else(|| panic!("{name} is a column"));
-    let (seat, opponent, game) = (at("seat"), at("eval_opponent"), at("game"));
+    let (seat, opponent, game) =
+        (at(ParamColumn::Seat.name()), at(Field::EvalOpponent.name()), at(ParamColumn::Game.name()));
     let (mut configs, mut tested) = (Aggregator::new(&by), Aggregator::new(&by));
-    super::files::each_row(results, &super::RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| match super::splits::of_row(rec) {
-        crate::job::Split::Tune => configs.push(|i| &rec[i]),
-        crate::job::Split::Test => tested.push(|i| &rec[i]),
+    each_result(results, &NEEDED_COLUMNS, |row| match row.split() {
+        Split::Tune => configs.push(&row),
+        Split::Test => tested.push(&row),
     })?;
     let tested: BTreeMap<Vec<String>, Group> = tested.groups().into_iter().map(|g| (g.key.clone(), g)).collect();
     let mut lines = Vec::new();

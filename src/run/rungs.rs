@@ -34,8 +34,10 @@ use anyhow::Result;
 
 use super::{Plan, RunOutcome, RunReport, StopToken, execute, state};
 use crate::error::bad_input;
+use crate::job::Split;
 use crate::names::count;
 use crate::report::manifest::Manifest;
+use crate::report::{CurveField, Field, ParamColumn};
 use crate::search::test_pass::{Scores, decide, tuning_passes};
 
 /// Runs the search or test split of `plan` (whose `jobs` are ignored: the passes decide
@@ -335,11 +337,18 @@ fn verdict_lines(sweep: &crate::spec::Sweep, results: &Path) -> Vec<String> {
     };
     // One search over the sweep compares its trials across solvers: the label is part of
     // the configuration, not of the block.
-    let (by, config): (&[&str], &[&str]) = match search.per_sweep {
-        true => (&["eval_opponent", "seat"], &["trial", "rung", "label"]),
-        false => (&["eval_opponent", "seat", "label"], &["trial", "rung"]),
+    let [judged, seated, label, trial, rung] = [
+        Field::EvalOpponent.name(),
+        ParamColumn::Seat.name(),
+        Field::Label.name(),
+        Field::Trial.name(),
+        Field::Rung.name(),
+    ];
+    let (by, config) = match search.per_sweep {
+        true => (vec![judged, seated], vec![trial, rung, label]),
+        false => (vec![judged, seated, label], vec![trial, rung]),
     };
-    let Ok(blocks) = read_blocks_in(results, metric, by, config, crate::job::Split::Tune) else {
+    let Ok(blocks) = read_blocks_in(results, metric, &by, &config, crate::job::Split::Tune) else {
         return Vec::new();
     };
     // BOHB: only the last rung's trials, at the full budget, compare.
@@ -453,8 +462,8 @@ fn set_apart_superseded_tests(dir: &Path, current: &HashSet<&str>) -> Result<usi
     let mut stale: HashSet<String> = HashSet::new();
     let moved = move_rows(&results, &dir.join(SUPERSEDED), |header, row| {
         let at = |name: &str| header.iter().position(|c| c == name);
-        let (Some(split), Some(id)) = (at("split"), at("job_id")) else { return false };
-        let old = row[split] == "test" && !current.contains(row[id].as_str());
+        let (Some(split), Some(id)) = (at(Field::Split.name()), at(Field::JobId.name())) else { return false };
+        let old = row[split] == Split::Test.name() && !current.contains(row[id].as_str());
         if old {
             stale.insert(row[id].clone());
         }
@@ -463,7 +472,7 @@ fn set_apart_superseded_tests(dir: &Path, current: &HashSet<&str>) -> Result<usi
     let curves = dir.join("curves.csv");
     if moved > 0 && curves.exists() {
         move_rows(&curves, &dir.join(SUPERSEDED_CURVES), |header, row| {
-            header.iter().position(|c| c == "job_id").is_some_and(|id| stale.contains(&row[id]))
+            header.iter().position(|c| c == CurveField::JobId.name()).is_some_and(|id| stale.contains(&row[id]))
         })?;
     }
     Ok(moved)

@@ -8,8 +8,8 @@ use anyhow::Result;
 
 use super::test_pass::Scores;
 use crate::mdp::{EvalOpponent, Seat};
-use crate::report::files::each_row;
-use crate::report::{Field, RESULT_COLUMNS};
+use crate::report::result_row::each_result;
+use crate::report::{Field, ParamColumn};
 use crate::spec::{Metric, SearchSpec, Sweep};
 
 /// Sums of the metric over a job's rows: all of them against the search's opponent, and
@@ -36,25 +36,31 @@ pub fn read_metric(
     opponent: EvalOpponent,
     seat: Option<Seat>,
 ) -> Result<HashMap<String, f64>> {
-    // The metric's spelling is its column's name.
-    let metric = metric.name();
+    let metric = match metric {
+        Metric::Regret => Field::Regret,
+        Metric::RegretAuc => Field::RegretAuc,
+    };
     if !path.exists() {
         return Ok(HashMap::new());
     }
-    let index = |name: &str| crate::report::column(name);
     let (judged, seated) = (opponent, seat);
-    let (id, opponent, seat, status, value) =
-        (index("job_id"), Field::EvalOpponent.column(), index("seat"), Field::Status.column(), index(metric));
+    let needed = [
+        Field::JobId.name(),
+        Field::EvalOpponent.name(),
+        ParamColumn::Seat.name(),
+        Field::Status.name(),
+        metric.name(),
+    ];
     let mut sums: HashMap<String, Sums> = HashMap::new();
-    each_row(path, &RESULT_COLUMNS, &["job_id", "eval_opponent", "seat", "status", metric], |row| {
-        if &row[opponent] != judged.name() {
+    each_result(path, &needed, |row| {
+        if row.eval_opponent() != judged.name() {
             return;
         }
-        let entry = sums.entry(row[id].to_string()).or_default();
-        let v: f64 = row[value].parse().unwrap_or(f64::INFINITY);
-        entry.failed |= &row[status] != "ok";
+        let entry = sums.entry(row.job_id().to_string()).or_default();
+        let v = row.number(metric).unwrap_or(f64::INFINITY);
+        entry.failed |= !row.ok();
         entry.all = (entry.all.0 + v, entry.all.1 + 1);
-        if seated.is_some_and(|s| s.name() == &row[seat]) {
+        if seated.is_some_and(|s| s.name() == row.seat()) {
             entry.seat = (entry.seat.0 + v, entry.seat.1 + 1);
         }
     })?;
@@ -87,8 +93,7 @@ impl Scores {
         };
         let mut rows = HashMap::new();
         if sweep.search.as_ref().is_some_and(|s| s.method.models()) && path.exists() {
-            let id = crate::report::column("job_id");
-            each_row(path, &RESULT_COLUMNS, &["job_id"], |row| *rows.entry(row[id].to_string()).or_insert(0) += 1)?;
+            each_result(path, &[Field::JobId.name()], |row| *rows.entry(row.job_id().to_string()).or_insert(0) += 1)?;
         }
         Ok(Scores { search, test, rows })
     }

@@ -13,11 +13,11 @@ use crate::job::Split;
 use crate::report::compare::{
     AgainstBest, Mark, Procedure, Verdicts, against_best, best_marks_in, solver_block_columns, solvers_compared,
 };
-use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
 use crate::report::paired_runs::{Block, Metric, block_columns, default_config_columns, read_blocks_in};
+use crate::report::result_row::{ResultRow, each_curve, each_result};
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_columns, strata_where};
-use crate::report::{CURVE_COLUMNS, RESULT_COLUMNS, column, splits};
+use crate::report::{CURVE_COLUMNS, Field, ParamColumn, column};
 use crate::stats::significance::Significance;
 
 /// Learning curves drawn per panel: this many configurations, best first.
@@ -28,9 +28,19 @@ pub const CURVE_PANELS: usize = 6;
 /// One failed row.
 #[derive(Clone, Debug)]
 pub struct Failure {
-    /// Its job, solver label, seat, evaluation opponent and error message.
+    /// Its job, solver label, seat, evaluation opponent and error message (the columns
+    /// of [`FAILURE_COLUMNS`]).
     pub cells: [String; 5],
 }
+
+/// The columns of a [`Failure`]'s cells.
+pub const FAILURE_COLUMNS: [&str; 5] = [
+    Field::JobId.name(),
+    Field::Label.name(),
+    ParamColumn::Seat.name(),
+    Field::EvalOpponent.name(),
+    Field::Error.name(),
+];
 
 /// One rung of a search: its number, budget values, configurations, jobs, failures, the
 /// training time spent, and the best mean regret there.
@@ -173,21 +183,6 @@ impl Pass {
     }
 }
 
-/// Columns a page reads by name, their positions looked up once, not per row.
-const NAMED: [&str; 11] = [
-    "regret_auc",
-    "game",
-    "status",
-    "evaluation",
-    "rung",
-    "seat",
-    "eval_opponent",
-    "job_id",
-    "label",
-    "error",
-    "regret",
-];
-
 /// The one pass over `results.csv` that a page makes: both splits at once (each with its
 /// aggregate, learners and panels), a search's rungs and a model-based search's trials
 /// (from the tuning rows), the failed rows, the boards and how the successful rows were
@@ -197,15 +192,11 @@ struct Scan<'a> {
     by: &'a [&'static str],
     /// Their positions.
     key_at: Vec<usize>,
-    /// The positions of the columns of [`NAMED`].
-    positions: HashMap<&'static str, usize>,
-    rung_at: RungColumns,
-    /// A model-based search's metric and opponent, and the positions of the metric, the
-    /// trial and the round.
-    searched: Option<(String, String)>,
-    metric_at: usize,
-    trial_at: usize,
-    round_at: usize,
+    /// The positions of the budget columns (`episodes`, `iterations`): a rung's
+    /// configurations leave them out.
+    budget_at: [usize; 2],
+    /// A model-based search's metric and opponent.
+    searched: Option<(Field, String)>,
     /// The configuration of the row at hand (its buffers reused from row to row).
     key: Vec<String>,
     tune: Pass,
@@ -221,17 +212,12 @@ struct Scan<'a> {
 impl<'a> Scan<'a> {
     /// An empty pass over rows grouped by `by`, ranking a model-based search's trials by
     /// the metric and opponent of `searched`.
-    fn new(by: &'a [&'static str], searched: Option<(String, String)>) -> Scan<'a> {
-        let metric_at = searched.as_ref().map_or(0, |(metric, _)| column(metric));
+    fn new(by: &'a [&'static str], searched: Option<(Field, String)>) -> Scan<'a> {
         Scan {
             by,
             key_at: by.iter().map(|c| column(c)).collect(),
-            positions: NAMED.iter().map(|&n| (n, column(n))).collect(),
-            rung_at: RungColumns::new(),
+            budget_at: [ParamColumn::Episodes.column(), ParamColumn::Iterations.column()],
             searched,
-            metric_at,
-            trial_at: column("trial"),
-            round_at: column("round"),
             key: vec![String::new(); by.len()],
             tune: Pass::new(by),
             test: Pass::new(by),
@@ -245,46 +231,43 @@ impl<'a> Scan<'a> {
     }
 
     /// Takes in one row of the results.
-    fn row(&mut self, rec: &csv::StringRecord) {
-        let positions = &self.positions;
-        let c = |name: &str| positions[name];
-        let s = splits::of_row(rec);
+    fn row(&mut self, row: &ResultRow<'_>) {
+        let s = row.split();
         let pass = if s == Split::Test { &mut self.test } else { &mut self.tune };
-        pass.agg.push(|i| &rec[i]);
-        let p = ["seat", "eval_opponent", "game"].map(|n| &rec[c(n)]);
+        pass.agg.push(row);
+        let p = [row.seat(), row.eval_opponent(), row.game()];
         if !pass.panels.iter().any(|q| q.iter().zip(&p).all(|(a, b)| a == b)) {
             pass.panels.push(p.map(String::from).to_vec());
         }
-        if !rec[c("regret_auc")].is_empty() {
+        if row.regret_auc().is_some() {
             for (k, &i) in self.key.iter_mut().zip(&self.key_at) {
                 k.clear();
-                k.push_str(&rec[i]);
+                k.push_str(row.cell(i));
             }
             if !pass.learners.contains(&self.key) {
                 pass.learners.insert(self.key.clone());
             }
         }
-        if !self.boards.contains(&rec[c("game")]) {
-            self.boards.insert(rec[c("game")].to_string());
+        if !self.boards.contains(row.game()) {
+            self.boards.insert(row.game().to_string());
         }
-        let (ok, rung_of_row) = (&rec[c("status")] == "ok", rec[c("rung")].parse::<u32>());
-        self.outcome(rec, ok);
-        if let (Some(_), Ok(t), Split::Tune) = (&self.searched, rec[self.trial_at].parse::<u32>(), s) {
-            self.trial(rec, t, ok);
+        let ok = row.ok();
+        self.outcome(row, ok);
+        if let (Some(_), Some(t), Split::Tune) = (&self.searched, row.trial(), s) {
+            self.trial(row, t, ok);
         }
-        if let (Ok(r), Split::Tune) = (rung_of_row, s) {
+        if let (Some(r), Split::Tune) = (row.rung(), s) {
             let rung_of = self.rungs.entry(r).or_insert_with(|| Rung { rung: r, ..Rung::default() });
-            rung(rung_of, rec, &self.key_at, &self.rung_at, ok);
+            rung(rung_of, row, &self.key_at, self.budget_at, ok);
         }
     }
 
     /// Counts a row by how it was evaluated (`ok`), or as a failure, keeping the first
     /// [`FAILURES_KEPT`] failed rows.
-    fn outcome(&mut self, rec: &csv::StringRecord, ok: bool) {
-        let c = |name: &str| self.positions[name];
+    fn outcome(&mut self, row: &ResultRow<'_>, ok: bool) {
         if ok {
-            match &rec[c("evaluation")] {
-                _ if rec[c("regret")].is_empty() => self.evaluation.3 += 1,
+            match row.evaluation() {
+                _ if row.regret().is_none() => self.evaluation.3 += 1,
                 "sampled" => self.evaluation.1 += 1,
                 "bound" => self.evaluation.2 += 1,
                 _ => self.evaluation.0 += 1,
@@ -292,9 +275,8 @@ impl<'a> Scan<'a> {
         } else {
             self.failed += 1;
             if self.failures.len() < FAILURES_KEPT {
-                let cell = |n: &str| rec[c(n)].to_string();
-                let cells = [cell("job_id"), cell("label"), cell("seat"), cell("eval_opponent"), cell("error")];
-                self.failures.push(Failure { cells });
+                let cells = [row.job_id(), row.label(), row.seat(), row.eval_opponent(), row.error()];
+                self.failures.push(Failure { cells: cells.map(String::from) });
             }
         }
     }
@@ -302,23 +284,21 @@ impl<'a> Scan<'a> {
     /// Adds a tuning row of trial `t` of a model-based search to its trial: its job's
     /// training time once per job, and its metric when it succeeded (`ok`) against the
     /// search's opponent.
-    fn trial(&mut self, rec: &csv::StringRecord, t: u32, ok: bool) {
-        let positions = &self.positions;
-        let c = |name: &str| positions[name];
-        let Some((_, opponent)) = &self.searched else { return };
-        let label = rec[c("label")].to_string();
+    fn trial(&mut self, row: &ResultRow<'_>, t: u32, ok: bool) {
+        let Some((metric, opponent)) = &self.searched else { return };
+        let label = row.label().to_string();
         let trial = self.trials.entry((label.clone(), t)).or_insert_with(|| Trial {
             label,
             trial: t,
-            round: rec[self.round_at].parse().unwrap_or(0),
-            config: self.by.iter().zip(&self.key_at).map(|(&n, &i)| (n, rec[i].to_string())).collect(),
+            round: row.round().unwrap_or(0),
+            config: self.by.iter().zip(&self.key_at).map(|(&n, &i)| (n, row.cell(i).to_string())).collect(),
             ..Trial::default()
         });
-        if trial.jobs.insert(rec[c("job_id")].to_string()) {
-            trial.train_ms += rec[self.rung_at.train_ms].parse::<f64>().unwrap_or(0.0);
+        if trial.jobs.insert(row.job_id().to_string()) {
+            trial.train_ms += row.train_ms().unwrap_or(0.0);
         }
-        if ok && &rec[c("eval_opponent")] == opponent.as_str() {
-            if let Ok(x) = rec[self.metric_at].parse::<f64>() {
+        if ok && row.eval_opponent() == opponent.as_str() {
+            if let Some(x) = row.number(*metric) {
                 trial.metric = (trial.metric.0 + x, trial.metric.1 + 1);
             }
         }
@@ -328,12 +308,12 @@ impl<'a> Scan<'a> {
 /// The metric and opponent a model-based search (`method = "tpe"`) ranks its trials by,
 /// from the manifest's spec; none without such a search, or when it ranks by another
 /// metric than `regret` or `regret_auc`.
-fn tpe_ranking(manifest: Option<&Manifest>) -> Option<(String, String)> {
+fn tpe_ranking(manifest: Option<&Manifest>) -> Option<(Field, String)> {
     let search = manifest?.spec.get("search")?;
     let text = |k: &str| search.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
     let metric = text("metric");
-    (search.get("method")?.as_str()? == "tpe" && ["regret", "regret_auc"].contains(&metric.as_str()))
-        .then(|| (metric, text("opponent")))
+    let field = [Field::Regret, Field::RegretAuc].into_iter().find(|f| f.name() == metric)?;
+    (search.get("method")?.as_str()? == "tpe").then(|| (field, text("opponent")))
 }
 
 /// The grouping columns a table shows (positions in `by`), as `summary` chooses them:
@@ -341,7 +321,8 @@ fn tpe_ranking(manifest: Option<&Manifest>) -> Option<(String, String)> {
 /// the solver, seat and evaluation opponent.
 fn shown_columns(by: &[&str], agg: &Aggregator, tuned: Option<&Pass>) -> Vec<usize> {
     let mut show = tuned.map_or(agg.varying_within_kinds(), |t| t.agg.varying_within_kinds());
-    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent"].contains(&by[k])));
+    let always = [Field::Solver.name(), ParamColumn::Seat.name(), Field::EvalOpponent.name()];
+    show.extend((0..by.len()).filter(|&k| always.contains(&by[k])));
     show.sort_unstable();
     show.dedup();
     show
@@ -391,8 +372,7 @@ pub fn read(dir: &Path) -> Result<Data> {
     let by = config_columns();
     // A model-based search ranks by its metric against its opponent (the manifest's).
     let mut scan = Scan::new(&by, tpe_ranking(manifest.as_ref()));
-    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| scan.row(rec))
-        .with_context(|| format!("{}", results.display()))?;
+    each_result(&results, &NEEDED_COLUMNS, |row| scan.row(&row)).with_context(|| format!("{}", results.display()))?;
     let Scan { tune, test, rungs, failures, failed, boards, evaluation, trials, searched, .. } = scan;
     // Both splits were read; the test rows are shown when there are any, as `summary` does.
     let split = if test.agg.rows() > 0 { Split::Test } else { Split::Tune };
@@ -445,7 +425,7 @@ pub fn read(dir: &Path) -> Result<Data> {
         solver_blocks,
         rungs: rungs.into_values().collect(),
         trials: {
-            let (metric, opponent) = searched.unwrap_or_default();
+            let (metric, opponent) = searched.map(|(f, o)| (f.name().to_string(), o)).unwrap_or_default();
             (trials.into_values().collect(), metric, opponent)
         },
         failures: (failures, failed),
@@ -455,46 +435,26 @@ pub fn read(dir: &Path) -> Result<Data> {
     })
 }
 
-/// The columns a rung reads, by position.
-struct RungColumns {
-    episodes: usize,
-    iterations: usize,
-    job_id: usize,
-    train_ms: usize,
-}
-
-impl RungColumns {
-    fn new() -> RungColumns {
-        RungColumns {
-            episodes: column("episodes"),
-            iterations: column("iterations"),
-            job_id: column("job_id"),
-            train_ms: column("train_ms"),
-        }
-    }
-}
-
-/// Adds a search's row to its rung.
-fn rung(rung: &mut Rung, rec: &csv::StringRecord, key_at: &[usize], at: &RungColumns, ok: bool) {
-    let budget = if rec[at.episodes].is_empty() { &rec[at.iterations] } else { &rec[at.episodes] };
+/// Adds a search's row to its rung; `budget_at`: the positions of the budget columns.
+fn rung(rung: &mut Rung, row: &ResultRow<'_>, key_at: &[usize], budget_at: [usize; 2], ok: bool) {
+    let budget = if row.episodes().is_empty() { row.iterations() } else { row.episodes() };
     if !rung.budgets.contains(budget) {
         rung.budgets.insert(budget.to_string());
     }
     let config: Vec<String> =
-        key_at.iter().filter(|&&i| i != at.episodes && i != at.iterations).map(|&i| rec[i].to_string()).collect();
+        key_at.iter().filter(|i| !budget_at.contains(i)).map(|&i| row.cell(i).to_string()).collect();
     rung.configurations.insert(config);
-    if rung.jobs.insert(rec[at.job_id].to_string()) {
-        rung.train_ms += rec[at.train_ms].parse::<f64>().unwrap_or(0.0);
+    if rung.jobs.insert(row.job_id().to_string()) {
+        rung.train_ms += row.train_ms().unwrap_or(0.0);
     }
     rung.failed += usize::from(!ok);
 }
 
-/// The panel of a configuration: its seat, evaluation opponent and game.
 /// What a colour stands for on a page: a solver and its configuration (every default
 /// configuration column but the board), the same in every panel and chart.
 fn identity(solver: &str, value: impl Fn(&str) -> String) -> Vec<String> {
     let mut id = vec![solver.to_string()];
-    id.extend(default_config_columns().into_iter().filter(|c| *c != "game").map(value));
+    id.extend(default_config_columns().into_iter().filter(|c| *c != ParamColumn::Game.name()).map(value));
     id
 }
 
@@ -502,7 +462,7 @@ impl Data {
     /// The colour of a summary group (by its key): one per solver and configuration on
     /// the whole page.
     pub fn colour_of_group(&self, key: &[String]) -> (&'static str, bool) {
-        let id = identity(at(&self.by, "solver").map_or("", |k| &key[k]), |c| {
+        let id = identity(at(&self.by, Field::Solver.name()).map_or("", |k| &key[k]), |c| {
             at(&self.by, c).map(|k| key[k].clone()).unwrap_or_default()
         });
         super::svg::series(self.colours.get(&id).copied().unwrap_or(0))
@@ -522,7 +482,8 @@ impl Data {
 fn colours(groups: &[Group], drawn: &BTreeSet<Vec<String>>, by: &[&str]) -> HashMap<Vec<String>, usize> {
     let mut out = HashMap::new();
     let of = |key: &[String]| {
-        identity(at(by, "solver").map_or("", |k| &key[k]), |c| at(by, c).map(|k| key[k].clone()).unwrap_or_default())
+        let solver = at(by, Field::Solver.name()).map_or("", |k| &key[k]);
+        identity(solver, |c| at(by, c).map(|k| key[k].clone()).unwrap_or_default())
     };
     let mut ordered: Vec<&Group> = groups.iter().filter(|g| drawn.contains(&g.key)).collect();
     ordered.extend(groups.iter().filter(|g| !drawn.contains(&g.key)));
@@ -533,9 +494,13 @@ fn colours(groups: &[Group], drawn: &BTreeSet<Vec<String>>, by: &[&str]) -> Hash
     out
 }
 
+/// The panel of a configuration (its key by `by`): its seat, evaluation opponent and game.
 pub fn panel(by: &[&str], key: &[String]) -> Vec<String> {
-    ["seat", "eval_opponent", "game"].iter().filter_map(|c| at(by, c)).map(|k| key[k].clone()).collect()
+    PANEL.iter().filter_map(|c| at(by, c)).map(|k| key[k].clone()).collect()
 }
+
+/// The columns that make a panel: the seat, the evaluation opponent and the board.
+pub const PANEL: [&str; 3] = [ParamColumn::Seat.name(), Field::EvalOpponent.name(), ParamColumn::Game.name()];
 
 /// The learners' configurations whose curves are drawn: the best [`CURVES_PER_PANEL`] of
 /// each of the first [`CURVE_PANELS`] panels.
@@ -571,25 +536,24 @@ fn read_curves(
     // (job, seat, evaluation opponent) → (configuration, curve index).
     let mut jobs: HashMap<(String, String, String), (Vec<String>, usize)> = HashMap::new();
     let mut count: BTreeMap<Vec<String>, usize> = BTreeMap::new();
-    let (status, seat, opponent) = (column("status"), column("seat"), column("eval_opponent"));
-    each_row(&dir.join("results.csv"), &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        if splits::of_row(rec) != split || &rec[status] != "ok" {
+    each_result(&dir.join("results.csv"), &NEEDED_COLUMNS, |row| {
+        if row.split() != split || !row.ok() {
             return;
         }
-        let key: Vec<String> = key_at.iter().map(|&i| rec[i].to_string()).collect();
+        let key: Vec<String> = key_at.iter().map(|&i| row.cell(i).to_string()).collect();
         if wanted.contains(&key) {
             let n = count.entry(key.clone()).or_default();
-            let id = (rec[0].to_string(), rec[seat].to_string(), rec[opponent].to_string());
+            let id = (row.job_id().to_string(), row.seat().to_string(), row.eval_opponent().to_string());
             jobs.insert(id, (key, *n));
             *n += 1;
         }
     })?;
     let mut out: BTreeMap<Vec<String>, Curves> = count.iter().map(|(k, &n)| (k.clone(), vec![Vec::new(); n])).collect();
-    each_row(&path, &CURVE_COLUMNS, &CURVE_COLUMNS, |rec| {
-        let id = (rec[0].to_string(), rec[2].to_string(), rec[3].to_string());
+    each_curve(&path, &CURVE_COLUMNS, |c| {
+        let id = (c.job_id().to_string(), c.seat().to_string(), c.eval_opponent().to_string());
         if let Some((key, i)) = jobs.get(&id) {
-            let (Ok(e), Ok(r)) = (rec[1].parse::<f64>(), rec[5].parse::<f64>()) else { return };
-            out.get_mut(key).expect("a wanted configuration")[*i].push((e, r));
+            let (Some(e), Some(r)) = (c.episode(), c.regret()) else { return };
+            out.get_mut(key).expect("a wanted configuration")[*i].push((e as f64, r));
         }
     })?;
     Ok(out)

@@ -10,10 +10,10 @@ use anyhow::{Context, Result};
 
 use super::{Cell, Facts, Part, Section, Stands, Table, page, page_table};
 use crate::job::Split;
-use crate::report::files::each_row;
 use crate::report::manifest::Manifest;
+use crate::report::result_row::each_result;
 use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, config_columns};
-use crate::report::{RESULT_COLUMNS, splits};
+use crate::report::{Field, ParamColumn, splits};
 
 /// One side: its directory, manifest, the rows shown and its configurations.
 pub struct Side {
@@ -39,9 +39,9 @@ fn side(dir: &Path) -> Result<Side> {
     let results = dir.join("results.csv");
     let split = splits::shown(&results)?;
     let mut agg = Aggregator::new(&config_columns());
-    each_row(&results, &RESULT_COLUMNS, &NEEDED_COLUMNS, |rec| {
-        if splits::of_row(rec) == split {
-            agg.push(|i| &rec[i]);
+    each_result(&results, &NEEDED_COLUMNS, |row| {
+        if row.split() == split {
+            agg.push(&row);
         }
     })
     .with_context(|| results.display().to_string())?;
@@ -123,7 +123,7 @@ pub fn pair_page(p: &Pair) -> String {
 /// whose value differs between two configurations of one solver on either side or
 /// across them, and the solver, seat, evaluation opponent and game.
 fn distinguishing_columns(p: &Pair, by: &[&str]) -> Vec<usize> {
-    let solver = by.iter().position(|c| *c == "solver").unwrap_or(0);
+    let solver = by.iter().position(|c| *c == Field::Solver.name()).unwrap_or(0);
     let keys: Vec<&Vec<String>> = p.a.groups.keys().chain(p.b.groups.keys()).collect();
     let mut show: Vec<usize> = (0..by.len())
         .filter(|&k| {
@@ -131,7 +131,8 @@ fn distinguishing_columns(p: &Pair, by: &[&str]) -> Vec<usize> {
             keys.iter().any(|key| *first.entry(&key[solver]).or_insert(&key[k]) != key[k])
         })
         .collect();
-    show.extend((0..by.len()).filter(|&k| ["solver", "seat", "eval_opponent", "game"].contains(&by[k])));
+    let always = [Field::Solver.name(), ParamColumn::Seat.name(), Field::EvalOpponent.name(), ParamColumn::Game.name()];
+    show.extend((0..by.len()).filter(|&k| always.contains(&by[k])));
     show.sort_unstable();
     show.dedup();
     show
@@ -207,7 +208,7 @@ fn pair_facts(p: &Pair, by: &[&str]) -> Facts {
         p.a.groups
             .keys()
             .chain(p.b.groups.keys())
-            .filter_map(|k| by.iter().position(|c| *c == "game").map(|i| k[i].as_str()))
+            .filter_map(|k| by.iter().position(|c| *c == ParamColumn::Game.name()).map(|i| k[i].as_str()))
             .collect();
     facts.push(("board".into(), boards.into_iter().collect::<Vec<_>>().join(", ")));
     facts

@@ -5,10 +5,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::data::{Data, at, panel};
+use super::data::{Data, FAILURE_COLUMNS, PANEL, at, panel};
 use super::svg::{Plot, PlotAxis, bars, heatmap};
 use super::{Cell, Facts, Part, Section, Stands, page_table};
 use crate::job::Split;
+use crate::report::Field;
 use crate::report::compare::{Comparison, Verdicts, best, compare_block, represent};
 use crate::report::paired_runs::{Block, Config, Metric, default_config_columns, grid_over};
 use crate::report::summary::Group;
@@ -129,10 +130,10 @@ fn ordered<T>(d: &Data, panels: BTreeMap<Vec<String>, T>) -> Vec<(Vec<String>, T
 
 /// A configuration's name: its solver and the shown columns that vary.
 fn name(d: &Data, key: &[String]) -> String {
-    let mut parts = vec![at(&d.by, "solver").map(|k| key[k].clone()).unwrap_or_default()];
+    let mut parts = vec![at(&d.by, Field::Solver.name()).map(|k| key[k].clone()).unwrap_or_default()];
     for &k in &d.show {
         let col = d.by[k];
-        if !["solver", "seat", "eval_opponent", "game"].contains(&col) && !key[k].is_empty() {
+        if col != Field::Solver.name() && !PANEL.contains(&col) && !key[k].is_empty() {
             parts.push(crate::report::setting(col, &key[k]));
         }
     }
@@ -268,7 +269,7 @@ fn answer(d: &Data) -> Option<Section> {
 /// The grouping columns a leaderboard table shows: `summary`'s, but for those its panel's
 /// heading names (seat, evaluation opponent, game).
 fn table_columns(d: &Data) -> Vec<usize> {
-    d.show.iter().copied().filter(|&k| !["seat", "eval_opponent", "game"].contains(&d.by[k])).collect()
+    d.show.iter().copied().filter(|&k| !PANEL.contains(&d.by[k])).collect()
 }
 
 fn row(d: &Data, g: &Group, test: bool, moves: bool) -> Vec<Cell> {
@@ -799,7 +800,7 @@ fn proposals_chart(label: &str, mine: &[&super::data::Trial], k: usize) -> Optio
         crate::schema::derived(&columns, &key, k)
     };
     let same = mine.iter().all(|t| t.config[k].1 == mine[0].config[k].1);
-    if ["solver", "label"].contains(&name) || same || mine.iter().all(|t| derived(t)) {
+    if [Field::Solver.name(), Field::Label.name()].contains(&name) || same || mine.iter().all(|t| derived(t)) {
         return None;
     }
     let values: Vec<Option<f64>> = mine.iter().map(|t| t.config[k].1.parse::<f64>().ok()).collect();
@@ -844,7 +845,7 @@ fn failures(d: &Data) -> Option<Section> {
     if *count == 0 {
         return None;
     }
-    let header = ["job_id", "label", "seat", "eval_opponent", "error"].map(String::from).to_vec();
+    let header = FAILURE_COLUMNS.map(String::from).to_vec();
     let rows = list.iter().map(|f| (Stands::Plain, f.cells.iter().map(|c| Cell::text(c.clone())).collect())).collect();
     let mut parts = vec![Part::Table(page_table(header, rows))];
     if *count > list.len() {
