@@ -39,8 +39,7 @@ pub struct DirLock {
     _file: File,
 }
 
-/// Takes the lock of `dir` (creating `dir`), or says that another sweep holds it (still
-/// held after a second).
+/// Takes the lock of `dir` (creating `dir`), or says that another sweep holds it.
 pub fn lock(dir: &Path) -> Result<DirLock> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create the results directory {}", dir.display()))?;
     let path = dir.join(".lock");
@@ -50,16 +49,7 @@ pub fn lock(dir: &Path) -> Result<DirLock> {
         .write(true)
         .open(&path)
         .with_context(|| format!("cannot create {}", path.display()))?;
-    // A lock released an instant ago can still be held for a moment by a copy of its
-    // descriptor in a child another thread of the same process is starting (between fork
-    // and exec): a short grace tells that apart from another sweep, which holds it for
-    // its whole run.
-    let grace = std::time::Instant::now() + std::time::Duration::from_secs(1);
-    while file.try_lock_exclusive().is_err() {
-        if std::time::Instant::now() < grace {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            continue;
-        }
+    if file.try_lock_exclusive().is_err() {
         return Err(bad_input(format!(
             "another sweep is already writing to {}; wait for it to finish or choose another directory with --out",
             dir.display()
