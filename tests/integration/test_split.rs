@@ -482,7 +482,10 @@ fn extend_sets_apart_the_test_rows_of_a_superseded_choice() {
     let small = write_spec(tmp.path(), "small.toml", &spec("0.9", "0.9"));
     let large = write_spec(tmp.path(), "large.toml", &spec("[0.9, 0.3]", "[0.9, 0.1]"));
     let (dir, fresh) = (tmp.path().join("dir"), tmp.path().join("fresh"));
-    run_in(&small, &dir, 2, None);
+    // As a program, like the run that extends it: a lock taken in this process could
+    // still be held for a moment by a child another test thread is starting.
+    let o = run(&["run", small.to_str().unwrap(), "--threads", "2", "--quiet", "--out", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let chosen =
         |d: &Path| -> HashSet<Config> { rows(d).iter().filter(|r| r["split"] == "test").map(configuration).collect() };
     let before = chosen(&dir);
