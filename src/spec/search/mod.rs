@@ -56,6 +56,7 @@ registry! {
     hyperband::Hyperband,
     tpe::Tpe,
     bohb::Bohb,
+    random::Random,
 }
 
 /// A search method: its descriptor, one of [`METHODS`].
