@@ -219,9 +219,10 @@ if table search || table test; then
         die "--tasks does not apply to a [search] or [test]: submit the same command again (finished jobs are kept)"
     rungs=1
     if table search; then
-        # Halving and Hyperband say "N rungs;", TPE "in N rounds (".
+        # A method that runs rungs says "N rungs;", one that runs rounds "in N rounds (" (or
+        # "in 1 round (").
         rungs=$("$sweep" plan "$spec" 2>/dev/null |
-            sed -n -e 's/^search: .*, \([0-9][0-9]*\) rungs;.*/\1/p' -e 's/^search: tpe, .* in \([0-9][0-9]*\) rounds (.*/\1/p')
+            sed -n -e 's/^search: .*, \([0-9][0-9]*\) rungs;.*/\1/p' -e 's/^search: [a-z]*, .* in \([0-9][0-9]*\) rounds\{0,1\} (.*/\1/p')
         [[ $rungs =~ ^[1-9][0-9]*$ ]] || die "cannot count the rungs of '$spec': see '$sweep plan $spec'"
     fi
     if table test; then

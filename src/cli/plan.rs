@@ -117,10 +117,10 @@ pub fn estimate(sweep: &Sweep, threads: usize, cal: &Calibration) -> Estimate {
 }
 
 /// The passes a run of `sweep` makes, one after another, each as its jobs' `(seconds of
-/// one job, jobs)`: a grid's jobs in one pass; a halving, Hyperband or BOHB search's
-/// rungs, each bracket's surviving configurations at the rung's budget, costed at the
-/// mean of the bracket's configurations (which survive depends on the scores); a TPE
-/// search's rounds, each trial at the mean cost of round 0's points; then a `[test]`'s
+/// one job, jobs)`: a grid's jobs in one pass; a search's rungs (halving, Hyperband,
+/// BOHB), each bracket's surviving configurations at the rung's budget, costed at the
+/// mean of the bracket's configurations (which survive depends on the scores), or its
+/// rounds (TPE), each trial at the mean cost of round 0's points; then a `[test]`'s
 /// jobs.
 fn passes(sweep: &Sweep, cal: &Calibration) -> Vec<Vec<(f64, u64)>> {
     let evaluation = &sweep.evaluation;
@@ -146,7 +146,7 @@ fn passes(sweep: &Sweep, cal: &Calibration) -> Vec<Vec<(f64, u64)>> {
                     (total / s.points.len().max(1) as f64, jobs)
                 })
                 .collect();
-            let rounds = tpe_rounds(sweep);
+            let rounds = planned_rounds(sweep);
             let trials = rounds.iter().sum::<u64>().max(1) as f64;
             for configurations in rounds {
                 let share = configurations as f64 / trials;
@@ -160,7 +160,7 @@ fn passes(sweep: &Sweep, cal: &Calibration) -> Vec<Vec<(f64, u64)>> {
             // point), each with its replicates.
             let configurations: Vec<(&crate::kinds::Params, u64)> =
                 sweep.solvers.iter().flat_map(|s| s.points.iter().map(move |p| (p, u64::from(s.replicates)))).collect();
-            let brackets = crate::search::brackets(search, configurations.len());
+            let brackets = search.brackets(configurations.len());
             let planned = crate::search::planned_brackets(sweep);
             for (rung, &budget) in search.budgets().iter().enumerate() {
                 let mut pass = Vec::new();
@@ -201,20 +201,13 @@ fn at_budget(p: &crate::kinds::Params, name: &str, budget: u64) -> crate::kinds:
     kind.build(&values).unwrap_or(*p)
 }
 
-/// A model-based search's planned rounds, as the configurations of each (over all
-/// solvers; the test pass, if any, not counted).
-pub fn tpe_rounds(sweep: &Sweep) -> Vec<u64> {
+/// The planned rounds of a search that runs in rounds, as the configurations of each (over
+/// all solvers; the test pass, if any, not counted).
+pub fn planned_rounds(sweep: &Sweep) -> Vec<u64> {
     let search = sweep.search.as_ref().expect("a searched spec");
     // One search over the sweep counts its trials in all; else each solver has its own.
     let solvers = if search.per_sweep { 1 } else { sweep.solvers.len() as u64 };
-    let startup = search.startup.min(search.trials);
-    let rounds = search.rounds();
-    (0..rounds)
-        .map(|r| match r {
-            0 => startup * solvers,
-            r => (search.trials - startup - (r - 1) * search.batch).min(search.batch) * solvers,
-        })
-        .collect()
+    search.round_sizes().into_iter().map(|n| n * solvers).collect()
 }
 
 /// The jobs a run starts at most at once: those of its largest pass (see [`passes`]).
@@ -222,20 +215,13 @@ fn jobs_to_run(passes: &[Vec<(f64, u64)>]) -> usize {
     passes.iter().map(|p| p.iter().map(|j| j.1).sum::<u64>()).max().unwrap_or(1) as usize
 }
 
-/// Adds a model-based search's lines: its rounds and the warnings of a search too small
-/// to learn much.
-fn tpe_lines(doc: &mut Doc, sweep: &Sweep, seat: &str) {
+/// Adds the lines of a search that runs in rounds: the method's words and its rounds.
+fn round_lines(doc: &mut Doc, sweep: &Sweep, seat: &str) {
     let search = sweep.search.as_ref().expect("a searched spec");
-    let rounds = tpe_rounds(sweep);
     doc.line(format!(
-        "search: tpe, {} {} in {} (round 0: {} Sobol points, then {} proposed per round from the scores \
-         so far); ranked by {} against {} ({seat}), mean over replicates; the table above counts every trial at \
+        "search: {}; ranked by {} against {} ({seat}), mean over replicates; the table above counts every trial at \
          round 0's mean cost",
-        count(search.trials, "trial"),
-        if search.per_sweep { "over the sweep (the solver a categorical)" } else { "per solver" },
-        count(rounds.len(), "round"),
-        search.startup.min(search.trials),
-        search.batch,
+        search.method.describe(search),
         search.metric.name(),
         search.opponent.name(),
     ));
@@ -248,40 +234,11 @@ fn tpe_lines(doc: &mut Doc, sweep: &Sweep, seat: &str) {
     let replicates: u64 = sweep.solvers.iter().map(|s| u64::from(s.replicates)).sum();
     let mean_replicates = replicates as f64 / sweep.solvers.len().max(1) as f64;
     let mut table = Table::new("the search's rounds", columns);
-    for (r, n) in rounds.iter().enumerate() {
+    for (r, n) in planned_rounds(sweep).iter().enumerate() {
         let jobs = (*n as f64 * mean_replicates).round() as u64;
         table.push(vec![Cell::int(r), Cell::Integer(*n), Cell::Integer(jobs)]);
     }
     doc.table(table);
-}
-
-/// A model-based search too small to learn much: fewer than 10 trials per axis, or no
-/// round proposed from the scores after the startup.
-fn tpe_warnings(sweep: &Sweep) -> Vec<String> {
-    let search = sweep.search.as_ref().expect("a searched spec");
-    let mut out = Vec::new();
-    let per_sweep: u64 = 1 + (0..sweep.solvers.len()).map(|s| sweep.searched_axes_count(s) as u64).sum::<u64>();
-    for (s, solver) in sweep.solvers.iter().enumerate().take(if search.per_sweep { 1 } else { usize::MAX }) {
-        let axes = if search.per_sweep { per_sweep } else { sweep.searched_axes_count(s) as u64 };
-        let solver = if search.per_sweep { "the sweep" } else { solver.label.as_str() };
-        if search.trials < 10 * axes {
-            out.push(format!(
-                "{} searches {} with {}: fewer than 10 per axis, so the model has little to learn from; raise trials",
-                solver,
-                if axes == 1 { "1 axis".to_string() } else { format!("{axes} axes") },
-                count(search.trials, "trial")
-            ));
-        }
-    }
-    if search.trials < search.startup + search.batch {
-        out.push(format!(
-            "trials = {} is below startup + batch = {}: at most one round is proposed from the scores; raise trials \
-             or lower startup",
-            search.trials,
-            search.startup + search.batch
-        ));
-    }
-    out
 }
 
 /// A `[test]`'s jobs and seconds of one core, at most: each solver's share of the chosen
@@ -341,15 +298,13 @@ fn search_lines(doc: &mut Doc, sweep: &Sweep) {
     let Some(search) = &sweep.search else { return };
     let seat = search.seat.map_or("the mean over its seats".to_string(), |s| format!("seat {s}"));
     if search.method.proposes() {
-        tpe_lines(doc, sweep, &seat);
+        round_lines(doc, sweep, &seat);
         return;
     }
     doc.line(format!(
-        "search: {}, eta {}, {} rungs; ranked by {} against {} ({seat}), mean over replicates; \
+        "search: {}; ranked by {} against {} ({seat}), mean over replicates; \
          the table above is the full grid at {} = {}",
-        search.method.name(),
-        search.eta,
-        search.budgets().len(),
+        search.method.describe(search),
         search.metric.name(),
         search.opponent.name(),
         search.parameter,
@@ -370,13 +325,10 @@ fn search_lines(doc: &mut Doc, sweep: &Sweep) {
             Cell::Integer(jobs),
         ]);
     }
-    match search.method {
-        crate::spec::Method::Halving | crate::spec::Method::Tpe => {}
-        crate::spec::Method::Hyperband | crate::spec::Method::Bohb => {
-            for (start, rungs_of) in crate::search::planned_brackets(sweep) {
-                let shown: Vec<String> = rungs_of.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
-                rungs.notes.push(format!("  bracket from rung {start}: {}", shown.join(" -> ")));
-            }
+    if search.method.shows_brackets() {
+        for (start, rungs_of) in crate::search::planned_brackets(sweep) {
+            let shown: Vec<String> = rungs_of.iter().map(|(n, budget)| format!("{n} at {budget}")).collect();
+            rungs.notes.push(format!("  bracket from rung {start}: {}", shown.join(" -> ")));
         }
     }
     doc.table(rungs);
@@ -392,14 +344,15 @@ fn search_lines(doc: &mut Doc, sweep: &Sweep) {
     ));
 }
 
-/// A search that cannot help: one rung (nothing is cut), or more work than the full grid
-/// (printed by `plan` and before `run`).
+/// A search that cannot help (printed by `plan` and before `run`): one too small for its
+/// method ([`crate::spec::SearchMethod::warnings`]); rungs of which there is one (nothing
+/// is cut), or that cost more than the full grid.
 pub(super) fn search_warnings(sweep: &Sweep) -> Vec<String> {
     let Some(search) = &sweep.search else { return Vec::new() };
+    let mut out = search.method.warnings(sweep);
     if search.method.proposes() {
-        return tpe_warnings(sweep);
+        return out;
     }
-    let mut out = Vec::new();
     let budgets = search.budgets();
     if budgets.len() == 1 {
         out.push(format!(
@@ -514,6 +467,37 @@ pub fn plan(
     let replicates = count(sweep.replicates, "replicate");
     let mut doc = Doc::new(format!("sweep plan: {}", sweep.name));
     doc.line(format!("{} ({}): seed {}, {replicates}", sweep.name, spec_path.display(), sweep.seed));
+    doc.table(solver_table(&sweep, &estimate));
+    let need = needs(&sweep);
+    cost_lines(&mut doc, &sweep, &estimate, (threads, need.peak(threads)), &cal);
+    let dir = out.map_or_else(|| Path::new("results").join(&sweep.name), Path::to_path_buf);
+    if let Some(line) = already_done(&sweep, &dir, threads, &cal) {
+        doc.line(line);
+    }
+    memory_lines(&mut doc, &need, threads, max_memory);
+    for line in program_notes(&sweep, &dir).into_iter().chain(searched_notes(&sweep, &dir)) {
+        doc.line(line);
+    }
+    for note in &sweep.notes {
+        doc.line(format!("note: {note}"));
+    }
+    let jobs: u64 = estimate.solvers.iter().map(|e| e.jobs).sum();
+    if jobs > crate::run::HUGE {
+        doc.line(format!("more than {} jobs: `sweep run` will ask for --yes", crate::run::HUGE));
+    } else if estimate.wall_seconds > HOUR {
+        doc.line("more than an hour: `sweep run` will ask before starting (or needs --yes)");
+    }
+    super::table::print_doc(&doc, format);
+    for warning in schedule::warnings(&sweep).into_iter().chain(search_warnings(&sweep)) {
+        eprintln!("warning: {warning}");
+    }
+    refuse_what_run_refuses(&sweep, max_memory)?;
+    Ok(exit::OK)
+}
+
+/// The table of each solver's jobs and cost (for a searched spec, each line says what it
+/// counts).
+fn solver_table(sweep: &Sweep, estimate: &Estimate) -> Table {
     let mut columns = vec![
         Column::text("solver").at_least(22),
         Column::text("kind").at_least(17).gap(1),
@@ -525,7 +509,7 @@ pub fn plan(
         Column::integers("memory/job").right().at_least(11).gap(1),
     ];
     // A searched spec's lines are the full grid at the last rung's budget: each says so.
-    let grid_note = grid_note(&sweep);
+    let grid_note = grid_note(sweep);
     if !grid_note.is_empty() {
         columns.push(Column::text("grid").untitled().at_least(0));
     }
@@ -546,17 +530,23 @@ pub fn plan(
         }
         solvers.push(row);
     }
-    doc.table(solvers);
+    solvers
+}
+
+/// Adds what the whole sweep costs: the search's passes or the grid's total, a `[test]`'s
+/// line, the wall time on `threads` threads, and the estimate as data (with `peak`, the
+/// memory of that many jobs at once).
+fn cost_lines(doc: &mut Doc, sweep: &Sweep, estimate: &Estimate, (threads, peak): (usize, u64), cal: &Calibration) {
     let jobs: u64 = estimate.solvers.iter().map(|e| e.jobs).sum();
     let episodes: u128 = estimate.solvers.iter().map(|e| e.episodes).sum();
     if sweep.search.is_some() {
-        search_lines(&mut doc, &sweep);
+        search_lines(doc, sweep);
         doc.line(format!("CPU of the search: {:.1} s", estimate.cpu_seconds));
     } else {
         let (jobs, episodes) = (count(jobs, "job"), count(episodes, "training episode"));
         doc.line(format!("total: {jobs}, {episodes}, {:.1} s of CPU", estimate.cpu_seconds));
     }
-    test_line(&mut doc, &sweep, &cal);
+    test_line(doc, sweep, cal);
     doc.line(format!(
         "estimated wall time on {threads} threads: {} ({:.1} s of it building the shared tables; {:.1} s of CPU in all; \
          calibration {}, a thread got {:.0}% of a core{}: {:.1} M Q-learning episodes/s, {:.1} M MCTS iterations/s \
@@ -570,14 +560,13 @@ pub fn plan(
         cal.q_per_s / 1e6,
         cal.mcts_per_s / 1e6
     ));
-    let need = needs(&sweep);
     let columns = vec![Column::integers("jobs"), Column::integers("threads")];
     let columns = columns.into_iter().chain(["cpu_s", "shared_cpu_s", "wall_s", "shared_wall_s"].map(Column::numbers));
     let mut total = Table::new("the estimate", columns.chain([Column::integers("peak_memory")]).collect());
     // The jobs a run starts: the search's own when searched (the table shows its full grid).
     let planned = match &sweep.search {
         Some(search) if search.method.proposes() => jobs,
-        Some(_) => search_work(&sweep).0,
+        Some(_) => search_work(sweep).0,
         None => jobs,
     };
     total.push(vec![
@@ -587,31 +576,9 @@ pub fn plan(
         Cell::Float(estimate.shared_cpu_seconds),
         Cell::Float(estimate.wall_seconds),
         Cell::Float(estimate.shared_seconds),
-        Cell::Integer(need.peak(threads)),
+        Cell::Integer(peak),
     ]);
     doc.data(total);
-    let dir = out.map_or_else(|| Path::new("results").join(&sweep.name), Path::to_path_buf);
-    if let Some(line) = already_done(&sweep, &dir, threads, &cal) {
-        doc.line(line);
-    }
-    memory_lines(&mut doc, &need, threads, max_memory);
-    for line in program_notes(&sweep, &dir).into_iter().chain(searched_notes(&sweep, &dir)) {
-        doc.line(line);
-    }
-    for note in &sweep.notes {
-        doc.line(format!("note: {note}"));
-    }
-    if jobs > crate::run::HUGE {
-        doc.line(format!("more than {} jobs: `sweep run` will ask for --yes", crate::run::HUGE));
-    } else if estimate.wall_seconds > HOUR {
-        doc.line("more than an hour: `sweep run` will ask before starting (or needs --yes)");
-    }
-    super::table::print_doc(&doc, format);
-    for warning in schedule::warnings(&sweep).into_iter().chain(search_warnings(&sweep)) {
-        eprintln!("warning: {warning}");
-    }
-    refuse_what_run_refuses(&sweep, max_memory)?;
-    Ok(exit::OK)
 }
 
 /// The job ids with rows in `dir/results.csv` (read only; a partial last line ends the

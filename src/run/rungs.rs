@@ -254,13 +254,15 @@ fn announce_pass(plan: &Plan<'_>, rounds: &crate::search::rounds::Rounds, test_p
             let search = sweep.search.as_ref().expect("a searched spec");
             match search.method.proposes() {
                 true => format!(
-                    "tpe round {pass_index} of {}: {}, {}{shard}",
+                    "{} round {pass_index} of {}: {}, {}{shard}",
+                    search.method.name(),
                     search.rounds(),
                     count(configurations, "configuration"),
                     count(jobs, "job")
                 ),
                 false => format!(
-                    "bohb rung {pass_index} of {}: {} at {} = {}, {}{shard}",
+                    "{} rung {pass_index} of {}: {} at {} = {}, {}{shard}",
+                    search.method.name(),
                     search.budgets().len(),
                     count(configurations, "configuration"),
                     search.parameter,

@@ -7,21 +7,18 @@
 //! runs all its replicates at the rung's budget; within each bracket, the best
 //! `max(1, floor(n / eta))` of its `n` configurations (by the mean of the metric over
 //! replicates, lower first; a failed job counts as +inf; ties by spec order) go on to the
-//! next rung. Successive halving is one bracket that starts at rung 0 with every
-//! configuration. Hyperband has one bracket per rung it may start at: the bracket of `s`
-//! cuts (`s = 0..=last rung`) starts at rung `last - s` with a nominal
-//! `ceil((last + 1) * eta^s / (s + 1))` configurations; the configurations are shared out
-//! in those proportions by a fixed rule (configuration `c` goes to the bracket whose
-//! share of `[0, 1)` holds the fractional part of `(c + 1) / golden ratio`, so that
-//! neighbouring grid points land in different brackets), each in exactly one bracket.
+//! next rung. The brackets are the method's ([`crate::spec::SearchMethod::brackets`]):
+//! successive halving is one bracket that starts at rung 0 with every configuration;
+//! Hyperband has one bracket per rung it may start at, the configurations shared out among
+//! them by a fixed rule, each in exactly one (`spec/search/hyperband.rs`).
 //!
 //! Decisions are a pure function of the spec and the scores: not of thread counts,
 //! shards, order of completion or interruptions. This module reads no file: the scores
 //! come from the results file through its edge, `search/scores.rs`. [`survivors`] and [`rank`]
 //! are the one cut and the one ranking, which `[test]`'s choice ([`test_pass`]) uses
 //! too. [`tpe`] is the multivariate Parzen estimator for model-based proposals, a pure
-//! function of the finished trials and a seed; [`rounds`] runs it round by round for
-//! `method = "tpe"`.
+//! function of the finished trials and a seed; [`rounds`] runs the methods that search a
+//! space (round by round for TPE, rung by rung for BOHB).
 
 pub mod rounds;
 mod scores;
@@ -31,22 +28,13 @@ pub mod tpe;
 pub use scores::{read_metric, read_scores};
 
 use crate::job::Job;
-use crate::spec::{Method, SearchSpec, Sweep};
+use crate::spec::{SearchSpec, Sweep};
 
 /// A configuration's jobs within one rung: the offset of its first job and its replicates.
 #[derive(Clone, Copy, Debug)]
 struct Configuration {
     offset: usize,
     replicates: usize,
-}
-
-/// One bracket: the rung it starts at and its configurations (indices, spec order).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bracket {
-    /// The first rung it runs.
-    pub start: usize,
-    /// Its configurations at that rung.
-    pub configurations: Vec<usize>,
 }
 
 /// What the results so far decide.
@@ -92,48 +80,6 @@ pub fn rank(mut scored: Vec<(f64, usize)>) -> Vec<(f64, usize)> {
     scored
 }
 
-/// The brackets of a search over `count` configurations (empty brackets left out).
-pub fn brackets(search: &SearchSpec, count: usize) -> Vec<Bracket> {
-    let last = search.budgets().len() - 1;
-    let one = || vec![Bracket { start: 0, configurations: (0..count).collect() }];
-    match search.method {
-        Method::Halving => return one(),
-        Method::Hyperband if last == 0 => return one(),
-        Method::Hyperband => {}
-        Method::Bohb => {
-            // The configurations in proposal order: each bracket its nominal share, in turn.
-            let mut first = 0;
-            let mut out = Vec::new();
-            for (start, n) in search.nominal_brackets().into_iter().enumerate() {
-                let end = (first + n as usize).min(count);
-                out.push(Bracket { start, configurations: (first..end).collect() });
-                first = end;
-            }
-            out.retain(|b| !b.configurations.is_empty());
-            return out;
-        }
-        Method::Tpe => unreachable!("a model-based search has no brackets"),
-    }
-    // Bracket of s cuts, s = last..=0, starts at rung last - s.
-    let nominal: Vec<f64> = search.nominal_brackets().into_iter().map(|n| n as f64).collect();
-    let total: f64 = nominal.iter().sum();
-    let mut bounds = Vec::with_capacity(nominal.len());
-    let mut sum = 0.0;
-    for n in &nominal {
-        sum += n;
-        bounds.push(sum / total);
-    }
-    let mut out: Vec<Bracket> = (0..=last).map(|start| Bracket { start, configurations: Vec::new() }).collect();
-    const GOLDEN: f64 = 0.618_033_988_749_894_9;
-    for c in 0..count {
-        let u = ((c + 1) as f64 * GOLDEN).fract();
-        let b = bounds.iter().position(|&bound| u < bound).unwrap_or(last);
-        out[b].configurations.push(c);
-    }
-    out.retain(|b| !b.configurations.is_empty());
-    out
-}
-
 /// The jobs of a searched `sweep` (whose [`Sweep::jobs`] are `jobs`) that the scores
 /// decide: every rung up to the first whose jobs are not all scored. `score` gives a
 /// finished job's metric by id (`None`: not finished).
@@ -142,7 +88,7 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], score: impl Fn(&str) -> Option<f64>) 
     let configs = configurations(sweep);
     let rungs = search.budgets().len();
     let per_rung = jobs.len() / rungs;
-    let mut brackets = brackets(search, configs.len());
+    let mut brackets = search.brackets(configs.len());
     let mut decided = Decided { rungs: Vec::new(), configurations: Vec::new(), finished: false };
     for rung in 0..rungs {
         let mut running: Vec<usize> =
@@ -180,7 +126,7 @@ pub fn decide(sweep: &Sweep, jobs: &[Job], score: impl Fn(&str) -> Option<f64>) 
 pub fn planned(sweep: &Sweep) -> Vec<(usize, u64, u64)> {
     let search = sweep.search.as_ref().expect("a searched spec");
     let configs = configurations(sweep);
-    let mut brackets = brackets(search, configs.len());
+    let mut brackets = search.brackets(configs.len());
     let mut out = Vec::new();
     for (rung, budget) in search.budgets().into_iter().enumerate() {
         let running: Vec<usize> =
@@ -198,9 +144,10 @@ pub fn planned(sweep: &Sweep) -> Vec<(usize, u64, u64)> {
 /// Hyperband's brackets as planned: per bracket, its first rung and, rung by rung from
 /// there, `(configurations, budget)`.
 pub fn planned_brackets(sweep: &Sweep) -> Vec<(usize, Vec<(usize, u64)>)> {
-    let search = sweep.search.as_ref().expect("a searched spec");
+    let search: &SearchSpec = sweep.search.as_ref().expect("a searched spec");
     let budgets = search.budgets();
-    brackets(search, configurations(sweep).len())
+    search
+        .brackets(configurations(sweep).len())
         .into_iter()
         .map(|b| {
             let mut n = b.configurations.len();
@@ -279,7 +226,7 @@ mod tests {
     fn hyperband_shares_every_configuration_out_once() {
         let sweep = sweep("hyperband", 3, 40, 1);
         let search = sweep.search.as_ref().unwrap();
-        let brackets = brackets(search, 40);
+        let brackets = search.brackets(40);
         let starts: Vec<usize> = brackets.iter().map(|b| b.start).collect();
         assert_eq!(starts, [0, 1, 2, 3]);
         let mut all: Vec<usize> = brackets.iter().flat_map(|b| b.configurations.clone()).collect();

@@ -1,5 +1,7 @@
-//! A model-based search (`[search] method = "tpe"`): which trials run, round by round,
-//! decided from the scores of the rounds before.
+//! A search over the solvers' space that runs in rounds (`[search] method = "tpe"`; any
+//! method that [`proposes`](crate::spec::SearchMethod::proposes)): which trials run,
+//! round by round, decided from the scores of the rounds before. BOHB's rungs are at the
+//! end.
 //!
 //! Each solver has its own search over its searched axes (sampled axes, and listed axes
 //! as `choice`s): `trials` configurations in all. Round 0 holds the first `startup` points
@@ -7,7 +9,7 @@
 //! sampler = "sobol"`, repeats dropped). Every later round proposes `min(batch, trials
 //! left)` configurations with [`super::tpe::propose`] from every finished trial of the
 //! earlier rounds, by a generator seeded with the master seed, the solver's label and the
-//! round. A trial's score is the `[search]` metric's mean over its replicates (a failed
+//! round (none once round 0 holds every trial: `startup = trials`). A trial's score is the `[search]` metric's mean over its replicates (a failed
 //! job scores +inf, the worst); a finished trial enters the estimator at the position of
 //! its values on each axis (`Sweep::searched_axes`). A proposal that
 //! repeats a configuration of the sweep (after rounding) is passed over for the next one
@@ -101,16 +103,14 @@ type Proposed = (usize, Vec<Val>, String);
 
 /// [`decide`], reusing (and keeping) the proposals of `memo`: the same result.
 pub fn decide_with(sweep: &Sweep, scores: &Scores, memo: &mut Memo) -> Rounds {
-    match sweep.search.as_ref().map(|s| s.method) {
-        Some(crate::spec::Method::Bohb) => decide_bohb(sweep, scores),
-        _ => {
-            let hash = sweep.hash();
-            if memo.sweep != hash {
-                *memo = Memo { sweep: hash, rounds: Vec::new() };
-            }
-            decide_tpe(sweep, scores, memo)
-        }
+    if !sweep.search.as_ref().expect("a searched spec").method.proposes() {
+        return decide_bohb(sweep, scores);
     }
+    let hash = sweep.hash();
+    if memo.sweep != hash {
+        *memo = Memo { sweep: hash, rounds: Vec::new() };
+    }
+    decide_tpe(sweep, scores, memo)
 }
 
 /// The rounds of a TPE search.

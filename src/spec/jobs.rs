@@ -204,13 +204,13 @@ impl Sweep {
                 .collect();
         }
         if let Some(search) = self.search.as_ref().filter(|s| s.method.models()) {
-            // BOHB: each bracket's configurations at its first rung, then the best
-            // `max(1, floor(n / eta))` at each rung after.
+            // Rungs over a space (BOHB): each bracket of its trials at its first rung, then
+            // the best `max(1, floor(n / eta))` at each rung after.
             let rungs = search.budgets().len();
             let mut runs = 0u64;
-            for (start, n) in search.nominal_brackets().into_iter().enumerate() {
-                let mut n = n;
-                for _ in start..rungs {
+            for bracket in search.brackets(search.trials as usize) {
+                let mut n = bracket.configurations.len() as u64;
+                for _ in bracket.start..rungs {
                     runs += n;
                     n = (n / search.eta).max(1);
                 }

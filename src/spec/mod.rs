@@ -45,10 +45,11 @@
 //!   product of its list axes with its distinct drawn points, the sample varying slowest.
 //!   The points are drawn when the spec is read, from the master seed and the solver's
 //!   label only, and raising `samples` keeps the first ones (prefix stability).
-//! - `[search]` (see `search.rs`): successive halving or Hyperband over the solvers'
-//!   budget parameter, which the solvers then may not set. [`Sweep::jobs`] lists every
-//!   grid point at every rung's budget (rung by rung, each rung in the usual order): the
-//!   jobs a search may run, of which [`crate::search`] picks those it does run.
+//! - `[search]` (see `search/mod.rs`, one file per method): successive halving or Hyperband
+//!   over the solvers' budget parameter, which the solvers then may not set.
+//!   [`Sweep::jobs`] lists every grid point at every rung's budget (rung by rung, each rung
+//!   in the usual order): the jobs a search may run, of which [`crate::search`] picks
+//!   those it does run.
 //! - `[test]` (see `test_table.rs`): after tuning (the grid, or the search's last rung),
 //!   the best `top` configurations (per solver entry by default) re-run at the full budget
 //!   on `replicates` fresh seeds. [`Sweep::jobs`] then ends with every configuration's
@@ -91,7 +92,7 @@ use std::path::Path;
 /// The closest of some names to a word, when it is close enough to be a likely typo.
 pub use error::closest as closest_name;
 pub use error::{Problem, SpecError};
-pub use search::{Method, Metric, SearchSpec};
+pub use search::{Bracket, METHODS, Method, Metric, SearchMethod, SearchSpec};
 pub use test_table::{Per, TestSpec};
 
 use crate::kinds::{Kind, Params};
@@ -126,7 +127,7 @@ pub struct Sweep {
     pub solvers: Vec<SolverSpec>,
     /// Successive halving or Hyperband over the solvers' budget parameter (`[search]`);
     /// the solvers' points then hold `max_budget`, and [`Sweep::jobs`] lists every point
-    /// at every rung's budget (see `search.rs` and [`crate::search`]).
+    /// at every rung's budget (see `search/mod.rs` and [`crate::search`]).
     pub search: Option<SearchSpec>,
     /// The best configurations re-run on fresh seeds after tuning (`[test]`); then
     /// [`Sweep::jobs`] ends with every configuration's test jobs at the full budget, of

@@ -24,6 +24,7 @@ mod layers;
 mod play;
 mod policy_opponents;
 mod q_lambda;
+mod random_search;
 mod report;
 mod result_files;
 mod runs;
