@@ -60,7 +60,7 @@ pub struct Rung {
     pub train_ms: f64,
 }
 
-/// One trial of a model-based search (`method = "tpe"`): its solver label, number and
+/// One trial of a search that runs trials in rounds (TPE, random search): its solver label, number and
 /// round, its metric summed over its successful rows against the search's opponent, its
 /// jobs' training time, and its configuration (the values of `summary`'s columns).
 #[derive(Clone, Debug, Default)]
@@ -305,15 +305,16 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// The metric and opponent a model-based search (`method = "tpe"`) ranks its trials by,
-/// from the manifest's spec; none without such a search, or when it ranks by another
-/// metric than `regret` or `regret_auc`.
+/// The metric and opponent a search that runs trials in rounds (`method = "tpe"` or
+/// `"random"`, see [`SearchMethod::proposes`](crate::spec::SearchMethod::proposes)) ranks
+/// them by, from the manifest's spec; none without such a search, or when it ranks by
+/// another metric than `regret` or `regret_auc`.
 fn tpe_ranking(manifest: Option<&Manifest>) -> Option<(Field, String)> {
     let search = manifest?.spec.get("search")?;
     let text = |k: &str| search.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
     let metric = text("metric");
     let field = [Field::Regret, Field::RegretAuc].into_iter().find(|f| f.name() == metric)?;
-    (search.get("method")?.as_str()? == "tpe").then(|| (field, text("opponent")))
+    crate::spec::search::method(search.get("method")?.as_str()?)?.proposes().then(|| (field, text("opponent")))
 }
 
 /// The grouping columns a table shows (positions in `by`), as `summary` chooses them:
