@@ -707,7 +707,7 @@ fn search(d: &Data) -> Option<Section> {
     })
 }
 
-/// A model-based search, per solver: the best score so far against trials and against
+/// A search that runs trials in rounds (TPE, random search), per solver: the best score so far against trials and against
 /// training time (every trial a dot), and each searched axis's proposals against the trial
 /// number, so a reader sees whether the search narrowed in.
 fn trials(d: &Data) -> Option<Section> {
@@ -738,7 +738,10 @@ fn trials(d: &Data) -> Option<Section> {
     }
     Some(Section {
         id: "tpe",
-        title: "Search (TPE)".into(),
+        title: match d.manifest.as_ref().and_then(|m| m.spec.get("search")?.get("method")?.as_str()) {
+            Some("tpe") | None => "Search (TPE)".to_string(),
+            Some(method) => format!("Search ({method})"),
+        },
         how: "Each dot is a trial's mean score over its replicates; the line is the best so far, against trials and \
               against the training time spent. Below, each searched axis's proposals in trial order: a search that \
               learns gathers them where the scores are low (round 0 is spread evenly by Sobol points)."
