@@ -20,7 +20,9 @@ use crate::bench::Calibration;
 use crate::cost::memory::{self, Shared};
 use crate::error::{bad_input, exit};
 use crate::names::count;
+use crate::report::result_row::each_result;
 use crate::report::table::{Cell, Column, Doc, Format, Table};
+use crate::report::{Field, ParamColumn};
 use crate::run::budget::Needs;
 use crate::spec::{self, Sweep};
 
@@ -704,12 +706,10 @@ pub fn searched_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
 /// of the solver labelled `label` in `results`, and how many jobs it is over.
 fn measured_job_ms(results: &Path, label: &str) -> Option<(f64, usize)> {
     let mut per_job: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
-    let cols = ["job_id", "label", "status", "train_ms", "eval_ms"];
-    crate::report::files::each_row(results, &crate::report::RESULT_COLUMNS, &cols, |r| {
-        let c = |name: &str| &r[crate::report::column(name)];
-        if c("label") == label && c("status") == "ok" {
-            let ms = c("train_ms").parse::<f64>().unwrap_or(0.0) + c("eval_ms").parse::<f64>().unwrap_or(0.0);
-            per_job.insert(c("job_id").to_string(), ms);
+    let needed = [Field::JobId, Field::Label, Field::Status, Field::TrainMs, Field::EvalMs].map(Field::name);
+    each_result(results, &needed, |r| {
+        if r.label() == label && r.ok() {
+            per_job.insert(r.job_id().to_string(), r.train_ms().unwrap_or(0.0) + r.eval_ms().unwrap_or(0.0));
         }
     })
     .ok()?;
@@ -720,12 +720,17 @@ fn measured_job_ms(results: &Path, label: &str) -> Option<(f64, usize)> {
 /// `solver` in `results` (one per job), and how many jobs they are from.
 fn measured_program_ms(results: &Path, solver: &str) -> Option<(f64, usize)> {
     let mut per_job: std::collections::HashMap<String, (f64, f64)> = std::collections::HashMap::new();
-    let cols = ["job_id", "solver", "status", "train_ms", "episodes"];
-    crate::report::files::each_row(results, &crate::report::RESULT_COLUMNS, &cols, |r| {
-        let c = |name: &str| &r[crate::report::column(name)];
-        if c("solver") == solver && c("status") == "ok" {
-            if let (Ok(ms), Ok(e)) = (c("train_ms").parse::<f64>(), c("episodes").parse::<f64>()) {
-                per_job.insert(c("job_id").to_string(), (ms, e));
+    let needed = [
+        Field::JobId.name(),
+        Field::Solver.name(),
+        Field::Status.name(),
+        Field::TrainMs.name(),
+        ParamColumn::Episodes.name(),
+    ];
+    each_result(results, &needed, |r| {
+        if r.solver() == solver && r.ok() {
+            if let (Some(ms), Ok(e)) = (r.train_ms(), r.episodes().parse::<f64>()) {
+                per_job.insert(r.job_id().to_string(), (ms, e));
             }
         }
     })
