@@ -16,10 +16,14 @@
 //! fills the board). The winner wins as fast as it can and the loser loses as slowly as
 //! it can, so the score orders outcomes and, within one, the length of the game.
 //!
+//! [`book`] keeps the outcomes of positions whose search takes minutes (the empty
+//! Connect Four board), which a score's game value reads before it searches.
+//!
 //! Like `game`, this reads no files, prints nothing and draws no random numbers.
 
 mod agent;
 mod bitboard;
+pub mod book;
 mod score;
 mod search;
 mod shape;

@@ -243,9 +243,12 @@ impl<'a, 'b> Scorer<'a, 'b> {
         self.optimal.entry(p).or_insert_with(|| solver.optimal_moves(p))
     }
 
-    /// The game value of the root for the agent (+1, 0, -1) under optimal play.
+    /// The game value of the root for the agent (+1, 0, -1) under optimal play: from the
+    /// [`book`](super::book) where it holds the root, else searched.
     pub fn game_value(&mut self) -> i8 {
-        let o = if self.limits.threads > 1 {
+        let o = if let Some(o) = super::book::known(self.root) {
+            o
+        } else if self.limits.threads > 1 {
             self.solver.outcome_parallel(self.root, self.limits.threads).0
         } else {
             self.solver.outcome(self.root)

@@ -215,6 +215,39 @@ fn connect_four_early_positions_agree_with_an_independent_solver() {
 }
 
 #[test]
+fn the_book_agrees_with_the_independent_solver_s_positions_one_move_later() {
+    // A position is a win when some move leaves the opponent lost, a loss when every move
+    // leaves the opponent winning: the independent solver's values one move past a book
+    // entry settle it wherever they decide it.
+    let refs = reference_positions();
+    for (shape, moves, outcome) in book::BOOK {
+        let after: Vec<i8> = refs
+            .iter()
+            .filter(|(s, m, _, _)| s == shape && m.len() == moves.len() + 1 && m.starts_with(moves))
+            .map(|r| r.2)
+            .collect();
+        let settled = if after.contains(&-1) {
+            Some(Outcome::Win)
+        } else if after.len() == shape.cols() && after.iter().all(|&v| v == 1) {
+            Some(Outcome::Loss)
+        } else {
+            None
+        };
+        assert_eq!(settled, Some(*outcome), "{shape} after {moves:?}: the reference holds {after:?}");
+    }
+}
+
+#[test]
+#[ignore = "release build: the empty Connect Four board, about two minutes on two threads"]
+fn the_book_agrees_with_the_search() {
+    for (shape, moves, outcome) in book::BOOK {
+        let p = Position::after(*shape, moves).unwrap();
+        let solver = Solver::new(2 << 30);
+        assert_eq!(solver.outcome_parallel(p, 2).0, *outcome, "{shape} after {moves:?}");
+    }
+}
+
+#[test]
 #[ignore = "release build: Connect Four after its first move, minutes"]
 fn connect_four_openings_agree_with_an_independent_solver() {
     assert_eq!(agree_with_the_reference(0..2, false), 3);

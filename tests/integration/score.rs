@@ -320,3 +320,36 @@ fn perfect_play_is_unexploitable_and_accurate_on_6x5g4() {
         }
     }
 }
+
+#[test]
+fn from_the_empty_connect_four_board_the_game_value_comes_from_the_book_and_the_lowest_column_is_exploited() {
+    // The empty board is a first-player win (the book; searched again by the ignored
+    // `the_book_agrees_with_the_search`): the lowest legal column loses to a best
+    // response in either seat, so it gives up 2 as X and nothing as O.
+    for (seat, game_value, exploitability) in [("x", 1, 2.0), ("o", -1, 0.0)] {
+        let o = run(&[
+            "score",
+            "--game",
+            "6x7g4",
+            "--seat",
+            seat,
+            "--agent",
+            "lowest",
+            "--against",
+            "best-response",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["game_value"], game_value, "{seat}: {v}");
+        assert_eq!(v["game_value_from"], "book", "{seat}: {v}");
+        let f = &v["figures"][0];
+        assert_eq!((f["method"].as_str(), f["value"].as_f64()), (Some("exact"), Some(-1.0)), "{seat}: {v}");
+        assert_eq!(f["exploitability"].as_f64(), Some(exploitability), "{seat}: {v}");
+    }
+    // From a position the book does not hold, the game value is searched.
+    let o = run(&["score", "--game", "6x7g4", "--from", FROM, "--against", "best-response", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["game_value_from"], "search", "{v}");
+}
