@@ -692,9 +692,9 @@ pub fn searched_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
             ),
             None => format!(
                 "note: {}: on {games} the positions an agent is asked depend on how it plays, so its estimate is \
-                 rough (0.8 of the measured time on experiments/connect-four.toml, a tenth for a weak agent in a \
-                 lost seat, whose long games are asked far more); `sweep plan` measures it from finished jobs once \
-                 some have run",
+                 rough: on experiments/connect-four.toml its jobs together read 0.8 of their measured time, but a \
+                 weak agent's games last longer and are asked far more (its jobs of 100 iterations 0.08-0.26, those \
+                 of 1,000 1.0-6.5 times); `sweep plan` measures it from finished jobs once some have run",
                 solver.label
             ),
         });
