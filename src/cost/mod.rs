@@ -402,7 +402,10 @@ fn episode(game: Game, t: &Training, cal: &Calibration) -> f64 {
     // The learner's work beyond Q-learning's: its share, measured at the seed settings
     // (spread [`SHARE_SPREAD`]), of the episode at that spread at most. A wider spread
     // sends Q-learning's reads beyond the caches more often, not the learner's own work.
-    let capped = cost - (base - 1.0).max(0.0) * (t.spread - SHARE_SPREAD).max(0.0);
+    // Measured against a fixed opponent; in self-play (whose boards' figures and
+    // `self_play_slower` were measured on the whole episode) the share stays a factor.
+    let beyond = if t.seat.is_some() { (t.spread - SHARE_SPREAD).max(0.0) } else { 0.0 };
+    let capped = cost - (base - 1.0).max(0.0) * beyond;
     let own = (1.0 / share - 1.0) * capped;
     // For a learner whose row says so (Q(lambda), SARSA(lambda)), the symmetry index's
     // cost is not paid again by its own work.
