@@ -104,7 +104,7 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     let mut scorer = Scorer::new(root, agent_is_x, &mut asked, &mut solver, limits);
     let game_value = scorer.game_value();
     let game_value_ms = started.elapsed().as_secs_f64() * 1e3;
-    let game_value_from = if crate::oracle::book::known(root).is_some() { "book" } else { "search" };
+    let game_value_from_book = crate::oracle::book::known(root).is_some();
     let mut figures = Vec::new();
     for a in against {
         let at = Instant::now();
@@ -123,7 +123,7 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
         nodes: solver.nodes(),
         elapsed_ms,
         game_value_ms,
-        game_value_from,
+        game_value_from_book,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&scored_json(args, &scored)).expect("JSON"));
@@ -188,8 +188,8 @@ struct Scored {
     elapsed_ms: f64,
     /// The milliseconds the game value took (the start of `elapsed_ms`).
     game_value_ms: f64,
-    /// Where the game value comes from: `book` ([`crate::oracle::book`]) or `search`.
-    game_value_from: &'static str,
+    /// Whether the game value comes from the [`crate::oracle::book`] (else the search).
+    game_value_from_book: bool,
 }
 
 impl Scored {
@@ -234,7 +234,7 @@ fn scored_json(args: &ScoreArgs, scored: &Scored) -> serde_json::Value {
         "nodes": scored.nodes,
         "time_ms": scored.elapsed_ms,
         "game_value_ms": scored.game_value_ms,
-        "game_value_from": scored.game_value_from,
+        "game_value_from": if scored.game_value_from_book { "book" } else { "search" },
     })
 }
 
@@ -250,14 +250,14 @@ fn scored_doc(args: &ScoreArgs, scored: &Scored, from_start: bool) -> Doc {
         nodes,
         elapsed_ms,
         game_value_ms,
-        game_value_from,
+        game_value_from_book,
         ..
     } = scored;
     let mut doc = Doc::new(format!("sweep score: {name} as {seat} on {shape}"));
     doc.line(format!(
         "from {}; game value for the agent's seat under optimal play: {game_value}{}",
         if from_start { "the empty board".to_string() } else { format!("the position after {}", args.from) },
-        if *game_value_from == "book" { " (from the book of positions this search has solved)" } else { "" }
+        if *game_value_from_book { " (from the book of positions this search has solved)" } else { "" }
     ));
     doc.table(scores_table(scored));
     doc.line("value: the agent's expected return (win 1, draw 0, loss -1); sampled: ± half a 95% interval; bound: the node budget ran out, the agent's worst case is at most the value");

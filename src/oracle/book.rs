@@ -9,10 +9,8 @@
 //! and is searched again by the ignored release test `the_book_agrees_with_the_search`.
 //! Only the outcome is kept (win, draw or loss), not the plies: what a game value needs.
 
+use super::search::CONNECT_FOUR;
 use super::{Outcome, Position, Shape};
-
-/// Connect Four.
-const CONNECT_FOUR: Shape = Shape::gravity(6, 7, 4);
 
 /// The book: a board, the moves from its empty position (0-based columns or cells), and
 /// the outcome for the player to move there.

@@ -39,7 +39,7 @@ pub fn lowest_cell(p: Position, moves: &[u8]) -> u8 {
 }
 
 /// Connect Four, the board the search's fast path is compiled for.
-const CONNECT_FOUR: Shape = Shape::gravity(6, 7, 4);
+pub(super) const CONNECT_FOUR: Shape = Shape::gravity(6, 7, 4);
 
 /// Win, draw or loss for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
