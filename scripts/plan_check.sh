@@ -36,7 +36,7 @@ one() { # spec -> "estimated-wall measured-wall estimated-cpu measured-cpu"
     estimate=$(grep -o 'estimated wall time on [0-9]* threads: [0-9.]* [a-z]*' <<<"$plan" | sed 's/.*: //')
     cpu=$(grep -o '[0-9.]* s of CPU in all' <<<"$plan" | cut -d' ' -f1)
     times=$( { /usr/bin/time -f '%e %U %S' "$sweep" run "$1" --threads "$threads" --quiet --yes \
-        --out "$work/out-$RANDOM" >/dev/null; } 2>&1 | tail -1)
+        --out "$(mktemp -u -p "$work" out-XXXXXXXX)" >/dev/null; } 2>&1 | tail -1)
     read -r wall user sys <<<"$times"
     echo "$(seconds "$estimate") $wall $cpu $(echo "$user + $sys" | bc -l)"
 }
