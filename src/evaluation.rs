@@ -27,6 +27,18 @@ pub struct EvaluationSpec {
 }
 
 impl EvaluationSpec {
+    /// The episodes at which a learner of `episodes` is evaluated: 0 (the untrained start,
+    /// which gives the curve metrics their first point but no `curves.csv` row), then its
+    /// checkpoints; none when it trains no episode.
+    pub fn marks(&self, episodes: u64) -> Vec<u64> {
+        if episodes == 0 {
+            return Vec::new();
+        }
+        let mut marks = vec![0];
+        marks.extend(self.spacing.episodes(episodes, self.checkpoints));
+        marks
+    }
+
     /// The plies of `from` (0 from the empty board): the moves in its list, as
     /// `sweep solve --moves` reads it.
     pub fn start_plies(&self) -> usize {

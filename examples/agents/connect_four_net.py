@@ -5,7 +5,10 @@ sweep starts it once per job: it trains for $SWEEP_EPISODES games from the evalu
 start position ($SWEEP_FROM, the moves as `sweep solve --moves` takes them), by self-play
 when $SWEEP_OPPONENT is `self`, else as $SWEEP_SEAT against a uniformly random opponent;
 then it answers the positions the evaluation reaches, a batch at a time
-(sweep_agents.serve_policy), and sweep scores its moves exactly.
+(sweep_agents.serve_policy), and sweep scores its moves exactly. With the solver's
+`serve_checkpoints = true` it also answers at the checkpoints sweep asks for while it
+trains (sweep_agents.serve_checkpoint), which gives its jobs learning curves; answering
+draws no random numbers, so the final policy is the same either way.
 
 The network: the board after a move (the stones of the player who just moved, then the
 other's, one input per cell each) -> `hidden` tanh units -> one tanh output, the value of
@@ -28,7 +31,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
 
-from sweep_agents import Game, serve_policy  # noqa: E402
+from sweep_agents import Game, serve_checkpoint, serve_policy  # noqa: E402
 
 try:
     import numpy as np
@@ -138,20 +141,23 @@ def start():
     return board
 
 
-def train(net, episodes, rng):
+def train(net, episodes, rng, at=lambda episode: None):
+    """Trains for `episodes` games, calling `at(e)` before game e and after the last."""
     if os.environ.get("SWEEP_OPPONENT", "self") == "self":
-        train_self_play(net, episodes, rng)
+        train_self_play(net, episodes, rng, at)
     else:
-        train_against_random(net, episodes, rng, os.environ.get("SWEEP_SEAT", "x"))
+        train_against_random(net, episodes, rng, os.environ.get("SWEEP_SEAT", "x"), at)
+    at(episodes)
 
 
-def train_against_random(net, episodes, rng, seat):
+def train_against_random(net, episodes, rng, seat, at):
     """TD(0) on the agent's own afterstates, the opponent playing uniformly at random: the
     target of an afterstate is the result when the game ended (1 win, 0 draw, -1 loss for
     the agent), else the value of the agent's next afterstate."""
     root = start()
     mover = seat.upper()
-    for _ in range(episodes):
+    for episode in range(episodes):
+        at(episode)
         board, last = root, None
         while True:
             if GAME.to_move(board) != seat:
@@ -175,9 +181,10 @@ def train_against_random(net, episodes, rng, seat):
             last, board = x, after
 
 
-def train_self_play(net, episodes, rng):
+def train_self_play(net, episodes, rng, at):
     root = start()
-    for _ in range(episodes):
+    for episode in range(episodes):
+        at(episode)
         board, last = root, None  # `last`: the previous afterstate's features and mover
         while True:
             mover = GAME.to_move(board).upper()
@@ -199,11 +206,11 @@ def main():
     seed = int(os.environ.get("SWEEP_SEED", "0"))
     rng = random.Random(seed)
     net = Net(rng)
-    train(net, int(os.environ.get("SWEEP_EPISODES", "200")), rng)
 
     def answer(boards):
         return [best(net, GAME.parse_board(b, validate=False))[0] for b in boards]
 
+    train(net, int(os.environ.get("SWEEP_EPISODES", "200")), rng, lambda e: serve_checkpoint(e, answer, game=GAME))
     serve_policy(answer, batch=True, game=GAME)
 
 

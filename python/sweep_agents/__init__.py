@@ -12,7 +12,8 @@ needs, in the standard library only:
 - :mod:`sweep_agents.opponents`: sweep's fixed opponents (random, minimax,
   minimax-uniform);
 - :mod:`sweep_agents.serve`: :func:`serve_policy`, for an agent that answers positions on
-  demand (``sweep score -- python3 agent.py``), Connect Four included;
+  demand (``sweep score -- python3 agent.py``), Connect Four included, and
+  :func:`serve_checkpoint`, for its learning curve;
 - :mod:`sweep_agents.env`: Gymnasium- and PettingZoo-style environments (real subclasses
   when those libraries are installed).
 """
@@ -31,7 +32,7 @@ from .job import (
 )
 from .opponents import OPPONENTS, make_opponent
 from .rules import DRAW, ONGOING, SEATS, Board, Game, O, X, other
-from .serve import serve_policy
+from .serve import checkpoint_episodes, serve_checkpoint, serve_policy
 
 __version__ = "0.1.0"
 
@@ -55,6 +56,8 @@ __all__ = [
     "read_policy",
     "read_states",
     "serve_policy",
+    "serve_checkpoint",
+    "checkpoint_episodes",
     "write_metrics",
     "write_policy",
     "write_states",

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from sweep_agents import Game, serve_policy
+from sweep_agents import Game, checkpoint_episodes, serve_checkpoint, serve_policy
 
 
 def test_serve_policy_answers_batches_in_order():
@@ -33,6 +33,37 @@ def test_serve_policy_answers_batches_in_order():
     out = io.StringIO()
     assert serve_policy(lambda b: 0, batch=False, game=g, stdin=io.StringIO(text), stdout=out) == 3
     assert out.getvalue() == "0\n0\n0\n"
+
+
+def test_positions_2_announces_each_checkpoint_and_the_final_policy(monkeypatch):
+    g = Game.search_board("6x7g4")
+    board = g.board_text(g.empty())
+    monkeypatch.setenv("SWEEP_PROTOCOL", "positions/2")
+    monkeypatch.setenv("SWEEP_CHECKPOINT_EPISODES", "0,5,10")
+    assert checkpoint_episodes() == [0, 5, 10]
+    out = io.StringIO()
+    # sweep's side: one batch at the checkpoint, then `continue`.
+    inp = io.StringIO(f"positions 1\n{board}\ncontinue\n")
+    assert serve_checkpoint(5, lambda bs: [2] * len(bs), game=g, stdin=inp, stdout=out) == 1
+    # An episode sweep did not ask for is no checkpoint: nothing is written or read.
+    assert serve_checkpoint(7, lambda bs: [2] * len(bs), game=g, stdin=inp, stdout=out) == 0
+    assert out.getvalue() == "checkpoint 5\n2\n"
+    out = io.StringIO()
+    assert serve_policy(lambda bs: [4] * len(bs), game=g, stdin=io.StringIO(f"positions 1\n{board}\n"), stdout=out) == 1
+    assert out.getvalue() == "final\n4\n"
+    # Input closed in the middle of a checkpoint: the program cannot train on unasked.
+    with pytest.raises(EOFError):
+        serve_checkpoint(10, lambda bs: [0] * len(bs), game=g, stdin=io.StringIO(""), stdout=io.StringIO())
+
+
+def test_positions_1_has_no_checkpoints(monkeypatch):
+    g = Game.search_board("6x7g4")
+    monkeypatch.setenv("SWEEP_PROTOCOL", "positions/1")
+    monkeypatch.setenv("SWEEP_CHECKPOINT_EPISODES", "0,5")
+    assert checkpoint_episodes() == []
+    out = io.StringIO()
+    assert serve_checkpoint(5, lambda bs: [0], game=g, stdin=io.StringIO(""), stdout=out) == 0
+    assert out.getvalue() == ""
 
 
 def test_serve_policy_refuses_a_bad_header_or_a_short_answer():
@@ -156,3 +187,23 @@ def test_the_example_network_trains_then_answers_legal_moves_the_same_for_a_seed
     moves = [int(m) for m in runs[0].stdout.split()]
     assert len(moves) == 2 and all(m in game.legal_moves(b) for m, b in zip(moves, boards))
     assert runs[0].stdout == runs[1].stdout
+
+
+def test_the_example_network_answers_at_its_checkpoints_and_ends_with_the_same_policy():
+    """Under positions/2 the example network answers at each checkpoint asked for; the
+    answers draw no random numbers, so its final moves are those of positions/1."""
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "agents", "connect_four_net.py")
+    game = Game.search_board("6x7g4")
+    boards = [game.empty(), game.play(game.play(game.empty(), 3), 3)]
+    batch = "positions 2\n" + "".join(game.board_text(b) + "\n" for b in boards)
+    env = dict(os.environ, SWEEP_GAME="6x7g4", SWEEP_EPISODES="5", SWEEP_SEED="11")
+    plain = subprocess.run([sys.executable, script], input=batch, env=env, capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    env.update(SWEEP_PROTOCOL="positions/2", SWEEP_CHECKPOINT_EPISODES="0,2,5")
+    talk = (batch + "continue\n") * 3 + batch
+    served = subprocess.run([sys.executable, script], input=talk, env=env, capture_output=True, text=True, timeout=120)
+    assert served.returncode == 0, served.stderr
+    lines = served.stdout.split("\n")
+    assert [line for line in lines if not line.isdigit()] == ["checkpoint 0", "checkpoint 2", "checkpoint 5", "final", ""]
+    final = lines[lines.index("final") + 1 : -1]
+    assert final == plain.stdout.split()

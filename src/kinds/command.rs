@@ -77,6 +77,10 @@ pub struct Program {
     pub timeout: Duration,
     /// How many of `--threads` one program counts as.
     pub threads_per_job: u32,
+    /// On a board too big to enumerate: the program also answers positions at its
+    /// checkpoints (protocol `positions/2`, see `run/policy_server.rs`), which gives its
+    /// jobs learning curves.
+    pub serve_checkpoints: bool,
     /// The grid's parameters: the fixed ones, then the program's own.
     pub axes: &'static [&'static Param],
 }
@@ -218,13 +222,20 @@ impl Solver for CommandPoint {
         Seats::of(self.seat(), self.opponent())
     }
 
-    /// What `sweep` does itself: an exact evaluation per checkpoint, seat and opponent;
-    /// the program's own time is unknown until measured (`sweep plan` says so).
+    /// What `sweep` does itself: an exact evaluation per checkpoint, seat and opponent
+    /// (on a board too big to enumerate, of the final policy, and of every checkpoint's
+    /// but for a program that serves none); the program's own time is unknown until
+    /// measured (`sweep plan` says so).
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         if !self.game().enumerable() {
             let games = if evaluation.games > 0 { evaluation.games } else { crate::evaluation::SAMPLED_GAMES };
             let plies = evaluation.start_plies();
-            return crate::cost::searched_load(self.game(), seats, &evaluation.opponents, 0, plies, games);
+            let mut load = crate::cost::searched_load(self.game(), seats, &evaluation.opponents, 0, plies, games);
+            if self.program.serve_checkpoints {
+                // The policies at episode 0 and at every checkpoint, then the final one.
+                load.searched_positions *= f64::from(evaluation.checkpoints) + 2.0;
+            }
+            return load;
         }
         let mut load = Load::new(self.game(), seats);
         let self_play = seats.len() > 1;

@@ -87,7 +87,7 @@ pub fn execute(
             _ if !job.params.game().enumerable() => {
                 let place = super::searched::Place { results: place.results, stop: place.stop, slots: place.slots };
                 super::searched::run(job, evaluation, &key, &place).map(|ran| match ran {
-                    super::searched::Ran::Rows(rows) => JobOutput { rows, ..JobOutput::default() },
+                    super::searched::Ran::Rows { rows, curves } => JobOutput { rows, curves, ..JobOutput::default() },
                     super::searched::Ran::Abandoned => JobOutput { abandoned: true, ..JobOutput::default() },
                 })
             }
@@ -126,18 +126,6 @@ fn injected_fault(id: &str, fault: Option<&Fault>) -> Result<(), String> {
     }
 }
 
-/// The episodes at which a learner is evaluated: 0 (the untrained start, which gives the
-/// curve metrics their first point but no `curves.csv` row), then its checkpoints.
-fn marks(job: &Job, evaluation: &EvaluationSpec) -> Vec<u64> {
-    let episodes = job.params.work().episodes;
-    if episodes == 0 {
-        return Vec::new();
-    }
-    let mut marks = vec![0];
-    marks.extend(evaluation.spacing.episodes(episodes, evaluation.checkpoints));
-    marks
-}
-
 fn run(job: &Job, kind: &dyn Train, evaluation: &EvaluationSpec, key: &JobKey<'_>) -> Result<JobOutput, String> {
     let seats = job.params.eval_seats();
     let mut curves = Vec::new();
@@ -146,7 +134,7 @@ fn run(job: &Job, kind: &dyn Train, evaluation: &EvaluationSpec, key: &JobKey<'_
     let started = Instant::now();
     let mut evaluator = SPARE_EVALUATOR.with(|spare| spare.take()).unwrap_or_default();
     let mut pieces = Pieces::default();
-    let agent = kind.train(job.seed, &marks(job, evaluation), &mut |c, policy| {
+    let agent = kind.train(job.seed, &evaluation.marks(job.params.work().episodes), &mut |c, policy| {
         pieces.checkpoint_starts(started);
         for (k, (&seat, &opp)) in
             seats.iter().flat_map(|s| evaluation.opponents.iter().map(move |o| (s, o))).enumerate()
@@ -216,7 +204,7 @@ fn run_program(
     key: &JobKey<'_>,
     place: &Place<'_>,
 ) -> Result<JobOutput, String> {
-    let marks = marks(job, evaluation);
+    let marks = evaluation.marks(job.params.work().episodes);
     let env = program::Env {
         job_id: &job.id,
         seed: job.seed,

@@ -19,6 +19,23 @@
 //! that is not a move, or a closed output is an error naming the board; the scorer checks
 //! that every move is legal; an answer line is at most 4,096 bytes. The program and
 //! every descendant are ended when the server is dropped.
+//!
+//! `positions/2` (a command solver's `serve_checkpoints = true`) adds learning curves: the
+//! program speaks first, each time a policy is ready to answer, and `sweep` asks that
+//! policy its batches:
+//!
+//! ```text
+//! program -> sweep:    checkpoint 250         the policy after 250 episodes answers next
+//!                                             (one of $SWEEP_CHECKPOINT_EPISODES, rising)
+//! sweep   -> program:  positions 3 ...        batches, as in positions/1
+//!                      continue               that checkpoint is done: train on
+//! program -> sweep:    final                  training is over: the final policy answers
+//! sweep   -> program:  positions 3 ...        batches; then sweep closes the input
+//! ```
+//!
+//! A checkpoint may be skipped; an announcement that is not one of these lines, an
+//! episode not asked for or not after the last, or an output closed before `final` fails
+//! the job.
 
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -44,6 +61,21 @@ pub struct PolicyServer {
     first_answer: Option<Duration>,
 }
 
+/// What a `positions/2` program announced: the policy that answers next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Announced {
+    /// The policy after this many episodes.
+    Checkpoint(u64),
+    /// The final policy.
+    Final,
+}
+
+/// The protocol's name in `SWEEP_PROTOCOL`: `positions/2` when the program announces its
+/// checkpoints, else `positions/1`.
+pub fn protocol(checkpoints: bool) -> &'static str {
+    if checkpoints { "positions/2" } else { "positions/1" }
+}
+
 impl PolicyServer {
     /// Starts `argv` (a program and its arguments) for `game` and `seat` (`x` or `o`), its
     /// standard error passed through.
@@ -53,20 +85,20 @@ impl PolicyServer {
         command.args(args).env("SWEEP_GAME", game).env("SWEEP_SEAT", seat);
         let mut command = crate::run::fence::wrap(command, None);
         command.stderr(Stdio::inherit());
-        Self::spawn(command, batch, timeout)
+        Self::spawn(command, batch, timeout, false)
     }
 
     /// Starts `command` (as [`crate::run::fence::wrap`] gave it) as the server: its
-    /// standard input and output become the protocol's, and it gets `SWEEP_PROTOCOL`; the
-    /// rest of its setting (arguments, environment, folder, standard error) is the
-    /// caller's.
-    pub fn spawn(mut command: Command, batch: usize, timeout: Duration) -> Result<Self, String> {
+    /// standard input and output become the protocol's, and it gets `SWEEP_PROTOCOL`
+    /// (`positions/2` when it announces its `checkpoints`); the rest of its setting
+    /// (arguments, environment, folder, standard error) is the caller's.
+    pub fn spawn(mut command: Command, batch: usize, timeout: Duration, checkpoints: bool) -> Result<Self, String> {
         let name = crate::run::fence::program(&command);
         let started = std::time::Instant::now();
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .env("SWEEP_PROTOCOL", "positions/1")
+            .env("SWEEP_PROTOCOL", protocol(checkpoints))
             .spawn()
             .map_err(|e| format!("cannot start {name:?}: {e}"))?;
         let input = BufWriter::new(child.stdin.take().expect("piped"));
@@ -128,9 +160,39 @@ impl PolicyServer {
         self.first_answer
     }
 
+    /// The time since the program started.
+    pub fn age(&self) -> Duration {
+        self.started.elapsed()
+    }
+
     /// How many positions the program was asked, all batches together.
     pub fn asked(&self) -> usize {
         self.asked
+    }
+
+    /// The next policy a `positions/2` program has ready: it may first train for as long
+    /// as the timeout allows.
+    pub fn announced(&mut self) -> Result<Announced, String> {
+        let line = match self.lines.recv_timeout(self.timeout) {
+            Ok(Ok(line)) => line,
+            Ok(Err(e)) => return Err(format!("cannot read the policy program's announcement: {e}")),
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "the policy program announced no checkpoint and no final policy within {:.1} s",
+                    self.timeout.as_secs_f64()
+                ));
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err("the policy program closed its output before it announced its final policy".into());
+            }
+        };
+        parse_announcement(&line)
+    }
+
+    /// Tells a `positions/2` program that its checkpoint is done: it trains on.
+    pub fn resume(&mut self) -> Result<(), String> {
+        let sent = self.input.write_all(b"continue\n").and_then(|_| self.input.flush());
+        sent.map_err(|e| format!("the policy program stopped reading its input ({e}) after a checkpoint"))
     }
 
     /// One batch: the moves the program gives for `positions`, read as numbers.
@@ -180,6 +242,23 @@ impl PolicyServer {
     }
 }
 
+/// A `positions/2` announcement line: `checkpoint <episodes>` or `final`.
+fn parse_announcement(line: &str) -> Result<Announced, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words[..] {
+        ["final"] => Ok(Announced::Final),
+        ["checkpoint", n] => n
+            .parse()
+            .map(Announced::Checkpoint)
+            .map_err(|_| format!("the policy program announced checkpoint {n:?}: not a number of episodes")),
+        _ => Err(format!(
+            "the policy program wrote {:?} where it announces its next policy (positions/2: `checkpoint <episodes>` \
+             or `final`)",
+            line.chars().take(80).collect::<String>()
+        )),
+    }
+}
+
 impl Agent for PolicyServer {
     fn moves(&mut self, positions: &[Position]) -> Result<Vec<u8>, String> {
         let mut out = Vec::with_capacity(positions.len());
@@ -205,5 +284,22 @@ impl Drop for PolicyServer {
             }
             thread::sleep(Duration::from_millis(1));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_announcement_is_a_checkpoint_with_its_episodes_or_final_and_nothing_else() {
+        assert_eq!(parse_announcement("checkpoint 250"), Ok(Announced::Checkpoint(250)));
+        assert_eq!(parse_announcement("  final \r"), Ok(Announced::Final));
+        assert!(parse_announcement("checkpoint -1").unwrap_err().contains("not a number of episodes"));
+        // A move where an announcement belongs: a positions/1 answer.
+        let e = parse_announcement("3").unwrap_err();
+        assert!(e.contains("\"3\"") && e.contains("`checkpoint <episodes>`"), "{e}");
+        assert_eq!(protocol(true), "positions/2");
+        assert_eq!(protocol(false), "positions/1");
     }
 }

@@ -643,7 +643,8 @@ pub fn serve<'a>(point: &CommandPoint, env: &Env<'a>, batch: usize) -> Result<Op
         let mut guard = running();
         // A batch may wait longer than the job's timeout: the watchdog ends the program
         // at the timeout, and the job says so.
-        let mut server = PolicyServer::spawn(command, batch, program.timeout + Duration::from_secs(5))?;
+        let wait = program.timeout + Duration::from_secs(5);
+        let mut server = PolicyServer::spawn(command, batch, wait, program.serve_checkpoints)?;
         guard.get_or_insert_with(HashMap::new).insert(server.pgid(), Running::new(program.timeout, env.stop));
         let err = server.take_stderr().map_or_else(|| Capture::start(std::io::empty()), Capture::start);
         Ok((server, err))

@@ -6,7 +6,10 @@
 //! The agent is an MCTS search over bitboards ([`crate::oracle::Uct`], seeded per position
 //! by the job's seed, so a deterministic policy) or the job's program run as a policy
 //! server ([`super::program::serve`]): it trains as it likes, then answers batches of
-//! positions on its standard input. Every job of a run on one board searches with one
+//! positions on its standard input. With `serve_checkpoints` it announces each checkpoint
+//! policy while it trains (protocol `positions/2`), and each is scored like the final
+//! one: a `curves.csv` row per exact figure, `regret_auc` and `solved_at` where every
+//! checkpoint's regret is known. Every job of a run on one board searches with one
 //! shared transposition table ([`crate::oracle::shared_table`], [`SEARCH_TABLE_BYTES`]),
 //! so a position one job valued is known to the next.
 //!
@@ -18,23 +21,25 @@
 //! `accuracy` the share of the agent's moves that are optimal, weighted by how often play
 //! reaches them; `states` the positions the figure kept or searched; `metrics` the
 //! positions the agent was asked in that seat, all its rows together (`{"asked": n}`;
-//! each position is asked once).
+//! each position is asked once; `asked_at_checkpoints` the same over its checkpoints).
 
 use std::time::{Duration, Instant};
 
 use std::path::Path;
 
 use super::StopToken;
+use super::policy_server::{Announced, PolicyServer};
 use super::program::{self, Killed, Slots};
 use crate::job::Job;
 use crate::kinds::{Agent as Trained, Execution};
 use crate::mdp::{EvalOpponent, Opponent, Seat};
-use crate::oracle::{Against, Agent, Asked, Figure, Limits, Position, Scorer, Shape, Solver, Uct};
+use crate::oracle::{Against, Agent, Asked, Figure, Limits, Method, Position, Scorer, Shape, Solver, Uct};
 use crate::report::rows::{JobKey, head, regret};
-use crate::report::{Field, Record};
+use crate::report::{CURVE_COLUMNS, CurveField, Field, Record};
 use crate::seed;
 use crate::solvers::params::fmt_f64;
 use crate::spec::{EvaluationSpec, SAMPLED_GAMES};
+use crate::stats::curve::curve_metrics;
 
 /// The transposition table every job of a run on one searched board shares (1 GiB; its
 /// memory is mapped as the search first touches it).
@@ -65,7 +70,11 @@ fn against(opp: EvalOpponent) -> Result<Against, String> {
 /// What a job on a searched board gave: its rows, or nothing because the run stopped while
 /// its program ran (the job runs again on resume).
 pub enum Ran {
-    Rows(Vec<Record>),
+    /// Its `results.csv` rows and `curves.csv` rows (a program serving its checkpoints).
+    Rows {
+        rows: Vec<Record>,
+        curves: Vec<Record>,
+    },
     Abandoned,
 }
 
@@ -103,47 +112,203 @@ pub fn run(job: &Job, evaluation: &EvaluationSpec, key: &JobKey<'_>, place: &Pla
             let scored = score(job, evaluation, root, &mut agent)?;
             Ok(rows(key, &scored, 0.0, started.elapsed()))
         }
-        Execution::Program(point) => {
-            let env = program::Env {
-                job_id: &job.id,
-                seed: job.seed,
-                checkpoints: &[],
-                results: place.results,
-                stop: place.stop,
-                slots: place.slots,
-                from: evaluation.from.as_deref(),
+        Execution::Program(point) => run_program(job, point, evaluation, (key, place), root),
+    }
+}
+
+/// A program's job: started as a policy server, scored at each checkpoint it serves and
+/// for its final policy.
+fn run_program(
+    job: &Job,
+    point: &crate::kinds::CommandPoint,
+    evaluation: &EvaluationSpec,
+    (key, place): (&JobKey<'_>, &Place<'_>),
+    root: Position,
+) -> Result<Ran, String> {
+    let started = Instant::now();
+    // The episodes whose policies a positions/2 program may announce: 0 (before
+    // training, the curve metrics' start) and the evaluation's checkpoints.
+    let marks = match point.program.serve_checkpoints {
+        true => evaluation.marks(point.episodes()),
+        false => Vec::new(),
+    };
+    let env = program::Env {
+        job_id: &job.id,
+        seed: job.seed,
+        checkpoints: &marks,
+        results: place.results,
+        stop: place.stop,
+        slots: place.slots,
+        from: evaluation.from.as_deref(),
+    };
+    let Some(mut serving) = program::serve(point, &env, BATCH)? else {
+        return Ok(Ran::Abandoned);
+    };
+    let served = match point.program.serve_checkpoints {
+        true => served_checkpoints(job, evaluation, root, &mut serving.server, &marks),
+        false => Ok(Served::default()),
+    };
+    let scored = served.and_then(|served| {
+        let figures = score(job, evaluation, root, &mut serving.server)?;
+        Ok((served, figures))
+    });
+    match (scored, serving.killed()) {
+        (_, Some(Killed::Stopped)) => Ok(Ran::Abandoned),
+        (Ok((served, figures)), _) => {
+            // Training is what comes before the final policy's first answer, but
+            // the checkpoints' evaluations; the rest is the evaluation (the
+            // program's answers and the search).
+            let wall = started.elapsed();
+            let first = serving.server.first_answer().unwrap_or_default();
+            let ready = match point.program.serve_checkpoints {
+                true => served.final_at.unwrap_or_default(),
+                false => first,
             };
-            let Some(mut serving) = program::serve(point, &env, BATCH)? else {
-                return Ok(Ran::Abandoned);
+            let training = ready.saturating_sub(served.evaluating).min(wall);
+            let mut ran = rows(key, &figures, training.as_secs_f64() * 1e3, wall - training);
+            if let Ran::Rows { rows, curves } = &mut ran {
+                served.write(&job.id, &figures, rows, curves);
+            }
+            Ok(ran)
+        }
+        (Err(why), killed) => {
+            let logs = serving.logs();
+            logs.keep(place.results, &job.id);
+            // The watchdog ends the program at the job's timeout; a batch's own wait
+            // is longer, so a program that outlived its timeout is named as such.
+            let timed_out = started.elapsed() >= point.program.timeout;
+            let seconds = crate::kinds::param::fmt_short(point.program.timeout.as_secs_f64());
+            let why = match killed {
+                _ if timed_out && point.program.serve_checkpoints => format!(
+                    "timed out after {seconds} s (the solver's timeout) while training or answering \
+                     positions; with serve_checkpoints = true the program announces each policy before it \
+                     answers (`checkpoint <episodes>`, `final`: protocol positions/2)"
+                ),
+                _ if timed_out => {
+                    format!("timed out after {seconds} s (the solver's timeout) while answering positions")
+                }
+                _ => why,
             };
-            let scored = score(job, evaluation, root, &mut serving.server);
-            match (scored, serving.killed()) {
-                (_, Some(Killed::Stopped)) => Ok(Ran::Abandoned),
-                (Ok(s), _) => {
-                    // Training is what comes before the first answer; the rest is the
-                    // evaluation (the program's answers and the search).
-                    let wall = started.elapsed();
-                    let training = serving.server.first_answer().unwrap_or_default().min(wall);
-                    Ok(rows(key, &s, training.as_secs_f64() * 1e3, wall - training))
+            Err(logs.explain(why))
+        }
+    }
+}
+
+/// What a `positions/2` program's checkpoints gave: every row's figure at each checkpoint
+/// it announced, the time spent evaluating them, and when (from its start) it announced
+/// its final policy.
+#[derive(Default)]
+struct Served {
+    checkpoints: Vec<(u64, Vec<RowFigure>)>,
+    evaluating: Duration,
+    final_at: Option<Duration>,
+}
+
+/// Scores each checkpoint a `positions/2` program announces, up to its final policy.
+fn served_checkpoints(
+    job: &Job,
+    evaluation: &EvaluationSpec,
+    root: Position,
+    server: &mut PolicyServer,
+    marks: &[u64],
+) -> Result<Served, String> {
+    let mut served = Served::default();
+    loop {
+        match server.announced()? {
+            Announced::Final => {
+                served.final_at = Some(server.age());
+                return Ok(served);
+            }
+            Announced::Checkpoint(episode) => {
+                if !marks.contains(&episode) {
+                    let asked: Vec<String> = marks.iter().map(u64::to_string).collect();
+                    return Err(format!(
+                        "the policy program announced checkpoint {episode}, which sweep did not ask for \
+                         ($SWEEP_CHECKPOINT_EPISODES = {})",
+                        asked.join(",")
+                    ));
                 }
-                (Err(why), killed) => {
-                    let logs = serving.logs();
-                    logs.keep(place.results, &job.id);
-                    // The watchdog ends the program at the job's timeout; a batch's own wait
-                    // is longer, so a program that outlived its timeout is named as such.
-                    let timed_out = started.elapsed() >= point.program.timeout;
-                    let why = match killed {
-                        _ if timed_out => format!(
-                            "timed out after {} s (the solver's timeout) while answering positions",
-                            crate::kinds::param::fmt_short(point.program.timeout.as_secs_f64())
-                        ),
-                        _ => why,
-                    };
-                    Err(logs.explain(why))
+                if let Some(&(last, _)) = served.checkpoints.last()
+                    && episode <= last
+                {
+                    return Err(format!(
+                        "the policy program announced checkpoint {episode} after checkpoint {last}: checkpoints \
+                         come in rising order"
+                    ));
                 }
+                let at = Instant::now();
+                let figures = score(job, evaluation, root, server)?;
+                served.evaluating += at.elapsed();
+                served.checkpoints.push((episode, figures));
+                server.resume()?;
             }
         }
     }
+}
+
+impl Served {
+    /// Adds the checkpoints to the job's rows (`figures` the final policy's, in the same
+    /// order): a curve row per checkpoint after episode 0 and row whose figure is exact
+    /// (a sampled or bounded figure is no point of a curve), `regret_auc` and `solved_at`
+    /// where every checkpoint's regret is known, and the positions asked at the
+    /// checkpoints in `metrics`.
+    fn write(&self, job_id: &str, figures: &[RowFigure], rows: &mut [Record], curves: &mut Vec<Record>) {
+        if self.checkpoints.is_empty() {
+            return;
+        }
+        for (k, row) in rows.iter_mut().enumerate() {
+            let mut start = None;
+            let mut points = Vec::new();
+            let mut complete = true;
+            let mut asked = 0;
+            for (episode, at) in &self.checkpoints {
+                let f = &at[k];
+                asked += f.asked;
+                let regret = match (f.figure.method, f.optimal) {
+                    (Method::Exact, Some(o)) => Some(regret(o, f.figure.value)),
+                    _ => None,
+                };
+                complete &= regret.is_some();
+                match (*episode, regret) {
+                    (0, r) => start = r,
+                    (e, Some(r)) => points.push((e, r)),
+                    (_, None) => {}
+                }
+                if *episode > 0 && f.figure.method == Method::Exact {
+                    curves.push(curve_record(job_id, *episode, f, regret));
+                }
+            }
+            if complete && let Some(first) = points.first().map(|p| p.1) {
+                let metrics = curve_metrics(start.unwrap_or(first), &points).expect("points");
+                row[Field::RegretAuc.column()] = fmt_f64(metrics.regret_auc);
+                row[Field::SolvedAt.column()] = metrics.solved_at.map(|e| e.to_string()).unwrap_or_default();
+            }
+            // Each policy is asked a position once per seat, whatever the row's opponent.
+            row[Field::Metrics.column()] =
+                format!("{{\"asked\":{},\"asked_at_checkpoints\":{asked}}}", figures[k].asked);
+        }
+    }
+}
+
+/// A checkpoint's `curves.csv` row; a program's exploration and step size are its own,
+/// left empty.
+fn curve_record(job_id: &str, episode: u64, f: &RowFigure, regret: Option<f64>) -> Record {
+    let mut r = vec![String::new(); CURVE_COLUMNS.len()];
+    let cells = [
+        (CurveField::JobId, job_id.to_string()),
+        (CurveField::Episode, episode.to_string()),
+        (CurveField::Seat, f.seat.name().to_string()),
+        (CurveField::EvalOpponent, f.opponent.name().to_string()),
+        (CurveField::Value, fmt_f64(f.figure.value)),
+        (CurveField::Regret, regret.map(fmt_f64).unwrap_or_default()),
+        (CurveField::PWin, fmt_f64(f.figure.p_win)),
+        (CurveField::PDraw, fmt_f64(f.figure.p_draw)),
+        (CurveField::PLoss, fmt_f64(f.figure.p_loss)),
+    ];
+    for (field, cell) in cells {
+        r[field.column()] = cell;
+    }
+    r
 }
 
 /// One row's figure: its seat, opponent, optimum (if known) and the positions its agent
@@ -235,5 +400,5 @@ fn rows(key: &JobKey<'_>, scored: &[RowFigure], train_ms: f64, eval: Duration) -
             r
         })
         .collect();
-    Ran::Rows(rows)
+    Ran::Rows { rows, curves: Vec::new() }
 }

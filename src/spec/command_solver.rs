@@ -12,6 +12,8 @@
 //! episodes = 20_000
 //! timeout = "10m"                                   # per job (default 1h)
 //! threads_per_job = 1                               # how many of --threads one program counts as
+//! serve_checkpoints = false                         # boards too big to enumerate: the program
+//!                                                   # answers positions at its checkpoints too
 //! files = ["agents/td.py"]                          # hashed into the manifest (default: the
 //!                                                   # command's arguments that are files)
 //! [solver.params]
@@ -44,7 +46,8 @@ use crate::kinds::param::{Bounds, EPISODES, SEARCHED_GAME, SEAT};
 use crate::kinds::{Kind, Param, Program, SELF_PLAY, Ty, Val};
 
 /// The keys of a command solver besides its parameters' axes.
-const KEYS: [&str; 7] = ["kind", "label", "command", "files", "timeout", "threads_per_job", "params"];
+const KEYS: [&str; 8] =
+    ["kind", "label", "command", "files", "timeout", "threads_per_job", "serve_checkpoints", "params"];
 
 /// The placeholders every command may use besides its parameters.
 pub const PLACEHOLDERS: [&str; 6] = ["seed", "episodes", "game", "seat", "opponent", "job_id"];
@@ -60,6 +63,7 @@ struct Given<'t> {
     files: Option<Vec<(String, &'t Node)>>,
     timeout: Option<Duration>,
     threads: Option<u32>,
+    serve_checkpoints: Option<&'t Entry>,
     fixed: Vec<(&'static Param, &'t Entry, Option<Axis>)>,
     own: Vec<(&'static Param, &'t Entry, Option<Axis>)>,
     ok: bool,
@@ -87,6 +91,7 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
             "files" => given.files = strings(report, &entry_key, &entry.node),
             "timeout" => given.timeout = read_timeout(report, &entry_key, entry),
             "threads_per_job" => given.threads = read_threads(report, &entry_key, entry),
+            "serve_checkpoints" => given.serve_checkpoints = Some(entry),
             "params" => read_params(report, &entry_key, entry, &mut given),
             name => match [&SEAT, &COMMAND_OPPONENT, &EPISODES, &SEARCHED_GAME].into_iter().find(|p| p.name == name) {
                 Some(param) => {
@@ -120,7 +125,9 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
         Some(files) => hash_files(report, &format!("{key}.files"), &files, &dir),
         None => Some(default_files(&command, &dir)),
     };
-    set_episodes(draft, &given);
+    let serve_checkpoints = read_serve_checkpoints(report, &format!("{key}.serve_checkpoints"), &given);
+    given.ok &= serve_checkpoints.is_some();
+    set_episodes(draft, &given, serve_checkpoints == Some(true));
     let (Some(files), Some((label, _)), true) = (files, draft.label.clone(), given.ok) else { return };
     let own: Vec<&'static Param> = given.own.iter().map(|g| g.0).collect();
     let program: &'static Program = Box::leak(Box::new(Program {
@@ -131,6 +138,7 @@ pub(crate) fn read<'t>(report: &mut Report, draft: &mut Draft<'t>, node: &'t Nod
         files,
         timeout: given.timeout.unwrap_or(DEFAULT_TIMEOUT),
         threads_per_job: given.threads.unwrap_or(1),
+        serve_checkpoints: serve_checkpoints == Some(true),
         axes: Program::axes_with(own),
     }));
     draft.grid = grid(report, &key, program, &given).and_then(|g| sampled(report, (&key, node), g, &sampling));
@@ -152,25 +160,47 @@ fn unknown_key(report: &mut Report, entry_key: &str, entry: &Entry) {
 }
 
 /// The draft's episodes entry and the fewest episodes it runs (what the checkpoints must
-/// fit in; none for a program only on boards too big to enumerate).
-fn set_episodes<'t>(draft: &mut Draft<'t>, given: &Given<'t>) {
+/// fit in; none for a program only on boards too big to enumerate that serves no
+/// checkpoints).
+fn set_episodes<'t>(draft: &mut Draft<'t>, given: &Given<'t>, serve_checkpoints: bool) {
     draft.episodes = given.fixed.iter().find(|g| g.0.name == "episodes").map(|g| g.1);
     draft.fewest_episodes = match given.fixed.iter().find(|g| g.0.name == "episodes") {
         Some((_, _, Some(axis))) => axis.span().iter().filter_map(|v| v.as_count()).min(),
         Some((_, _, None)) => None,
         None => EPISODES.default.as_count(),
     };
-    // A program on boards too big to enumerate answers positions and has no learning
-    // curve: the checkpoints do not bound its episodes.
-    let searched_only = given
-        .fixed
-        .iter()
-        .find(|g| g.0.name == "game")
-        .and_then(|g| g.2.as_ref())
-        .is_some_and(|axis| axis.span().iter().all(|v| matches!(v, crate::kinds::Val::Game(g) if !g.enumerable())));
-    if searched_only {
+    // A program on boards too big to enumerate answers positions and, unless it serves
+    // its checkpoints, has no learning curve: the checkpoints do not bound its episodes.
+    if searched_games(given) == Some(true) && !serve_checkpoints {
         draft.fewest_episodes = None;
     }
+}
+
+/// Whether every board of the solver's `game` axis is too big to enumerate (`None`: the
+/// axis was not read).
+fn searched_games(given: &Given<'_>) -> Option<bool> {
+    let axis = match given.fixed.iter().find(|g| g.0.name == "game") {
+        Some((_, _, axis)) => axis.as_ref()?,
+        None => return Some(false),
+    };
+    Some(axis.span().iter().all(|v| matches!(v, crate::kinds::Val::Game(g) if !g.enumerable())))
+}
+
+/// `serve_checkpoints`: a flag, and only for boards too big to enumerate (on the others a
+/// program writes its checkpoints as files). `None`: an error was reported.
+fn read_serve_checkpoints(report: &mut Report, key: &str, given: &Given<'_>) -> Option<bool> {
+    let Some(entry) = given.serve_checkpoints else { return Some(false) };
+    let Leaf::Bool(on) = entry.node.value else {
+        report.entry(key, entry, "has the wrong type: serve_checkpoints is true or false".into());
+        return None;
+    };
+    if on && searched_games(given) == Some(false) {
+        let message = "is only for boards too big to enumerate (game = \"6x7g4\", ...), where the program answers \
+                       positions: on the others it writes each checkpoint's policy to $SWEEP_CHECKPOINTS/<episode>.csv";
+        report.entry(key, entry, message.into());
+        return None;
+    }
+    Some(on)
 }
 
 /// The grid over the program's parameters, once the seat and opponent agree.

@@ -25,6 +25,27 @@ def answer(texts):
 serve_policy(answer, batch=True, game=game)
 "#;
 
+/// A positions/2 program: the lowest legal column at checkpoints 0 and 1, perfect play
+/// from checkpoint 2 on and for the final policy.
+const LEARNING: &str = r#"
+import os, sys
+sys.path.insert(0, os.environ["SWEEP_TEST_PYTHON"])
+from sweep_agents import Game, serve_checkpoint, serve_policy
+from sweep_agents.oracle import SearchOracle
+game = Game.search_board(os.environ["SWEEP_GAME"])
+oracle = SearchOracle(game)
+def lowest(texts):
+    return [game.legal_moves(game.parse_board(t, validate=False))[0] for t in texts]
+def perfect(texts):
+    boards = [game.parse_board(t, validate=False) for t in texts]
+    oracle.values(boards)
+    return [oracle.optimal_moves(b)[0] for b in boards]
+episodes = int(os.environ["SWEEP_EPISODES"])
+for episode in range(episodes + 1):
+    serve_checkpoint(episode, lowest if episode <= 1 else perfect)
+serve_policy(perfect)
+"#;
+
 /// A program that trains "forever" and never answers.
 const SILENT: &str = "import time\ntime.sleep(600)\n";
 
@@ -168,6 +189,99 @@ fn a_program_playing_perfectly_on_connect_four_has_no_regret_and_full_accuracy()
 }
 
 #[test]
+fn a_program_serving_its_checkpoints_has_a_learning_curve_of_exact_points() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("learning.py"), LEARNING).unwrap();
+    let spec = spec(
+        dir.path(),
+        "checkpoints = 4\n[[solver]]\nkind = \"command\"\nlabel = \"learning\"\ncommand = [\"python3\", \
+         \"learning.py\"]\ngame = \"6x7g4\"\nseat = \"x\"\nepisodes = 4\ntimeout = \"2m\"\nserve_checkpoints = true\n",
+    );
+    let out = dir.path().join("out");
+    let o = sweep_with_python().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // What the lowest column gets from FROM, by `sweep score`: the curve's point at
+    // episode 1.
+    let o = run(&["score", "--from", FROM, "--agent", "lowest", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let lowest = |opp: &str| {
+        let f = json["figures"].as_array().unwrap().iter().find(|f| f["eval_opponent"] == opp).unwrap();
+        f["value"].as_f64().unwrap()
+    };
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    let (curve_header, curves) = read_csv(&out.join("curves.csv"));
+    assert_eq!(rows.len(), 2 * 4, "2 replicates x 4 opponents");
+    assert_eq!(curves.len(), 2 * 4 * 4, "2 replicates x 4 opponents x checkpoints 1..4");
+    for row in &rows {
+        assert_eq!(cell(&header, row, "status"), "ok", "{row:?}");
+        let opp = cell(&header, row, "eval_opponent");
+        let id = cell(&header, row, "job_id");
+        // X wins by force from FROM: the optimum is 1 against every opponent.
+        let regret_lowest = 1.0 - lowest(opp);
+        assert!(regret_lowest > 0.0, "{opp}: the lowest column concedes something");
+        let mine: Vec<&Vec<String>> = curves
+            .iter()
+            .filter(|c| cell(&curve_header, c, "job_id") == id && cell(&curve_header, c, "eval_opponent") == opp)
+            .collect();
+        let episodes: Vec<f64> = mine.iter().map(|c| num(&curve_header, c, "episode")).collect();
+        assert_eq!(episodes, [1.0, 2.0, 3.0, 4.0]);
+        for c in &mine {
+            let (episode, value) = (num(&curve_header, c, "episode"), num(&curve_header, c, "value"));
+            let expected = if episode <= 1.0 { lowest(opp) } else { 1.0 };
+            assert!((value - expected).abs() < 1e-12, "{opp} at {episode}: {value} != {expected}");
+            assert!((num(&curve_header, c, "regret") - (1.0 - expected)).abs() < 1e-12);
+        }
+        // The regret from 0 to 4: r over [0, 1], r to 0 over [1, 2], then 0; solved from 2.
+        let auc = num(&header, row, "regret_auc");
+        assert!((auc - 1.5 * regret_lowest / 4.0).abs() < 1e-12, "{opp}: auc {auc}");
+        assert_eq!(cell(&header, row, "solved_at"), "2", "{opp}");
+        assert_eq!(num(&header, row, "regret"), 0.0, "{opp}: the final policy plays perfectly");
+        let metrics: serde_json::Value = serde_json::from_str(cell(&header, row, "metrics")).unwrap();
+        assert!(metrics["asked"].as_u64().unwrap() > 0);
+        assert!(metrics["asked_at_checkpoints"].as_u64().unwrap() > metrics["asked"].as_u64().unwrap());
+    }
+}
+
+#[test]
+fn a_checkpoint_not_asked_for_or_a_program_that_never_announces_is_a_failed_row_that_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("wrong.py"), "print('checkpoint 3', flush=True)\nimport sys\nsys.stdin.read()\n")
+        .unwrap();
+    // positions/1 by hand: waits for batches and never announces a policy.
+    let by_hand = "import sys\nfor line in sys.stdin:\n    n = int(line.split()[1])\n    \
+                   [sys.stdin.readline() for _ in range(n)]\n    print('\\n'.join(['3'] * n), flush=True)\n";
+    std::fs::write(dir.path().join("by_hand.py"), by_hand).unwrap();
+    let solvers = |label: &str, script: &str| {
+        format!(
+            "[[solver]]\nkind = \"command\"\nlabel = \"{label}\"\ncommand = [\"python3\", \"{script}\"]\n\
+             game = \"6x7g4\"\nseat = \"x\"\nepisodes = 4\ntimeout = \"3s\"\nserve_checkpoints = true\n"
+        )
+    };
+    let spec = spec(
+        dir.path(),
+        &format!("checkpoints = 2\n{}{}", solvers("wrong", "wrong.py"), solvers("by-hand", "by_hand.py")),
+    );
+    let out = dir.path().join("out");
+    let o = sweep_with_python().args([spec.to_str().unwrap(), "--out", out.to_str().unwrap()]).output().unwrap();
+    assert!(!o.status.success());
+    let (header, rows) = read_csv(&out.join("results.csv"));
+    assert_eq!(rows.len(), 2 * 2 * 4, "2 solvers x 2 replicates x 4 opponents");
+    for row in &rows {
+        assert_eq!(cell(&header, row, "status"), "failed");
+        let error = cell(&header, row, "error");
+        match cell(&header, row, "solver") {
+            "command:wrong" => {
+                assert!(error.contains("announced checkpoint 3, which sweep did not ask for"), "{error}")
+            }
+            // A positions/1 program waits for positions that never come: at its timeout
+            // the row says what sweep waited for.
+            _ => assert!(error.contains("timed out after 3 s") && error.contains("positions/2"), "{error}"),
+        }
+    }
+}
+
+#[test]
 fn a_silent_program_is_a_failed_row_at_its_timeout_and_leaves_nothing_running() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("silent.py"), SILENT).unwrap();
@@ -208,4 +322,15 @@ fn boards_beyond_enumeration_are_refused_where_they_cannot_be_played() {
     let o = run(&["plan", bad.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("evaluation.from") && stderr(&o).contains("6x7g4"), "{}", stderr(&o));
+    // Served checkpoints are for boards too big to enumerate: elsewhere a program writes
+    // its checkpoints as files.
+    std::fs::write(dir.path().join("p.py"), "").unwrap();
+    let text = "name = \"c\"\n[[solver]]\nkind = \"command\"\nlabel = \"p\"\ncommand = [\"python3\", \"p.py\"]\n\
+                game = \"4x4g4\"\nserve_checkpoints = true\n";
+    let small = write_spec(dir.path(), "small.toml", text);
+    let o = run(&["plan", small.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("solver[1].serve_checkpoints = true is only for boards too big to enumerate"), "{e}");
+    assert!(e.contains("$SWEEP_CHECKPOINTS/<episode>.csv"), "{e}");
 }
