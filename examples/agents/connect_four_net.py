@@ -142,12 +142,12 @@ def start():
 
 
 def train(net, episodes, rng, at=lambda episode: None):
-    """Trains for `episodes` games, calling `at(e)` before game e and after the last."""
+    """Trains for `episodes` games, calling `at(e)` before game e (the policy after the
+    last game is the final one, which sweep takes for its last checkpoint)."""
     if os.environ.get("SWEEP_OPPONENT", "self") == "self":
         train_self_play(net, episodes, rng, at)
     else:
         train_against_random(net, episodes, rng, os.environ.get("SWEEP_SEAT", "x"), at)
-    at(episodes)
 
 
 def train_against_random(net, episodes, rng, seat, at):

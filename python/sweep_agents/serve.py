@@ -32,11 +32,13 @@ policy before it answers, and sweep writes ``continue`` when a checkpoint is don
 nothing at any other episode or under ``positions/1``), and :func:`serve_policy` announces the
 final policy itself:
 
-    >>> for episode in range(episodes + 1):                 # doctest: +SKIP
+    >>> for episode in range(episodes):                     # doctest: +SKIP
     ...     serve_checkpoint(episode, policy)
-    ...     if episode < episodes:
-    ...         train_one_game()
+    ...     train_one_game()
     >>> serve_policy(policy)                                # doctest: +SKIP
+
+The final policy is also the last checkpoint's (the episodes trained) unless the program
+announces that one itself.
 """
 
 import os

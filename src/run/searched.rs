@@ -148,8 +148,9 @@ fn run_program(
         true => served_checkpoints(job, evaluation, root, &mut serving.server, &marks),
         false => Ok(Served::default()),
     };
-    let scored = served.and_then(|served| {
+    let scored = served.and_then(|mut served| {
         let figures = score(job, evaluation, root, &mut serving.server)?;
+        served.final_is_last(&marks, &figures);
         Ok((served, figures))
     });
     match (scored, serving.killed()) {
@@ -247,6 +248,18 @@ fn served_checkpoints(
 }
 
 impl Served {
+    /// The last checkpoint (the episodes trained) is the final policy when the program
+    /// served some checkpoints but not that one: its figures are the final ones, asked
+    /// nothing more.
+    fn final_is_last(&mut self, marks: &[u64], figures: &[RowFigure]) {
+        let Some(&last) = marks.last().filter(|&&e| e > 0) else { return };
+        if self.checkpoints.is_empty() || self.checkpoints.last().is_some_and(|c| c.0 == last) {
+            return;
+        }
+        let at = figures.iter().map(|f| RowFigure { asked: 0, ..f.clone() }).collect();
+        self.checkpoints.push((last, at));
+    }
+
     /// Adds the checkpoints to the job's rows (`figures` the final policy's, in the same
     /// order): a curve row per checkpoint after episode 0 and row whose figure is exact
     /// (a sampled or bounded figure is no point of a curve), `regret_auc` and `solved_at`
@@ -313,6 +326,7 @@ fn curve_record(job_id: &str, episode: u64, f: &RowFigure, regret: Option<f64>) 
 
 /// One row's figure: its seat, opponent, optimum (if known) and the positions its agent
 /// was asked in that seat, all its rows together.
+#[derive(Clone)]
 struct RowFigure {
     seat: Seat,
     opponent: EvalOpponent,

@@ -26,7 +26,8 @@ serve_policy(answer, batch=True, game=game)
 "#;
 
 /// A positions/2 program: the lowest legal column at checkpoints 0 and 1, perfect play
-/// from checkpoint 2 on and for the final policy.
+/// at checkpoints 2 and 3 and for the final policy, which is also its last checkpoint's
+/// (it does not announce that one).
 const LEARNING: &str = r#"
 import os, sys
 sys.path.insert(0, os.environ["SWEEP_TEST_PYTHON"])
@@ -41,7 +42,7 @@ def perfect(texts):
     oracle.values(boards)
     return [oracle.optimal_moves(b)[0] for b in boards]
 episodes = int(os.environ["SWEEP_EPISODES"])
-for episode in range(episodes + 1):
+for episode in range(episodes):
     serve_checkpoint(episode, lowest if episode <= 1 else perfect)
 serve_policy(perfect)
 "#;
