@@ -33,8 +33,8 @@
 //! sweep   -> program:  positions 3 ...        batches; then sweep closes the input
 //! ```
 //!
-//! A checkpoint may be skipped; the final policy counts as the last one (the episodes
-//! trained) unless the program announced that one. An announcement that is not one of
+//! A checkpoint may be skipped; once one was announced, the final policy counts as the
+//! last one (the episodes trained) unless the program announced that one too. An announcement that is not one of
 //! these lines, an episode not asked for or not after the last, or an output closed
 //! before `final` fails the job.
 
