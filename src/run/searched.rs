@@ -160,11 +160,8 @@ fn run_program(
             // the checkpoints' evaluations; the rest is the evaluation (the
             // program's answers and the search).
             let wall = started.elapsed();
-            let first = serving.server.first_answer().unwrap_or_default();
-            let ready = match point.program.serve_checkpoints {
-                true => served.final_at.unwrap_or_default(),
-                false => first,
-            };
+            // positions/2: the final policy's announcement; positions/1: its first answer.
+            let ready = served.final_at.or(serving.server.first_answer()).unwrap_or_default();
             let training = ready.saturating_sub(served.evaluating).min(wall);
             let mut ran = rows(key, &figures, training.as_secs_f64() * 1e3, wall - training);
             if let Ran::Rows { rows, curves } = &mut ran {
