@@ -4,9 +4,11 @@
 //! accuracy ([`crate::oracle::Scorer`]). The agent is built in (`lowest`, `perfect`) or a
 //! program that answers positions on demand ([`crate::run::policy_server`]).
 
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use super::positions::parse_moves;
@@ -102,15 +104,22 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     let mut solver = Solver::new(table_bytes);
     let mut asked = Asked::new(agent.as_mut());
     let mut scorer = Scorer::new(root, agent_is_x, &mut asked, &mut solver, limits);
+    let spinner = Spinner::new();
+    spinner.now("the game value under optimal play");
     let game_value = scorer.game_value();
     let game_value_ms = started.elapsed().as_secs_f64() * 1e3;
     let game_value_from_book = crate::oracle::book::known(root).is_some();
+    spinner.done(format!("game value {game_value}"), game_value_ms);
     let mut figures = Vec::new();
     for a in against {
         let at = Instant::now();
+        spinner.now(&format!("against {}", a.name()));
         let f = scorer.score(a).map_err(|e| anyhow::anyhow!("{shape} from {:?}: {e}", args.from))?;
-        figures.push((f, at.elapsed().as_secs_f64() * 1e3));
+        let ms = at.elapsed().as_secs_f64() * 1e3;
+        spinner.done(format!("against {}: {:.4} ({})", a.name(), f.value, f.method.name()), ms);
+        figures.push((f, ms));
     }
+    drop(spinner);
     let (asked_n, batches) = (asked.asked(), asked.batches());
     let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
     let scored = Scored {
@@ -131,6 +140,47 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     }
     super::table::print_doc(&scored_doc(args, &scored, moves.is_empty()), args.format.format());
     Ok(exit::OK)
+}
+
+/// What the score is doing and for how long, on stderr while it runs (a spinner, and a
+/// line for each figure as it is found): a figure from Connect Four's first plies can take
+/// minutes of search. Nothing when stderr is not a terminal; cleared at the end.
+struct Spinner {
+    bar: Option<ProgressBar>,
+}
+
+impl Spinner {
+    fn new() -> Spinner {
+        if !std::io::stderr().is_terminal() {
+            return Spinner { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+        bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("a valid template"));
+        bar.enable_steady_tick(Duration::from_millis(250));
+        Spinner { bar: Some(bar) }
+    }
+
+    /// Searching for `what` now.
+    fn now(&self, what: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(format!("searching: {what}"));
+        }
+    }
+
+    /// A figure found, in `ms`.
+    fn done(&self, what: String, ms: f64) {
+        if let Some(b) = &self.bar {
+            b.println(format!("{what}, {:.1} s", ms / 1e3));
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
 }
 
 /// The evaluation opponents of `--against`.
