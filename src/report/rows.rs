@@ -157,22 +157,111 @@ pub fn failed_row(job: &JobKey<'_>, seat: Seat, opponent: EvalOpponent, error: &
     r
 }
 
-/// A learning-curve row.
+/// A learning-curve row of a learner's checkpoint: its exact figure, its regret, and the
+/// learner's exploration and step size then.
 pub fn curve_row(job_id: &str, episode: u64, s: &Scored, epsilon: f64, alpha: f64) -> Record {
-    let e = &s.eval;
-    let cells: [(CurveField, String); CURVE_COLUMNS.len()] = [
-        (CurveField::JobId, job_id.to_string()),
-        (CurveField::Episode, episode.to_string()),
-        (CurveField::Seat, s.seat.name().to_string()),
-        (CurveField::EvalOpponent, s.opponent.name().to_string()),
-        (CurveField::Value, fmt_f64(e.value)),
-        (CurveField::Regret, fmt_f64(regret(s.optimal, e.value))),
-        (CurveField::PWin, fmt_f64(e.p_win)),
-        (CurveField::PDraw, fmt_f64(e.p_draw)),
-        (CurveField::PLoss, fmt_f64(e.p_loss)),
-        (CurveField::Epsilon, fmt_f64(epsilon)),
-        (CurveField::Alpha, fmt_f64(alpha)),
-    ];
-    debug_assert!(cells.iter().enumerate().all(|(i, (f, _))| f.column() == i), "in file order");
-    cells.into_iter().map(|(_, cell)| cell).collect()
+    CurvePoint { epsilon: Some(epsilon), alpha: Some(alpha), ..CurvePoint::of_scored(job_id, episode, s) }.record()
+}
+
+/// One learning-curve row's cells, as each writer of `curves.csv` has them: one policy's
+/// exact figure at `episode`, in one seat against one opponent. A cell that does not
+/// apply is `None` and written empty: a program's exploration and step size are its own,
+/// and a search's figure has no regret where the optimum is not known.
+#[derive(Clone, Debug)]
+pub struct CurvePoint<'a> {
+    pub job_id: &'a str,
+    pub episode: u64,
+    pub seat: Seat,
+    pub opponent: EvalOpponent,
+    pub value: f64,
+    pub regret: Option<f64>,
+    pub p_win: f64,
+    pub p_draw: f64,
+    pub p_loss: f64,
+    pub epsilon: Option<f64>,
+    pub alpha: Option<f64>,
+}
+
+impl<'a> CurvePoint<'a> {
+    /// The point of an exact evaluation against the enumerated optimum, with no
+    /// exploration or step size.
+    pub fn of_scored(job_id: &'a str, episode: u64, s: &Scored) -> CurvePoint<'a> {
+        let e = &s.eval;
+        CurvePoint {
+            job_id,
+            episode,
+            seat: s.seat,
+            opponent: s.opponent,
+            value: e.value,
+            regret: Some(regret(s.optimal, e.value)),
+            p_win: e.p_win,
+            p_draw: e.p_draw,
+            p_loss: e.p_loss,
+            epsilon: None,
+            alpha: None,
+        }
+    }
+
+    /// The row, in file order.
+    pub fn record(&self) -> Record {
+        let number = |x: Option<f64>| x.map(fmt_f64).unwrap_or_default();
+        let cells: [(CurveField, String); CURVE_COLUMNS.len()] = [
+            (CurveField::JobId, self.job_id.to_string()),
+            (CurveField::Episode, self.episode.to_string()),
+            (CurveField::Seat, self.seat.name().to_string()),
+            (CurveField::EvalOpponent, self.opponent.name().to_string()),
+            (CurveField::Value, fmt_f64(self.value)),
+            (CurveField::Regret, number(self.regret)),
+            (CurveField::PWin, fmt_f64(self.p_win)),
+            (CurveField::PDraw, fmt_f64(self.p_draw)),
+            (CurveField::PLoss, fmt_f64(self.p_loss)),
+            (CurveField::Epsilon, number(self.epsilon)),
+            (CurveField::Alpha, number(self.alpha)),
+        ];
+        debug_assert!(cells.iter().enumerate().all(|(i, (f, _))| f.column() == i), "in file order");
+        cells.into_iter().map(|(_, cell)| cell).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mdp::Evaluation;
+
+    fn scored() -> Scored {
+        let eval = Evaluation { value: 0.5, p_win: 0.6, p_draw: 0.3, p_loss: 0.1, states: 7 };
+        Scored {
+            seat: Seat::O,
+            opponent: EvalOpponent::Fixed(crate::mdp::Opponent::Random),
+            eval,
+            optimal: 0.75,
+            games: GameTally::default(),
+            sampled: None,
+        }
+    }
+
+    #[test]
+    fn a_curve_point_writes_its_cells_in_file_order_and_leaves_what_does_not_apply_empty() {
+        let cell = |r: &Record, f: CurveField| r[f.column()].clone();
+        // A learner's point: every cell, the regret from the optimum.
+        let learner = curve_row("j1", 200, &scored(), 0.25, 0.5);
+        assert_eq!(learner.len(), CURVE_COLUMNS.len());
+        assert_eq!(cell(&learner, CurveField::JobId), "j1");
+        assert_eq!(cell(&learner, CurveField::Episode), "200");
+        assert_eq!(cell(&learner, CurveField::Seat), "o");
+        assert_eq!(cell(&learner, CurveField::EvalOpponent), "random");
+        assert_eq!(cell(&learner, CurveField::Regret), fmt_f64(0.25));
+        assert_eq!(cell(&learner, CurveField::PLoss), fmt_f64(0.1));
+        assert_eq!(cell(&learner, CurveField::Epsilon), fmt_f64(0.25));
+        assert_eq!(cell(&learner, CurveField::Alpha), fmt_f64(0.5));
+        // A program's point: the same figure, its exploration and step size empty.
+        let program = CurvePoint::of_scored("j1", 200, &scored()).record();
+        assert_eq!(program[..CurveField::Epsilon.column()], learner[..CurveField::Epsilon.column()]);
+        assert_eq!(cell(&program, CurveField::Epsilon), "");
+        assert_eq!(cell(&program, CurveField::Alpha), "");
+        // A searched point whose optimum is not known: no regret.
+        let searched = CurvePoint { regret: None, ..CurvePoint::of_scored("j1", 200, &scored()) }.record();
+        assert_eq!(cell(&searched, CurveField::Regret), "");
+        assert_eq!(cell(&searched, CurveField::Value), fmt_f64(0.5));
+    }
 }

@@ -16,8 +16,8 @@ use crate::mdp::{
     EvalOpponent, Evaluator, GameTally, Moves, Opponent, Policy, Seat, best_response, best_response_within, game_value,
     sample_games,
 };
-use crate::report::rows::{JobKey, Scored, curve_row, failed_row, regret, result_row};
-use crate::report::{CURVE_COLUMNS, Record};
+use crate::report::Record;
+use crate::report::rows::{CurvePoint, JobKey, Scored, curve_row, failed_row, regret, result_row};
 use crate::seed::{self, Stream};
 use crate::solvers::ground_truth;
 use crate::spec::{EvaluationSpec, SAMPLED_GAMES};
@@ -283,10 +283,7 @@ fn score_checkpoints(
             } else {
                 tracks[k].1.push((*episode, regret));
                 // A program's exploration and step size are its own: left empty.
-                let mut row = curve_row(job_id, *episode, &s, 0.0, 0.0);
-                row.truncate(CURVE_COLUMNS.len() - 2);
-                row.extend([String::new(), String::new()]);
-                curves.push(row);
+                curves.push(CurvePoint::of_scored(job_id, *episode, &s).record());
             }
         }
     }

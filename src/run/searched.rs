@@ -34,8 +34,8 @@ use crate::job::Job;
 use crate::kinds::{Agent as Trained, Execution};
 use crate::mdp::{EvalOpponent, Opponent, Seat};
 use crate::oracle::{Against, Agent, Asked, Figure, Limits, Method, Position, Scorer, Shape, Solver, Uct};
-use crate::report::rows::{JobKey, head, regret};
-use crate::report::{CURVE_COLUMNS, CurveField, Field, Record};
+use crate::report::rows::{CurvePoint, JobKey, head, regret};
+use crate::report::{Field, Record};
 use crate::seed;
 use crate::solvers::params::fmt_f64;
 use crate::spec::{EvaluationSpec, SAMPLED_GAMES};
@@ -285,7 +285,20 @@ impl Served {
                     (_, None) => {}
                 }
                 if *episode > 0 && f.figure.method == Method::Exact {
-                    curves.push(curve_record(job_id, *episode, f, regret));
+                    let point = CurvePoint {
+                        job_id,
+                        episode: *episode,
+                        seat: f.seat,
+                        opponent: f.opponent,
+                        value: f.figure.value,
+                        regret,
+                        p_win: f.figure.p_win,
+                        p_draw: f.figure.p_draw,
+                        p_loss: f.figure.p_loss,
+                        epsilon: None,
+                        alpha: None,
+                    };
+                    curves.push(point.record());
                 }
             }
             if complete && let Some(first) = points.first().map(|p| p.1) {
@@ -298,27 +311,6 @@ impl Served {
                 format!("{{\"asked\":{},\"asked_at_checkpoints\":{asked}}}", figures[k].asked);
         }
     }
-}
-
-/// A checkpoint's `curves.csv` row; a program's exploration and step size are its own,
-/// left empty.
-fn curve_record(job_id: &str, episode: u64, f: &RowFigure, regret: Option<f64>) -> Record {
-    let mut r = vec![String::new(); CURVE_COLUMNS.len()];
-    let cells = [
-        (CurveField::JobId, job_id.to_string()),
-        (CurveField::Episode, episode.to_string()),
-        (CurveField::Seat, f.seat.name().to_string()),
-        (CurveField::EvalOpponent, f.opponent.name().to_string()),
-        (CurveField::Value, fmt_f64(f.figure.value)),
-        (CurveField::Regret, regret.map(fmt_f64).unwrap_or_default()),
-        (CurveField::PWin, fmt_f64(f.figure.p_win)),
-        (CurveField::PDraw, fmt_f64(f.figure.p_draw)),
-        (CurveField::PLoss, fmt_f64(f.figure.p_loss)),
-    ];
-    for (field, cell) in cells {
-        r[field.column()] = cell;
-    }
-    r
 }
 
 /// One row's figure: its seat, opponent, optimum (if known) and the positions its agent
