@@ -79,7 +79,7 @@ fn main() {
             positions.push(p);
         }
     }
-    let solver = Solver::new(table_mib << 20);
+    let mut solver = Solver::new(table_mib << 20);
     let t = Instant::now();
     let outcomes = solver.outcomes_parallel(&positions, threads);
     let s = t.elapsed().as_secs_f64();

@@ -9,7 +9,11 @@
 use std::collections::HashMap;
 
 use super::bitboard::Position;
-use super::search::{Solver, lowest_cell};
+use super::book::Known;
+use super::search::{Settled, Solver};
+
+/// The most outcomes [`Perfect`] keeps from its searches (about 160 MiB).
+const KNOWN_MOST: usize = 1 << 22;
 
 /// A deterministic policy: a move for each position it is asked (the game in play, the
 /// agent to move), in the order asked. A wrong answer is caught by [`Asked`].
@@ -35,12 +39,14 @@ impl Agent for Lowest {
 pub struct Perfect {
     solver: Solver,
     threads: usize,
+    /// Outcomes its searches settled, which spare searches in the positions after them.
+    known: Known,
 }
 
 impl Perfect {
     /// A perfect agent whose search table takes at most `table_bytes`.
     pub fn new(table_bytes: usize) -> Perfect {
-        Perfect { solver: Solver::new(table_bytes), threads: 1 }
+        Perfect { solver: Solver::new(table_bytes), threads: 1, known: Known::new(KNOWN_MOST) }
     }
 
     /// The same agent answering a batch on `threads` threads (the same moves).
@@ -52,11 +58,18 @@ impl Perfect {
 
 impl Agent for Perfect {
     fn moves(&mut self, positions: &[Position]) -> Result<Vec<u8>, String> {
-        if self.threads > 1 && positions.len() > 1 {
-            let optimal = self.solver.optimal_moves_parallel(positions, self.threads);
-            return Ok(positions.iter().zip(&optimal).map(|(&p, best)| lowest_cell(p, best)).collect());
+        let known = &self.known;
+        let lookup = |q: Position| known.get(q);
+        let settled: Vec<Settled> = if positions.len() > 1 {
+            self.solver.map_parallel(positions, self.threads, |s, p| s.minimax_move_knowing(p, &lookup, 1))
+        } else {
+            positions.iter().map(|&p| self.solver.minimax_move_knowing(p, &lookup, self.threads)).collect()
+        };
+        let moves = settled.iter().map(|s| s.moves[0]).collect();
+        for s in settled {
+            self.known.extend(s.learned);
         }
-        Ok(positions.iter().map(|&p| self.solver.minimax_move(p)).collect())
+        Ok(moves)
     }
 }
 

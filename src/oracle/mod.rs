@@ -17,7 +17,8 @@
 //! it can, so the score orders outcomes and, within one, the length of the game.
 //!
 //! [`book`] keeps the outcomes of positions whose search takes minutes (the empty
-//! Connect Four board), which a score's game value reads before it searches.
+//! Connect Four board and the seven after its first stone), which a score's game value
+//! and every search for optimal moves read before they search.
 //!
 //! Like `game`, this reads no files, prints nothing and draws no random numbers.
 
@@ -33,7 +34,7 @@ mod uct;
 pub use agent::{Agent, Asked, Lowest, Perfect};
 pub use bitboard::{BadMoves, Position, parse_moves};
 pub use score::{Against, Figure, Limits, Method, Scorer};
-pub use search::{Outcome, Score, Solver, plies_left, shared_table};
+pub use search::{Outcome, Score, Settled, Solver, plies_left, shared_table};
 pub use shape::{ParseShapeError, Shape};
 pub use table::Transpositions;
 pub use uct::Uct;

@@ -20,6 +20,11 @@
 //!   `Limits::nodes` the figure is a bound (label `bound`): the agent's worst case is at
 //!   most the value reported, so the exploitability is at least the one reported.
 //!
+//! Every search for optimal moves keeps the outcomes it settled (the position's, its
+//! children's, and the grandchildren of a lost child: all wins), so that the next one
+//! along the game searches one null window per child, or none in a lost position; the
+//! game value is the first of them.
+//!
 //! Accuracy is the share of the agent's positions where its move is one of the best
 //! outcome's, each position weighted by how often play against the opponent reaches it
 //! (expected optimal moves per game over expected moves per game).
@@ -33,7 +38,8 @@ use rand::Rng as _;
 
 use super::agent::Asked;
 use super::bitboard::Position;
-use super::search::{Outcome, Solver, lowest_cell};
+use super::book::Known;
+use super::search::{Outcome, Settled, Solver, lowest_cell};
 use crate::seed::{Rng, Stream, rng};
 
 /// How far the scorer may go before it samples or bounds.
@@ -182,6 +188,11 @@ pub struct Scorer<'a, 'b> {
     pub solver: &'a mut Solver,
     pub limits: Limits,
     optimal: HashMap<Position, Vec<u8>>,
+    /// The `minimax` opponent's moves found without the rest of the optimal moves.
+    minimax: HashMap<Position, u8>,
+    /// Outcomes (for the player to move) settled so far: the game value, and what finding
+    /// optimal moves settled, so that the next search of optimal moves needs fewer.
+    known: Known,
 }
 
 /// The end of a game after a move, from the agent's view, if it ended.
@@ -230,29 +241,66 @@ impl<'a, 'b> Scorer<'a, 'b> {
         limits: Limits,
     ) -> Self {
         let agent_parity = if agent_is_x { 0 } else { 1 };
-        Scorer { root, agent_parity, asked, solver, limits, optimal: HashMap::new() }
+        Scorer {
+            root,
+            agent_parity,
+            asked,
+            solver,
+            limits,
+            optimal: HashMap::new(),
+            minimax: HashMap::new(),
+            known: Known::new(limits.positions),
+        }
     }
 
     fn agent_to_move(&self, p: Position) -> bool {
         p.plies() % 2 == self.agent_parity
     }
 
-    /// The moves of the best outcome in `p`, searched once.
+    /// The moves of the best outcome in `p`, searched once (the children on the threads).
     fn optimal(&mut self, p: Position) -> &[u8] {
-        let solver = &mut *self.solver;
-        self.optimal.entry(p).or_insert_with(|| solver.optimal_moves(p))
+        if !self.optimal.contains_key(&p) {
+            let known = &self.known;
+            let settled = self.solver.optimal_moves_knowing(p, &|q| known.get(q), self.limits.threads);
+            self.learn(p, settled);
+        }
+        &self.optimal[&p]
+    }
+
+    /// The `minimax` opponent's move in `p`: where the optimal moves are not known, only
+    /// as many as it takes to find the one it plays are searched.
+    fn minimax_reply(&mut self, p: Position) -> u8 {
+        if let Some(moves) = self.optimal.get(&p) {
+            return lowest_cell(p, moves);
+        }
+        if let Some(&m) = self.minimax.get(&p) {
+            return m;
+        }
+        let known = &self.known;
+        let settled = self.solver.minimax_move_knowing(p, &|q| known.get(q), self.limits.threads);
+        let m = settled.moves[0];
+        self.known.extend(settled.learned);
+        self.minimax.insert(p, m);
+        m
+    }
+
+    /// Keeps what a search of `p`'s optimal moves found.
+    fn learn(&mut self, p: Position, settled: Settled) {
+        self.known.extend(settled.learned);
+        self.optimal.insert(p, settled.moves);
     }
 
     /// The game value of the root for the agent (+1, 0, -1) under optimal play: from the
     /// [`book`](super::book) where it holds the root, else searched.
     pub fn game_value(&mut self) -> i8 {
-        let o = if let Some(o) = super::book::known(self.root) {
+        let o = if let Some(o) = self.known.get(self.root) {
             o
         } else if self.limits.threads > 1 {
             self.solver.outcome_parallel(self.root, self.limits.threads).0
         } else {
             self.solver.outcome(self.root)
         };
+        self.known.extend([(self.root, o)]);
         if self.agent_to_move(self.root) { o.value() } else { o.flip().value() }
     }
 
@@ -347,8 +395,13 @@ impl<'a, 'b> Scorer<'a, 'b> {
         // The optimal moves of every agent position at once, over the threads.
         let todo: Vec<Position> =
             r.nodes.iter().copied().filter(|&p| self.agent_to_move(p) && !self.optimal.contains_key(&p)).collect();
-        let found = self.solver.optimal_moves_parallel(&todo, self.limits.threads);
-        self.optimal.extend(todo.into_iter().zip(found));
+        let known = &self.known;
+        let found = self.solver.map_parallel(&todo, self.limits.threads, |solver, p| {
+            solver.optimal_moves_knowing(p, &|q| known.get(q), 1)
+        });
+        for (p, settled) in todo.into_iter().zip(found) {
+            self.learn(p, settled);
+        }
         let mut tally = vec![Tally::default(); r.nodes.len()];
         for i in (0..r.nodes.len()).rev() {
             let p = r.nodes[i];
@@ -419,11 +472,10 @@ impl<'a, 'b> Scorer<'a, 'b> {
                 },
             }
         } else {
-            let optimal = self.optimal(p).to_vec();
-            let first = [lowest_cell(p, &optimal)];
-            let replies = if against == Against::Minimax { &first[..] } else { &optimal[..] };
+            let replies =
+                if against == Against::Minimax { vec![self.minimax_reply(p)] } else { self.optimal(p).to_vec() };
             let w = 1.0 / replies.len() as f64;
-            for &m in replies {
+            for m in replies {
                 let child = p.play(m);
                 match ended(child, false) {
                     Some(o) => t.add(Tally::end(o), w),
@@ -563,7 +615,11 @@ impl<'a, 'b> Scorer<'a, 'b> {
             }
         } else {
             // The opponent does at least as well as perfect play.
-            let mut hi = self.solver.outcome(p).flip();
+            let mut hi = match self.known.get(p) {
+                Some(o) => o,
+                None => self.solver.outcome(p),
+            }
+            .flip();
             let mut exact = hi == Outcome::Loss;
             if !exact {
                 exact = true;

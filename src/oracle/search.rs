@@ -8,6 +8,11 @@
 //! first. At the root an exact score is found by null-window searches that halve the
 //! interval the score may lie in, starting near 0 (small scores are common and cheap);
 //! a win, draw or loss needs at most two null windows, around 0.
+//!
+//! The optimal moves of a position need each child's outcome; where the position's own
+//! outcome is known (the [`book`](super::book), or what an earlier search settled), one
+//! null window per child tells them apart, and none where the position is lost
+//! ([`Solver::optimal_moves_knowing`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -84,6 +89,27 @@ pub fn plies_left(score: Score, cells: usize, plies: u32) -> u32 {
     (end - plies as i32) as u32
 }
 
+/// What [`Solver::optimal_moves_knowing`] found: the moves of the best outcome, and the
+/// outcomes (for the player to move) it settled on the way, the position's own first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settled {
+    pub moves: Vec<u8>,
+    pub learned: Vec<(Position, Outcome)>,
+}
+
+/// Keeps child `c`'s outcome, `v` being the outcome of the move to it for the player who
+/// made it (nothing for a finished game); after a move that wins, the child is lost, and
+/// every move from it leaves that player winning.
+fn settle_child(learned: &mut Vec<(Position, Outcome)>, c: Position, v: Outcome) {
+    if c.is_over() {
+        return;
+    }
+    learned.push((c, v.flip()));
+    if v == Outcome::Win {
+        learned.extend(c.moves().into_iter().map(|r| c.play(r)).filter(|g| !g.is_over()).map(|g| (g, Outcome::Win)));
+    }
+}
+
 /// The search: a transposition table and a node count, reused from one position to the
 /// next (the table's bounds stay true for every position of the same board). Solvers made
 /// by `Solver::sharing` (the parallel searches) search on other threads with the same table.
@@ -149,51 +175,78 @@ impl Solver {
 
     /// Win, draw or loss of each position, the positions spread over `threads` threads
     /// sharing this solver's table.
-    pub fn outcomes_parallel(&self, positions: &[Position], threads: usize) -> Vec<Outcome> {
+    pub fn outcomes_parallel(&mut self, positions: &[Position], threads: usize) -> Vec<Outcome> {
         self.map_parallel(positions, threads, Solver::outcome)
     }
 
     /// The moves of the best outcome of each position, over `threads` threads sharing
     /// this solver's table.
-    pub fn optimal_moves_parallel(&self, positions: &[Position], threads: usize) -> Vec<Vec<u8>> {
+    pub fn optimal_moves_parallel(&mut self, positions: &[Position], threads: usize) -> Vec<Vec<u8>> {
         self.map_parallel(positions, threads, Solver::optimal_moves)
     }
 
-    /// `f` of each position, the positions split in contiguous parts over `threads`
-    /// threads, each with a solver on this one's table; in the order of `positions`.
-    fn map_parallel<T: Send>(
-        &self,
+    /// `f` of each position, over `threads` threads (each with a solver on this one's
+    /// table) that take the next position as they finish one; in the order of
+    /// `positions`. One thread: this solver, on this thread.
+    pub fn map_parallel<T: Send>(
+        &mut self,
         positions: &[Position],
         threads: usize,
         f: impl Fn(&mut Solver, Position) -> T + Sync,
     ) -> Vec<T> {
         let threads = threads.max(1).min(positions.len().max(1));
-        let chunk = positions.len().div_ceil(threads).max(1);
-        let f = &f;
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = positions
-                .chunks(chunk)
-                .map(|part| {
+        if threads == 1 {
+            return positions.iter().map(|&p| f(self, p)).collect();
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (f, next) = (&f, &next);
+        let mut done: Vec<(usize, T)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
                     let mut solver = self.sharing(0, None);
-                    scope.spawn(move || part.iter().map(|&p| f(&mut solver, p)).collect::<Vec<_>>())
+                    scope.spawn(move || {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Relaxed);
+                            let Some(&p) = positions.get(i) else { break };
+                            mine.push((i, f(&mut solver, p)));
+                        }
+                        (mine, solver.nodes)
+                    })
                 })
                 .collect();
-            handles.into_iter().flat_map(|h| h.join().expect("a search thread panicked")).collect()
-        })
+            let mut all = Vec::with_capacity(positions.len());
+            for h in handles {
+                let (mine, nodes) = h.join().expect("a search thread panicked");
+                self.nodes += nodes;
+                all.extend(mine);
+            }
+            all
+        });
+        done.sort_unstable_by_key(|d| d.0);
+        done.into_iter().map(|d| d.1).collect()
     }
 
     /// Win, draw or loss of one position by `threads` threads on this solver's table,
     /// each in its own move order (the first to finish answers, the others stop), and
     /// the positions all of them searched.
     pub fn outcome_parallel(&self, p: Position, threads: usize) -> (Outcome, u64) {
+        self.race(p, threads, Solver::outcome)
+    }
+
+    /// `f` of one position by `threads` threads on this solver's table, each in its own
+    /// move order: the first to finish answers, the others stop (what a stopped search
+    /// found is never stored); and the positions all of them searched.
+    fn race<T: Send>(&self, p: Position, threads: usize, f: impl Fn(&mut Solver, Position) -> T + Sync) -> (T, u64) {
         let stop = Arc::new(AtomicBool::new(false));
+        let f = &f;
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads.max(1))
                 .map(|variant| {
                     let mut solver = self.sharing(variant, Some(Arc::clone(&stop)));
                     let stop = Arc::clone(&stop);
                     scope.spawn(move || {
-                        let o = solver.outcome(p);
+                        let o = f(&mut solver, p);
                         let done = !solver.aborted;
                         if done {
                             stop.store(true, Relaxed);
@@ -315,16 +368,148 @@ impl Solver {
 
     /// The moves of the best outcome (as the enumerating engine's minimax picks among).
     pub fn optimal_moves(&mut self, p: Position) -> Vec<u8> {
-        let all = self.move_outcomes(p);
-        let best = all.iter().map(|&(_, o)| o).max().expect("a position in play has a move");
-        all.into_iter().filter(|&(_, o)| o == best).map(|(m, _)| m).collect()
+        self.optimal_moves_knowing(p, &|_| None, 1).moves
+    }
+
+    /// Whether the player to move in `p` (in play) loses: one null window.
+    pub fn loses(&mut self, p: Position) -> bool {
+        self.enter(p.shape());
+        self.negamax(p, -1, 0) < 0
+    }
+
+    /// Whether the player to move in `p` (in play) cannot win: one null window.
+    pub fn cannot_win(&mut self, p: Position) -> bool {
+        self.enter(p.shape());
+        self.negamax(p, 0, 1) <= 0
+    }
+
+    /// [`Solver::optimal_moves`], reading the outcomes `known` holds (for the player to
+    /// move in a position: [`Known`](super::book::Known) with the book) so as to search
+    /// less, and the children's searches spread over `threads` threads on this table.
+    ///
+    /// Knowing the outcome of `p` spares a search per child: where `p` is lost every move
+    /// is optimal; where it is won, the optimal moves are those after which the opponent
+    /// loses (one null window each); where it is drawn, those after which the opponent
+    /// cannot win (one each). Unknown, the children are first asked whether the opponent
+    /// loses (a win for `p` if one does), then whether it cannot win.
+    pub fn optimal_moves_knowing(
+        &mut self,
+        p: Position,
+        known: &(impl Fn(Position) -> Option<Outcome> + Sync),
+        threads: usize,
+    ) -> Settled {
+        let moves = p.moves();
+        let children: Vec<Position> = moves.iter().map(|&m| p.play(m)).collect();
+        // Each move's outcome for the player to move in `p`, where the game ended or the
+        // child's outcome is known.
+        let mut value: Vec<Option<Outcome>> = children
+            .iter()
+            .map(|&c| {
+                if c.last_won() {
+                    Some(Outcome::Win)
+                } else if c.is_over() {
+                    Some(Outcome::Draw)
+                } else {
+                    known(c).map(Outcome::flip)
+                }
+            })
+            .collect();
+        let open =
+            |value: &[Option<Outcome>]| -> Vec<usize> { (0..value.len()).filter(|&i| value[i].is_none()).collect() };
+        let parent = known(p);
+        if parent == Some(Outcome::Loss) {
+            for v in value.iter_mut() {
+                v.get_or_insert(Outcome::Loss);
+            }
+        } else {
+            // Which children lose (a win for `p`), unless `p` is known to be no win.
+            if parent != Some(Outcome::Draw) {
+                let todo = open(&value);
+                let ps: Vec<Position> = todo.iter().map(|&i| children[i]).collect();
+                for (i, lost) in todo.into_iter().zip(self.map_parallel(&ps, threads, Solver::loses)) {
+                    if lost {
+                        value[i] = Some(Outcome::Win);
+                    }
+                }
+            }
+            let won = value.contains(&Some(Outcome::Win));
+            if !won {
+                // No move wins: the rest are draws or losses, told apart by one window.
+                let todo = open(&value);
+                let ps: Vec<Position> = todo.iter().map(|&i| children[i]).collect();
+                for (i, no_win) in todo.into_iter().zip(self.map_parallel(&ps, threads, Solver::cannot_win)) {
+                    value[i] = Some(if no_win { Outcome::Draw } else { Outcome::Loss });
+                }
+            }
+        }
+        let best = value.iter().flatten().max().copied().expect("a position in play has a move");
+        let optimal: Vec<u8> = moves.iter().zip(&value).filter(|(_, v)| **v == Some(best)).map(|(&m, _)| m).collect();
+        let mut learned = vec![(p, best)];
+        for (&c, v) in children.iter().zip(&value) {
+            if let Some(v) = v {
+                settle_child(&mut learned, c, *v);
+            }
+        }
+        Settled { moves: optimal, learned }
     }
 
     /// The `minimax` opponent's move: among the moves of the best outcome, the one whose
     /// cell is lowest (on a gravity board the stone that lands highest, then the
     /// leftmost), as the enumerating engine's `minimax` picks.
     pub fn minimax_move(&mut self, p: Position) -> u8 {
-        lowest_cell(p, &self.optimal_moves(p))
+        self.minimax_move_knowing(p, &|_| None, 1).moves[0]
+    }
+
+    /// [`Solver::minimax_move`] (the one move in `Settled::moves`), reading what `known`
+    /// holds: where the outcome of `p` is known, the moves are tried lowest cell first
+    /// (`threads` at a time, on this table) and the first of that outcome is the move,
+    /// so the rest are never searched.
+    pub fn minimax_move_knowing(
+        &mut self,
+        p: Position,
+        known: &(impl Fn(Position) -> Option<Outcome> + Sync),
+        threads: usize,
+    ) -> Settled {
+        let Some(parent) = known(p) else {
+            let mut settled = self.optimal_moves_knowing(p, known, threads);
+            settled.moves = vec![lowest_cell(p, &settled.moves)];
+            return settled;
+        };
+        let mut moves = p.moves();
+        moves.sort_by_key(|&m| p.cell_of_move(m));
+        let mut learned = vec![(p, parent)];
+        // A move's outcome for the player to move in `p`, or none where it is not the
+        // parent's (a win is looked for: the move is no win).
+        let outcome = |s: &mut Solver, c: Position| -> Option<Outcome> {
+            if c.last_won() {
+                Some(Outcome::Win)
+            } else if c.is_over() {
+                Some(Outcome::Draw)
+            } else if let Some(o) = known(c) {
+                Some(o.flip())
+            } else {
+                match parent {
+                    Outcome::Loss => Some(Outcome::Loss),
+                    Outcome::Win => s.loses(c).then_some(Outcome::Win),
+                    Outcome::Draw => Some(if s.cannot_win(c) { Outcome::Draw } else { Outcome::Loss }),
+                }
+            }
+        };
+        for part in moves.chunks(threads.max(1)) {
+            let children: Vec<Position> = part.iter().map(|&m| p.play(m)).collect();
+            let values = self.map_parallel(&children, threads, outcome);
+            for ((&m, &c), v) in part.iter().zip(&children).zip(values) {
+                let Some(v) = v else { continue };
+                settle_child(&mut learned, c, v);
+                if v == parent {
+                    return Settled { moves: vec![m], learned };
+                }
+            }
+        }
+        // What was known of `p` was wrong: searched without it.
+        let mut settled = self.optimal_moves_knowing(p, &|_| None, threads);
+        settled.moves = vec![lowest_cell(p, &settled.moves)];
+        settled
     }
 
     /// Negamax with alpha-beta: the score if it lies in `(alpha, beta)`, else a bound on

@@ -1,5 +1,6 @@
 //! The search against the enumerating engine, position by position, and against facts.
 
+use super::search::lowest_cell;
 use super::*;
 use crate::game::{Family, Game, Player, Positions, Status};
 
@@ -27,6 +28,10 @@ fn scores_by_enumeration(p: &Positions) -> Vec<i32> {
 fn agree_on_every_position(game: Game, solver: &mut Solver) -> usize {
     let positions = game.positions();
     let scores = scores_by_enumeration(positions);
+    let truths: std::collections::HashMap<Position, Outcome> = (0..positions.len())
+        .filter(|&id| positions.status(id) == Status::Ongoing)
+        .map(|id| (Position::of_board(positions.board(id)), Outcome::of(scores[id])))
+        .collect();
     let mut checked = 0;
     for (id, &want) in scores.iter().enumerate() {
         if positions.status(id) != Status::Ongoing {
@@ -43,6 +48,31 @@ fn agree_on_every_position(game: Game, solver: &mut Solver) -> usize {
             .collect();
         want_moves.sort_unstable();
         assert_eq!(solver.optimal_moves(p), want_moves, "{game} {p}: optimal moves");
+        // Knowing the position's outcome, or every outcome, finds the same moves, and
+        // every outcome the search settles on the way is the enumeration's.
+        let truth = |q: Position| truths.get(&q).copied();
+        let own = Outcome::of(want);
+        let knowing_own = solver.optimal_moves_knowing(p, &|q| (q == p).then_some(own), 1);
+        let knowing_all = solver.optimal_moves_knowing(p, &truth, 1);
+        for settled in [knowing_own, knowing_all] {
+            assert_eq!(settled.moves, want_moves, "{game} {p}: optimal moves knowing");
+            assert_eq!(settled.learned[0], (p, own), "{game} {p}");
+            for &(q, o) in &settled.learned {
+                assert_eq!(Some(o), truth(q), "{game} {p}: settled {q}");
+            }
+        }
+        // The minimax move, searched for alone, is the lowest cell of those moves.
+        let minimax = lowest_cell(p, &want_moves);
+        for settled in [
+            solver.minimax_move_knowing(p, &|_| None, 1),
+            solver.minimax_move_knowing(p, &|q| (q == p).then_some(own), 1),
+            solver.minimax_move_knowing(p, &truth, 1),
+        ] {
+            assert_eq!(settled.moves, [minimax], "{game} {p}: minimax move");
+            for &(q, o) in &settled.learned {
+                assert_eq!(Some(o), truth(q), "{game} {p}: settled {q} on the way to the minimax move");
+            }
+        }
         checked += 1;
     }
     checked
@@ -215,30 +245,61 @@ fn connect_four_early_positions_agree_with_an_independent_solver() {
 }
 
 #[test]
-fn the_book_agrees_with_the_independent_solver_s_positions_one_move_later() {
-    // A position is a win when some move leaves the opponent lost, a loss when every move
-    // leaves the opponent winning: the independent solver's values one move past a book
-    // entry settle it wherever they decide it.
+fn the_book_agrees_with_the_independent_solver_s_positions() {
+    // An entry the independent solver holds is compared with it; else the solver's values
+    // one move later settle it wherever they decide it (a win when some move leaves the
+    // opponent lost, a loss when every move leaves the opponent winning); else the entry's
+    // mirror image settles it.
     let refs = reference_positions();
-    for (shape, moves, outcome) in book::BOOK {
+    let settle = |shape: Shape, moves: &[u8]| -> Option<Outcome> {
+        if let Some(r) = refs.iter().find(|r| r.0 == shape && r.1 == moves) {
+            return Some(Outcome::of(Score::from(r.2)));
+        }
         let after: Vec<i8> = refs
             .iter()
-            .filter(|(s, m, _, _)| s == shape && m.len() == moves.len() + 1 && m.starts_with(moves))
+            .filter(|(s, m, _, _)| *s == shape && m.len() == moves.len() + 1 && m.starts_with(moves))
             .map(|r| r.2)
             .collect();
-        let settled = if after.contains(&-1) {
+        if after.contains(&-1) {
             Some(Outcome::Win)
         } else if after.len() == shape.cols() && after.iter().all(|&v| v == 1) {
             Some(Outcome::Loss)
         } else {
             None
-        };
-        assert_eq!(settled, Some(*outcome), "{shape} after {moves:?}: the reference holds {after:?}");
+        }
+    };
+    let mut by_reference = 0;
+    for (shape, moves, outcome) in book::BOOK {
+        let mirror: Vec<u8> = moves.iter().map(|&m| shape.cols() as u8 - 1 - m).collect();
+        let settled = settle(*shape, moves).or_else(|| settle(*shape, &mirror));
+        if let Some(o) = settled {
+            assert_eq!(o, *outcome, "{shape} after {moves:?}");
+            by_reference += 1;
+        } else {
+            // Settled by the search only (`the_book_agrees_with_the_search`); its mirror
+            // image must read the same.
+            let twin = book::BOOK.iter().find(|e| e.0 == *shape && e.1 == mirror.as_slice());
+            assert_eq!(twin.map(|e| e.2), Some(*outcome), "{shape} after {moves:?} and its mirror image");
+        }
+    }
+    // The empty board, and the first stone in the centre and in the two edge columns.
+    assert_eq!(by_reference, 4);
+}
+
+#[test]
+fn the_book_is_consistent_with_itself() {
+    // An entry whose children are all in the book is their best outcome for its player.
+    for (shape, moves, outcome) in book::BOOK {
+        let p = Position::after(*shape, moves).unwrap();
+        let children: Option<Vec<Outcome>> = p.moves().into_iter().map(|m| book::known(p.play(m))).collect();
+        if let Some(children) = children {
+            assert_eq!(children.into_iter().map(Outcome::flip).max(), Some(*outcome), "{shape} after {moves:?}");
+        }
     }
 }
 
 #[test]
-#[ignore = "release build: the empty Connect Four board, about two minutes on two threads"]
+#[ignore = "release build: the empty Connect Four board and its first moves, minutes each on two threads"]
 fn the_book_agrees_with_the_search() {
     for (shape, moves, outcome) in book::BOOK {
         let p = Position::after(*shape, moves).unwrap();
@@ -257,7 +318,7 @@ fn connect_four_openings_agree_with_an_independent_solver() {
 fn threads_sharing_one_table_agree_with_one_thread() {
     // Every reference position of 14 to 42 stones: by position over two threads, and each
     // by two threads racing on one table (one answers, the other stops and stores nothing).
-    let solver = Solver::new(1 << 26);
+    let mut solver = Solver::new(1 << 26);
     let refs: Vec<_> = reference_positions().into_iter().filter(|(_, m, _, _)| m.len() >= 14).collect();
     let positions: Vec<Position> = refs.iter().map(|(s, m, _, _)| Position::after(*s, m).unwrap()).collect();
     let outcomes = solver.outcomes_parallel(&positions, 2);
@@ -272,6 +333,16 @@ fn threads_sharing_one_table_agree_with_one_thread() {
         assert!(nodes > 0);
         // The table the race left behind still gives exact scores.
         assert_eq!(Outcome::of(again.score(p)).value(), *value, "{shape} {moves:?} after the race");
+        // The children's searches spread over two threads find the moves of the best
+        // outcome of each child's own two null windows.
+        let outcomes = solver.move_outcomes(p);
+        let best = outcomes.iter().map(|o| o.1).max().unwrap();
+        let want: Vec<u8> = outcomes.iter().filter(|o| o.1 == best).map(|o| o.0).collect();
+        let settled = again.optimal_moves_knowing(p, &|_| None, 2);
+        assert_eq!(settled.moves, want, "{shape} {moves:?}: optimal moves over two threads");
+        assert_eq!(settled.learned[0], (p, best), "{shape} {moves:?}");
+        let own = |q: Position| (q == p).then_some(best);
+        assert_eq!(again.minimax_move_knowing(p, &own, 2).moves, [lowest_cell(p, &want)], "{shape} {moves:?}");
     }
 }
 
