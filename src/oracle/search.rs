@@ -97,6 +97,18 @@ pub struct Settled {
     pub learned: Vec<(Position, Outcome)>,
 }
 
+/// The outcome of the move to child `c` for the player who made it, where the game ended
+/// or `known` holds the child's.
+fn move_outcome(c: Position, known: impl Fn(Position) -> Option<Outcome>) -> Option<Outcome> {
+    if c.last_won() {
+        Some(Outcome::Win)
+    } else if c.is_over() {
+        Some(Outcome::Draw)
+    } else {
+        known(c).map(Outcome::flip)
+    }
+}
+
 /// Keeps child `c`'s outcome, `v` being the outcome of the move to it for the player who
 /// made it (nothing for a finished game); after a move that wins, the child is lost, and
 /// every move from it leaves that player winning.
@@ -177,12 +189,6 @@ impl Solver {
     /// sharing this solver's table.
     pub fn outcomes_parallel(&mut self, positions: &[Position], threads: usize) -> Vec<Outcome> {
         self.map_parallel(positions, threads, Solver::outcome)
-    }
-
-    /// The moves of the best outcome of each position, over `threads` threads sharing
-    /// this solver's table.
-    pub fn optimal_moves_parallel(&mut self, positions: &[Position], threads: usize) -> Vec<Vec<u8>> {
-        self.map_parallel(positions, threads, Solver::optimal_moves)
     }
 
     /// `f` of each position, over `threads` threads (each with a solver on this one's
@@ -402,18 +408,7 @@ impl Solver {
         let children: Vec<Position> = moves.iter().map(|&m| p.play(m)).collect();
         // Each move's outcome for the player to move in `p`, where the game ended or the
         // child's outcome is known.
-        let mut value: Vec<Option<Outcome>> = children
-            .iter()
-            .map(|&c| {
-                if c.last_won() {
-                    Some(Outcome::Win)
-                } else if c.is_over() {
-                    Some(Outcome::Draw)
-                } else {
-                    known(c).map(Outcome::flip)
-                }
-            })
-            .collect();
+        let mut value: Vec<Option<Outcome>> = children.iter().map(|&c| move_outcome(c, known)).collect();
         let open =
             |value: &[Option<Outcome>]| -> Vec<usize> { (0..value.len()).filter(|&i| value[i].is_none()).collect() };
         let parent = known(p);
@@ -481,19 +476,11 @@ impl Solver {
         // A move's outcome for the player to move in `p`, or none where it is not the
         // parent's (a win is looked for: the move is no win).
         let outcome = |s: &mut Solver, c: Position| -> Option<Outcome> {
-            if c.last_won() {
-                Some(Outcome::Win)
-            } else if c.is_over() {
-                Some(Outcome::Draw)
-            } else if let Some(o) = known(c) {
-                Some(o.flip())
-            } else {
-                match parent {
-                    Outcome::Loss => Some(Outcome::Loss),
-                    Outcome::Win => s.loses(c).then_some(Outcome::Win),
-                    Outcome::Draw => Some(if s.cannot_win(c) { Outcome::Draw } else { Outcome::Loss }),
-                }
-            }
+            move_outcome(c, known).or_else(|| match parent {
+                Outcome::Loss => Some(Outcome::Loss),
+                Outcome::Win => s.loses(c).then_some(Outcome::Win),
+                Outcome::Draw => Some(if s.cannot_win(c) { Outcome::Draw } else { Outcome::Loss }),
+            })
         };
         for part in moves.chunks(threads.max(1)) {
             let children: Vec<Position> = part.iter().map(|&m| p.play(m)).collect();
