@@ -691,10 +691,10 @@ pub fn searched_notes(sweep: &Sweep, dir: &Path) -> Vec<String> {
                 solver.label
             ),
             None => format!(
-                "note: {}: on {games} the positions an agent is asked depend on how it plays, so its estimate is \
-                 rough: on experiments/connect-four.toml its jobs together read 0.8 of their measured time, but a \
-                 weak agent's games last longer and are asked far more (its jobs of 100 iterations 0.08-0.26, those \
-                 of 1,000 1.0-6.5 times); `sweep plan` measures it from finished jobs once some have run",
+                "note: {}: on {games} the positions an agent is asked depend on how it plays, so on its seed as much as \
+                 its parameters: the estimate is the mean over seeds (on Connect Four within 0.6-1.7 of measured \
+                 means), and a job may take several times more or less (at 100 iterations, 12 stones in, six seeds \
+                 were asked 44k to 591k positions); `sweep plan` measures it from finished jobs once some have run",
                 solver.label
             ),
         });

@@ -140,12 +140,16 @@ impl Load {
 /// A job on a board too big to enumerate (see `run/searched.rs`): its agent is asked the
 /// positions its evaluation reaches, each an MCTS search of `iterations` (0 for a
 /// program, whose own time is unknown until measured), and the search values the moves
-/// there. A rough model, not a measured law: with `d` agent moves left from the start
-/// (`plies` played) and `b` replies a move, a row against `random` (or a best response)
-/// reaches about `b^d` positions up to the exact limit, past which it plays `games`
-/// sampled games of `d` agent moves each; against `minimax` one game, against
-/// `minimax-uniform` a few. Each position asked costs its search, and valuing its moves
-/// about [`SEARCHED_POSITION_S`].
+/// there. Against `minimax` the agent is asked one game's positions, against
+/// `minimax-uniform` a few games'; against `random` (and a best response, which builds
+/// the same layers) every position it reaches with every reply, [`random_reach`], up to
+/// the exact limit, past which it plays `games` sampled games. Each position asked costs
+/// [`SEARCHED_POSITION_S`] and its search's iterations, whose playouts are shorter (per
+/// iteration) the larger the search ([`searched_iteration`]).
+///
+/// How many positions one job is asked depends on how its agent plays, so on its seed
+/// as much as on its parameters: what this gives is the mean over seeds, and a job may
+/// be asked several times more or less (see [`random_reach`]).
 pub fn searched_load(
     game: Game,
     seats: &[Seat],
@@ -157,30 +161,67 @@ pub fn searched_load(
     let mut load = Load::new(game, seats);
     let left = game.cells().saturating_sub(plies);
     let d = left.div_ceil(2) as f64;
-    let b = if game.family() == crate::game::Family::Gravity { game.cols() } else { left.max(1) } as f64;
-    let limit = 2e6;
     let reach = |o: &crate::mdp::EvalOpponent| match o.fixed() {
         Some(crate::mdp::Opponent::Minimax) => d,
-        Some(crate::mdp::Opponent::MinimaxUniform) => (2f64.powf(d)).min(limit),
+        Some(crate::mdp::Opponent::MinimaxUniform) => (2f64.powf(d)).min(EXACT_LIMIT),
         _ => {
-            let exact = b.powf(d);
-            if exact <= limit { exact } else { games as f64 * d }
+            let exact = random_reach(game, d, iterations);
+            // Past the limit: the layers built until they overflowed (measured: 0.35-0.78
+            // of the limit in agent positions, 0.6 on the mean), and the sampled games'
+            // positions that those layers do not hold (a few percent).
+            if exact <= OVERFLOW * EXACT_LIMIT { exact } else { OVERFLOW * EXACT_LIMIT + 0.05 * games as f64 * d }
         }
     };
     let asked: f64 = seats.len() as f64 * opponents.iter().map(reach).fold(0.0, f64::max);
-    let moves = b;
+    let moves = if game.family() == crate::game::Family::Gravity { game.cols() } else { left.max(1) } as f64;
     let longer = (game.cells() as f64 + moves) / (2.0 * Game::TIC_TAC_TOE.cells() as f64);
-    load.search_iterations = asked * f64::from(iterations) * longer;
+    load.search_iterations = asked * f64::from(iterations) * longer * searched_iteration(iterations);
     load.searched_positions = asked;
     load
 }
 
+/// The positions a job on a board too big to enumerate keeps for an exact evaluation
+/// (`run/searched.rs`'s limit), and the share of them that are the agent's when the
+/// layers overflow.
+const EXACT_LIMIT: f64 = 2e6;
+const OVERFLOW: f64 = 0.6;
+
+/// The mean number of positions an MCTS agent of `iterations` (0, a program, counts as
+/// 1,000: the example network of `experiments/connect-four.toml` was asked 0.5-4 times
+/// that, its checkpoints included) is asked against `random` with `d` of its moves left, if they all fit. Fitted on
+/// Connect Four from three positions of one game, 8, 12 and 16 stones in (`d` = 17, 15,
+/// 13), at 30, 100, 300 and 1,000 iterations, six seeds each (`uct_c` 1.414):
+/// `ln R = 12.716 + 0.7925 (d - 15) - 0.7147 L - 0.1523 L^2`, `L = ln(iterations / 100)`
+/// held within 30 to 1,000 iterations; on a gravity board of `b` columns each agent
+/// move multiplies the reach by `2.21 b / 7` (Connect Four's 2.21). The fit is within
+/// 0.59-1.69 of the nine measured means (d = 17 at 30 and 100 iterations overflowed the
+/// limit), but one configuration's seeds differ far more: at 100 iterations and `d` = 15
+/// they were asked 44k to 591k positions, at 1,000 iterations 11k to 51k. A stronger
+/// agent ends its games sooner, so is asked less, but not below what it takes to win:
+/// perfect play (which wins, not fast) was asked 59k there. On m,n,k boards, where a
+/// reply may be any empty cell, the same law is a guess.
+pub fn random_reach(game: Game, d: f64, iterations: u32) -> f64 {
+    let its = if iterations == 0 { 1000.0 } else { f64::from(iterations).clamp(30.0, 1000.0) };
+    let l = (its / 100.0).ln();
+    let b = if game.family() == crate::game::Family::Gravity { game.cols() as f64 } else { 7.0 };
+    let per_move = (0.7925f64.exp() * b / 7.0).ln();
+    (12.716 + per_move * (d - 15.0) - 0.7147 * l - 0.1523 * l * l).exp()
+}
+
+/// An MCTS iteration's cost on a board too big to enumerate, over the calibration's
+/// scaled by the cells: `(iterations / 100)^-0.1`, as a larger search ends more of its
+/// playouts early in positions its tree has decided. Measured on Connect Four 8 to 16
+/// stones in (the fit of [`random_reach`]): a position asked cost 14 µs and 0.33 µs an
+/// iteration at 30 to 300 iterations, 0.25 µs at 1,000 (a 0.33 µs calibration).
+fn searched_iteration(iterations: u32) -> f64 {
+    (f64::from(iterations.max(1)) / 100.0).powf(-0.1)
+}
+
 /// The search's time to value the moves of one position an agent is asked on a board
-/// too big to enumerate, once the run's shared table is warm. Measured on
-/// `experiments/connect-four.toml` (Connect Four 12 moves in): a position asked of a
-/// 100-iteration MCTS agent cost 19-23 µs in all, about its search's own time, so the
-/// valuing is a few microseconds.
-pub const SEARCHED_POSITION_S: f64 = 5e-6;
+/// too big to enumerate, and to ask it. Measured with MCTS on Connect Four (8 to 16
+/// stones in, 30 to 1,000 iterations, one thread): a position asked cost 14 µs beside
+/// its search's iterations.
+pub const SEARCHED_POSITION_S: f64 = 14e-6;
 
 /// How many times more agent states `game` has than tic-tac-toe in `seats` (1 for
 /// tic-tac-toe).
@@ -675,5 +716,42 @@ mod tests {
         assert_eq!(shares, [1.0, 0.8, 0.6, 0.7, 0.9]);
         // Q(lambda), which no listed calibration knew, takes its table share.
         assert_eq!(cal.share("q-lambda"), crate::solvers::learners::learner("q-lambda").share);
+    }
+
+    /// The reach law against the means it was fitted to (MCTS on Connect Four, six seeds
+    /// each, `random_reach`'s doc), and its shape: a weaker search or more moves left
+    /// reach more, and past the exact limit a job is asked the overflowed layers.
+    #[test]
+    fn the_searched_reach_follows_its_measured_means() {
+        let c4 = Game::parse_any("6x7g4").unwrap();
+        // (agent moves left, iterations, the mean positions asked over six seeds)
+        let measured = [
+            (13.0, 30, 106_738.0),
+            (13.0, 100, 109_886.0),
+            (13.0, 300, 15_316.0),
+            (13.0, 1000, 10_004.0),
+            (15.0, 30, 657_666.0),
+            (15.0, 100, 334_771.0),
+            (15.0, 300, 98_401.0),
+            (15.0, 1000, 19_547.0),
+            (17.0, 300, 825_933.0),
+        ];
+        for (d, iterations, mean) in measured {
+            let ratio = random_reach(c4, d, iterations) / mean;
+            assert!((0.55..=1.75).contains(&ratio), "d {d}, {iterations} iterations: {ratio}");
+        }
+        for d in [11.0, 15.0, 19.0] {
+            let reach: Vec<f64> = [10, 30, 100, 300, 1000, 5000].iter().map(|&i| random_reach(c4, d, i)).collect();
+            assert!(reach.windows(2).all(|w| w[1] <= w[0]), "{reach:?}");
+            assert!(random_reach(c4, d + 1.0, 100) > random_reach(c4, d, 100));
+        }
+        let random = [crate::mdp::EvalOpponent::Fixed(Opponent::Random)];
+        // 21 agent moves from the empty board: past the limit, the overflowed layers.
+        let from_empty = searched_load(c4, &[Seat::X], &random, 100, 0, 1000);
+        assert_eq!(from_empty.searched_positions, OVERFLOW * EXACT_LIMIT + 0.05 * 1000.0 * 21.0);
+        let twelve_in = searched_load(c4, &[Seat::X], &random, 100, 12, 1000);
+        assert!((twelve_in.searched_positions - random_reach(c4, 15.0, 100)).abs() < 1e-6);
+        let minimax = [crate::mdp::EvalOpponent::Fixed(Opponent::Minimax)];
+        assert_eq!(searched_load(c4, &[Seat::X], &minimax, 100, 12, 1000).searched_positions, 15.0);
     }
 }
