@@ -145,7 +145,7 @@ impl Load {
 /// the same layers) every position it reaches with every reply, [`random_reach`], up to
 /// the exact limit, past which it plays `games` sampled games. Each position asked costs
 /// [`SEARCHED_POSITION_S`] and its search's iterations, whose playouts are shorter (per
-/// iteration) the larger the search ([`searched_iteration`]).
+/// iteration) the larger the search (`searched_iteration`).
 ///
 /// How many positions one job is asked depends on how its agent plays, so on its seed
 /// as much as on its parameters: what this gives is the mean over seeds, and a job may
