@@ -32,6 +32,10 @@
 //!   behaviour), solves of an MDP (exact kinds), MCTS searches (their scaling law,
 //!   [`mcts::mcts_load`], from the reach of tic-tac-toe's optimal policy,
 //!   [`mcts::tic_tac_toe_reach`]) and sampled games;
+//! - on a board too big to enumerate, the positions an agent is asked and the search
+//!   values ([`searched_load`]): the mean over seeds of a law fitted on Connect Four
+//!   ([`random_reach`]), more in a seat the start's outcome (from the book, or searched
+//!   where the board is nearly full) says is drawn or lost;
 //! - a fixed cost per job.
 //!
 //! The calibration is measured in-process at `plan` time (about half a second, and a
@@ -155,24 +159,28 @@ pub fn searched_load(
     seats: &[Seat],
     opponents: &[crate::mdp::EvalOpponent],
     iterations: u32,
-    plies: usize,
+    from: Option<&str>,
     games: u64,
 ) -> Load {
     let mut load = Load::new(game, seats);
+    let (plies, outcome) = start(game, from);
     let left = game.cells().saturating_sub(plies);
     let d = left.div_ceil(2) as f64;
-    let reach = |o: &crate::mdp::EvalOpponent| match o.fixed() {
+    let reach = |seat: Seat, o: &crate::mdp::EvalOpponent| match o.fixed() {
         Some(crate::mdp::Opponent::Minimax) => d,
         Some(crate::mdp::Opponent::MinimaxUniform) => (2f64.powf(d)).min(EXACT_LIMIT),
         _ => {
-            let exact = random_reach(game, d, iterations);
+            // The seat's outcome: the mover's at the start, or its opposite.
+            let mover = if plies % 2 == 0 { Seat::X } else { Seat::O };
+            let own = outcome.map(|o| if seat == mover { o } else { o.flip() });
+            let exact = random_reach(game, d, iterations) * unhurried(own, iterations);
             // Past the limit: the layers built until they overflowed (measured: 0.35-0.78
             // of the limit in agent positions, 0.6 on the mean), and the sampled games'
             // positions that those layers do not hold (a few percent).
             if exact <= OVERFLOW * EXACT_LIMIT { exact } else { OVERFLOW * EXACT_LIMIT + 0.05 * games as f64 * d }
         }
     };
-    let asked: f64 = seats.len() as f64 * opponents.iter().map(reach).fold(0.0, f64::max);
+    let asked: f64 = seats.iter().map(|&s| opponents.iter().map(|o| reach(s, o)).fold(0.0, f64::max)).sum();
     let moves = if game.family() == crate::game::Family::Gravity { game.cols() } else { left.max(1) } as f64;
     let longer = (game.cells() as f64 + moves) / (2.0 * Game::TIC_TAC_TOE.cells() as f64);
     load.search_iterations = asked * f64::from(iterations) * longer * searched_iteration(iterations);
@@ -207,6 +215,62 @@ pub fn random_reach(game: Game, d: f64, iterations: u32) -> f64 {
     let per_move = (0.7925f64.exp() * b / 7.0).ln();
     (12.716 + per_move * (d - 15.0) - 0.7147 * l - 0.1523 * l * l).exp()
 }
+
+/// How many times more positions an agent of `iterations` is asked in a seat of
+/// `outcome` (under optimal play from the start) than in a won one: a search that finds
+/// its seat drawn or lost sees no quick win, and its games against random run long, the
+/// longer the larger the search. Measured on Connect Four 12 and 13 stones in, three
+/// seeds each (the reach law's won seat: 335k positions at 100 iterations, 20k at
+/// 1,000): drawn 599k and 132k, `1.8 (iterations / 100)^0.4`; lost 1.1-1.5 million at
+/// 100 (past the limit) and 61k-793k at 1,000 (456k on the mean), `4 (iterations /
+/// 100)^0.6`. Unknown (a start the plan does not search): as won.
+fn unhurried(outcome: Option<crate::oracle::Outcome>, iterations: u32) -> f64 {
+    use crate::oracle::Outcome;
+    let its = if iterations == 0 { 1000.0 } else { f64::from(iterations).clamp(30.0, 1000.0) };
+    match outcome {
+        None | Some(Outcome::Win) => 1.0,
+        Some(Outcome::Draw) => 1.8 * (its / 100.0).powf(0.4),
+        Some(Outcome::Loss) => 4.0 * (its / 100.0).powf(0.6),
+    }
+}
+
+/// The plies played at the evaluation's start (`from`, as the spec writes it) and the
+/// outcome for the player to move there: from the book, or searched where at most
+/// [`SEARCHED_START_CELLS`] cells are empty and the search settles it within 20 million
+/// positions (0.3 s for Connect Four 12 stones in); else unknown. Kept for the process,
+/// so a plan searches each start once.
+fn start(game: Game, from: Option<&str>) -> (usize, Option<crate::oracle::Outcome>) {
+    use crate::oracle::{Position, Shape, Solver, book, parse_moves};
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Starts = Mutex<HashMap<(Game, String), (usize, Option<crate::oracle::Outcome>)>>;
+    static STARTS: OnceLock<Starts> = OnceLock::new();
+    let from = from.map_or("", str::trim);
+    let key = (game, from.to_string());
+    let starts = STARTS.get_or_init(Default::default);
+    if let Some(&known) = starts.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return known;
+    }
+    let shape = Shape::of_game(game);
+    let found = match parse_moves(shape, from).ok().and_then(|m| Position::after(shape, &m).ok()) {
+        // A spec's start is checked when it is read; one that does not parse costs as the
+        // empty board's here.
+        None => (0, None),
+        Some(p) if p.is_over() => (p.plies() as usize, None),
+        Some(p) => {
+            let empty = game.cells() - p.plies() as usize;
+            let outcome = book::known(p).or_else(|| {
+                (empty <= SEARCHED_START_CELLS).then(|| Solver::new(64 << 20).outcome_within(p, 20_000_000)).flatten()
+            });
+            (p.plies() as usize, outcome)
+        }
+    };
+    starts.lock().unwrap_or_else(|e| e.into_inner()).insert(key, found);
+    found
+}
+
+/// The most empty cells of a start whose outcome a plan searches for.
+const SEARCHED_START_CELLS: usize = 30;
 
 /// An MCTS iteration's cost on a board too big to enumerate, over the calibration's
 /// scaled by the cells: `(iterations / 100)^-0.1`, as a larger search ends more of its
@@ -747,11 +811,26 @@ mod tests {
         }
         let random = [crate::mdp::EvalOpponent::Fixed(Opponent::Random)];
         // 21 agent moves from the empty board: past the limit, the overflowed layers.
-        let from_empty = searched_load(c4, &[Seat::X], &random, 100, 0, 1000);
+        let from_empty = searched_load(c4, &[Seat::X], &random, 100, None, 1000);
         assert_eq!(from_empty.searched_positions, OVERFLOW * EXACT_LIMIT + 0.05 * 1000.0 * 21.0);
-        let twelve_in = searched_load(c4, &[Seat::X], &random, 100, 12, 1000);
-        assert!((twelve_in.searched_positions - random_reach(c4, 15.0, 100)).abs() < 1e-6);
+        // 12 stones in, X to move and winning (searched when planned): X is asked the
+        // law's reach; O, in a lost seat, more than the limit holds.
+        let twelve = Some("4,6,4,0,3,1,1,3,1,4,0,6");
+        assert_eq!(start(c4, twelve), (12, Some(crate::oracle::Outcome::Win)));
+        let x = searched_load(c4, &[Seat::X], &random, 1000, twelve, 1000);
+        assert!((x.searched_positions - random_reach(c4, 15.0, 1000)).abs() < 1e-6);
+        let o = searched_load(c4, &[Seat::O], &random, 1000, twelve, 1000);
+        assert!((o.searched_positions / x.searched_positions - 4.0 * 10f64.powf(0.6)).abs() < 1e-9);
+        assert_eq!(
+            searched_load(c4, &[Seat::O], &random, 100, twelve, 1000).searched_positions,
+            OVERFLOW * EXACT_LIMIT + 0.05 * 1000.0 * 15.0
+        );
+        // After X's drawing move: O's seat is drawn.
+        assert_eq!(start(c4, Some("4,6,4,0,3,1,1,3,1,4,0,6,4")), (13, Some(crate::oracle::Outcome::Draw)));
+        // The empty board is in the book; two stones in is not, nor searched.
+        assert_eq!(start(c4, None), (0, Some(crate::oracle::Outcome::Win)));
+        assert_eq!(start(c4, Some("3,3")), (2, None));
         let minimax = [crate::mdp::EvalOpponent::Fixed(Opponent::Minimax)];
-        assert_eq!(searched_load(c4, &[Seat::X], &minimax, 100, 12, 1000).searched_positions, 15.0);
+        assert_eq!(searched_load(c4, &[Seat::X], &minimax, 100, twelve, 1000).searched_positions, 15.0);
     }
 }

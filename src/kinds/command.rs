@@ -229,8 +229,8 @@ impl Solver for CommandPoint {
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         if !self.game().enumerable() {
             let games = if evaluation.games > 0 { evaluation.games } else { crate::evaluation::SAMPLED_GAMES };
-            let plies = evaluation.start_plies();
-            let mut load = crate::cost::searched_load(self.game(), seats, &evaluation.opponents, 0, plies, games);
+            let from = evaluation.from.as_deref();
+            let mut load = crate::cost::searched_load(self.game(), seats, &evaluation.opponents, 0, from, games);
             if self.program.serve_checkpoints {
                 // The policies at episode 0 and at every checkpoint, then the final one.
                 load.searched_positions *= f64::from(evaluation.checkpoints) + 2.0;

@@ -54,8 +54,8 @@ impl Solver for MctsParams {
     fn load(&self, seats: &[Seat], evaluation: &EvaluationSpec) -> Load {
         let games = if evaluation.games > 0 { evaluation.games } else { crate::evaluation::SAMPLED_GAMES };
         if !self.game.enumerable() {
-            let plies = evaluation.start_plies();
-            return crate::cost::searched_load(self.game, seats, &evaluation.opponents, self.iterations, plies, games);
+            let from = evaluation.from.as_deref();
+            return crate::cost::searched_load(self.game, seats, &evaluation.opponents, self.iterations, from, games);
         }
         crate::cost::mcts::mcts_load(
             self.game,

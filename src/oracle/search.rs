@@ -139,6 +139,8 @@ pub struct Solver {
     stop: Option<Arc<AtomicBool>>,
     /// The search was stopped: the values it returns mean nothing and are never stored.
     aborted: bool,
+    /// The node count at which the search stops ([`Solver::outcome_within`]).
+    limit: u64,
 }
 
 impl Solver {
@@ -152,13 +154,23 @@ impl Solver {
             variant: 0,
             stop: None,
             aborted: false,
+            limit: u64::MAX,
         }
     }
 
     /// A solver on `table`, shared with every other solver on it (one board's entries
     /// only: see [`shared_table`]).
     pub fn on_table(table: Arc<Transpositions>) -> Solver {
-        Solver { table, nodes: 0, shape: None, order: Vec::new(), variant: 0, stop: None, aborted: false }
+        Solver {
+            table,
+            nodes: 0,
+            shape: None,
+            order: Vec::new(),
+            variant: 0,
+            stop: None,
+            aborted: false,
+            limit: u64::MAX,
+        }
     }
 
     /// Another solver on the same table (for another thread), with static order `variant`.
@@ -171,6 +183,7 @@ impl Solver {
             variant,
             stop,
             aborted: false,
+            limit: u64::MAX,
         }
     }
 
@@ -317,6 +330,17 @@ impl Solver {
             }
         }
         lo
+    }
+
+    /// Win, draw or loss of `p` if the search settles it within about `nodes` positions,
+    /// else `None` (what it left unfinished is not stored).
+    pub fn outcome_within(&mut self, p: Position, nodes: u64) -> Option<Outcome> {
+        self.limit = self.nodes.saturating_add(nodes);
+        let outcome = self.outcome(p);
+        let settled = !self.aborted;
+        self.limit = u64::MAX;
+        self.aborted = false;
+        settled.then_some(outcome)
     }
 
     /// Win, draw or loss of a position still in play: at most two null windows.
@@ -514,7 +538,8 @@ impl Solver {
     fn negamax_in<const C4: bool>(&mut self, p: Position, mut alpha: Score, mut beta: Score) -> Score {
         let p = if C4 { p.with_shape(CONNECT_FOUR) } else { p };
         self.nodes += 1;
-        if self.nodes & 0xFFF == 0 && self.stop.as_ref().is_some_and(|s| s.load(Relaxed)) {
+        if self.nodes & 0xFFF == 0 && (self.nodes >= self.limit || self.stop.as_ref().is_some_and(|s| s.load(Relaxed)))
+        {
             self.aborted = true;
         }
         if self.aborted {

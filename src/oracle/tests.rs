@@ -387,3 +387,19 @@ fn uct_is_a_deterministic_policy_that_takes_a_win_in_one() {
     let p = Position::after(c4, &[0, 0, 1, 1, 2, 2]).unwrap();
     assert_eq!(Uct::new(500, 1.414, 1).moves(&[p]).unwrap(), vec![3]);
 }
+
+/// A search within a node budget: the unbudgeted search's outcome where it settles it
+/// (Connect Four 12 stones in, and after one more stone), nothing where the budget runs
+/// out (the empty board within a thousand positions), and an aborted search leaves the
+/// solver whole.
+#[test]
+fn a_budgeted_search_settles_or_says_it_did_not() {
+    let shape: Shape = "6x7g4".parse().unwrap();
+    let twelve = Position::after(shape, &[4, 6, 4, 0, 3, 1, 1, 3, 1, 4, 0, 6]).unwrap();
+    let mut solver = Solver::new(16 << 20);
+    assert_eq!(solver.outcome_within(Position::empty(shape), 1_000), None);
+    let mut fresh = Solver::new(16 << 20);
+    for p in [twelve, twelve.play(4), twelve.play(6)] {
+        assert_eq!(solver.outcome_within(p, 50_000_000), Some(fresh.outcome(p)));
+    }
+}
