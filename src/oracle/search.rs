@@ -146,16 +146,7 @@ pub struct Solver {
 impl Solver {
     /// A solver whose table takes at most `table_bytes`.
     pub fn new(table_bytes: usize) -> Solver {
-        Solver {
-            table: Arc::new(Transpositions::new(table_bytes)),
-            nodes: 0,
-            shape: None,
-            order: Vec::new(),
-            variant: 0,
-            stop: None,
-            aborted: false,
-            limit: u64::MAX,
-        }
+        Solver::on_table(Arc::new(Transpositions::new(table_bytes)))
     }
 
     /// A solver on `table`, shared with every other solver on it (one board's entries
