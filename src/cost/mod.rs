@@ -194,11 +194,12 @@ pub fn searched_load(
 const EXACT_LIMIT: f64 = 2e6;
 const OVERFLOW: f64 = 0.6;
 
-/// The mean number of positions an MCTS agent of `iterations` (0, a program, counts as
-/// 1,000: the example network of `experiments/connect-four.toml` was asked 0.5-4 times
-/// that, its checkpoints included) is asked against `random` with `d` of its moves left, if they all fit. Fitted on
-/// Connect Four from three positions of one game, 8, 12 and 16 stones in (`d` = 17, 15,
-/// 13), at 30, 100, 300 and 1,000 iterations, six seeds each (`uct_c` 1.414):
+/// The mean number of positions an MCTS agent of `iterations` is asked against `random`
+/// with `d` of its moves left, if they all fit (a program counts as 1,000 iterations:
+/// the example network of `experiments/connect-four.toml` was asked 0.5-4 times that,
+/// its checkpoints included). Fitted on Connect Four from three positions of one game,
+/// 8, 12 and 16 stones in (`d` = 17, 15, 13), at 30, 100, 300 and 1,000 iterations, six
+/// seeds each (`uct_c` 1.414):
 /// `ln R = 12.716 + 0.7925 (d - 15) - 0.7147 L - 0.1523 L^2`, `L = ln(iterations / 100)`
 /// held within 30 to 1,000 iterations; on a gravity board of `b` columns each agent
 /// move multiplies the reach by `2.21 b / 7` (Connect Four's 2.21). The fit is within
@@ -209,11 +210,16 @@ const OVERFLOW: f64 = 0.6;
 /// perfect play (which wins, not fast) was asked 59k there. On m,n,k boards, where a
 /// reply may be any empty cell, the same law is a guess.
 pub fn random_reach(game: Game, d: f64, iterations: u32) -> f64 {
-    let its = if iterations == 0 { 1000.0 } else { f64::from(iterations).clamp(30.0, 1000.0) };
-    let l = (its / 100.0).ln();
+    let l = (law_iterations(iterations) / 100.0).ln();
     let b = if game.family() == crate::game::Family::Gravity { game.cols() as f64 } else { 7.0 };
     let per_move = (0.7925f64.exp() * b / 7.0).ln();
     (12.716 + per_move * (d - 15.0) - 0.7147 * l - 0.1523 * l * l).exp()
+}
+
+/// The iterations the reach laws read: measured from 30 to 1,000 and held there; a
+/// program (0) counts as 1,000.
+fn law_iterations(iterations: u32) -> f64 {
+    if iterations == 0 { 1000.0 } else { f64::from(iterations).clamp(30.0, 1000.0) }
 }
 
 /// How many times more positions an agent of `iterations` is asked in a seat of
@@ -226,7 +232,7 @@ pub fn random_reach(game: Game, d: f64, iterations: u32) -> f64 {
 /// 100)^0.6`. Unknown (a start the plan does not search): as won.
 fn unhurried(outcome: Option<crate::oracle::Outcome>, iterations: u32) -> f64 {
     use crate::oracle::Outcome;
-    let its = if iterations == 0 { 1000.0 } else { f64::from(iterations).clamp(30.0, 1000.0) };
+    let its = law_iterations(iterations);
     match outcome {
         None | Some(Outcome::Win) => 1.0,
         Some(Outcome::Draw) => 1.8 * (its / 100.0).powf(0.4),
