@@ -38,17 +38,6 @@ impl EvaluationSpec {
         marks.extend(self.spacing.episodes(episodes, self.checkpoints));
         marks
     }
-
-    /// The plies of `from` (0 from the empty board): the moves in its list, as
-    /// `sweep solve --moves` reads it.
-    pub fn start_plies(&self) -> usize {
-        match self.from.as_deref().map(str::trim) {
-            None | Some("" | "-") => 0,
-            Some(t) if t.contains(',') => t.split(',').count(),
-            Some(t) if t.len() > 1 && t.bytes().all(|b| b.is_ascii_digit()) => t.len(),
-            Some(_) => 1,
-        }
-    }
 }
 
 /// The default of `[evaluation] exact_searches`: above every tic-tac-toe MDP's 2,423 agent
