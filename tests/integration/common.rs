@@ -215,3 +215,85 @@ pub fn policy_file(path: &Path, game: Game, seats: &[sweep::mdp::Seat], choose: 
     }
     std::fs::write(path, text).unwrap();
 }
+
+/// What [`run_measured`] saw of one `sweep` process.
+pub struct Measured {
+    /// The exit code, or `128 + signal` when a signal ended it (141 = SIGPIPE).
+    pub code: i32,
+    /// Its standard output and error, as text.
+    pub stdout: String,
+    pub stderr: String,
+    /// Its peak resident memory (the kernel's `ru_maxrss` of this one process), in MiB.
+    pub peak_mib: f64,
+}
+
+/// Runs the built `sweep` with `args` (and `stdin` fed to it, then closed) from the
+/// repository root, ends it (by its pid, with its group) if it has not finished within
+/// `limit`, and returns its exit code, output and peak memory, measured on this process
+/// alone (`wait4`), so tests running beside it do not count.
+pub fn run_measured(args: &[&str], stdin: &[u8], limit: std::time::Duration) -> Measured {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    let bin = assert_cmd::cargo::cargo_bin("sweep");
+    let mut child = std::process::Command::new(bin)
+        .args(args)
+        .current_dir(root())
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("SLURM_ARRAY_TASK_COUNT")
+        .env_remove("SWEEP_FAULT")
+        .process_group(0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sweep starts");
+    let pid = child.id() as i32;
+    let mut input = child.stdin.take().unwrap();
+    let fed = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&fed);
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let outs = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let errs = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watch = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                if start.elapsed() > limit {
+                    // SAFETY: signalling the group this test started (its own pid).
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child, by its pid, with valid pointers.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4 on sweep");
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    watch.join().unwrap();
+    let _ = feeder.join();
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
+    Measured {
+        code,
+        stdout: String::from_utf8_lossy(&outs.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&errs.join().unwrap()).into_owned(),
+        peak_mib: usage.ru_maxrss as f64 / 1024.0,
+    }
+}
