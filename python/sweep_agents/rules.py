@@ -61,6 +61,9 @@ SEATS = (X, O)
 
 _GAME_RE = re.compile(r"^([0-9]+)x([0-9]+)([kg])([0-9]+)$")
 
+#: The names that stand for Connect Four, ``6x7g4``, wherever a game is named (any case).
+CONNECT_FOUR_NAMES = ("connect4", "connect-four")
+
 if hasattr(int, "bit_count"):  # Python >= 3.10
 
     def _popcount(v: int) -> int:
@@ -120,10 +123,13 @@ class Game:
             text = str(text)
         if not isinstance(text, str):
             raise TypeError(f"a game is a text such as '3x3k3', not {type(text).__name__}")
+        if text.strip().lower() in CONNECT_FOUR_NAMES:
+            text = "6x7g4"
         m = _GAME_RE.match(text.strip())
         if m is None:
             raise ValueError(
-                f"not a game: {text!r} (expected '<rows>x<cols>k<k>' or '<rows>x<cols>g<k>', e.g. '3x3k3' or '4x4g4')"
+                f"not a game: {text!r} (expected '<rows>x<cols>k<k>' or '<rows>x<cols>g<k>', e.g. '3x3k3' or '4x4g4'; "
+                "'connect4' or 'connect-four' name '6x7g4')"
             )
         rows, cols, family, k = int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))
         cells = rows * cols

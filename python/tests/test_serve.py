@@ -87,6 +87,14 @@ def test_search_boards_have_rules_but_no_enumeration():
         Game.search_board("7x8g4")  # 8 columns of 8 bits: past the search's 63
 
 
+def test_connect_four_by_name():
+    for name in ("connect4", "connect-four", "Connect4"):
+        assert Game.search_board(name) == Game.search_board("6x7g4")
+        assert str(Game.search_board(name)) == "6x7g4"
+    with pytest.raises(ValueError, match="connect-four"):
+        Game("connect5")
+
+
 def _sweep():
     exe = os.environ.get("SWEEP")
     if exe:

@@ -267,7 +267,10 @@ pub fn seat_arg(s: &str) -> Result<Seat, String> {
 
 /// Parses a game (`<rows>x<cols>k<k>` or `<rows>x<cols>g<k>`) for clap.
 pub fn game_arg(s: &str) -> Result<crate::game::Game, String> {
-    s.parse().map_err(|e: crate::game::ParseGameError| e.to_string())
+    s.parse().map_err(|e: crate::game::ParseGameError| match crate::game::Game::parse_any(s) {
+        Some(big) => format!("{big} is too big to enumerate; {}", crate::kinds::param::BEYOND_ENUMERATION),
+        None => e.to_string(),
+    })
 }
 
 /// Parses an opponent name for clap.

@@ -188,8 +188,10 @@ fn enumerable(args: &SolveArgs) -> Result<Game> {
     match args.game.parse() {
         Ok(g) => Ok(g),
         Err(e) if args.game.parse::<Shape>().is_ok() => Err(bad_input(format!(
-            "{e}\n{} is too big to enumerate: value its positions by search with --moves or --positions (e.g. sweep solve --game {} --moves 3,3,4)",
-            args.game, args.game
+            "{e}\n{} is too big to enumerate: value its positions by search with --moves or --positions (e.g. sweep solve --game {} --moves 3,3,4); {}",
+            args.game,
+            args.game,
+            crate::kinds::param::BEYOND_ENUMERATION
         ))),
         Err(e) => Err(bad_input(e.to_string())),
     }

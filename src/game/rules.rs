@@ -69,7 +69,8 @@ pub fn allowed(_max_cells: usize) -> String {
         .map(|f| format!("\"<rows>x<cols>{}<k>\" ({}; {})", f.letter(), f.form(), f.sizes()))
         .collect();
     format!(
-        "{} with rows and columns at least 3 and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe)",
+        "{} with rows and columns at least 3 and 3 <= k <= max(rows, columns), e.g. \"3x3k3\" (tic-tac-toe); \
+         \"connect4\" or \"connect-four\" name \"6x7g4\"",
         forms.join(" or ")
     )
 }
@@ -288,8 +289,15 @@ impl FromStr for Game {
     }
 }
 
-/// The parts of a name `"<rows>x<cols><letter><k>"`, whatever their sizes.
+/// The names that stand for Connect Four, `6x7g4`, wherever a game is named (any case).
+pub const CONNECT_FOUR_NAMES: [&str; 2] = ["connect4", "connect-four"];
+
+/// The parts of a name `"<rows>x<cols><letter><k>"`, whatever their sizes; or of
+/// Connect Four by one of [`CONNECT_FOUR_NAMES`].
 pub fn parse_name(s: &str) -> Option<(Family, usize, usize, usize)> {
+    if CONNECT_FOUR_NAMES.iter().any(|n| n.eq_ignore_ascii_case(s)) {
+        return Some((Family::Gravity, 6, 7, 4));
+    }
     let (rows, rest) = s.split_once('x')?;
     let at = rest.find(|c: char| !c.is_ascii_digit())?;
     let (cols, rest) = rest.split_at(at);
@@ -386,6 +394,20 @@ impl Tables {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connect_four_by_name_is_6x7g4_in_any_case() {
+        for name in ["connect4", "connect-four", "Connect4", "CONNECT-FOUR"] {
+            let g = Game::parse_any(name).unwrap();
+            assert_eq!(g.to_string(), "6x7g4", "{name}");
+            assert!(!g.enumerable());
+            assert_eq!(parse_name(name), Some((Family::Gravity, 6, 7, 4)));
+        }
+        // Not an enumerable game, and the refusal names the aliases.
+        let e = "connect4".parse::<Game>().unwrap_err().to_string();
+        assert!(e.contains("\"connect4\" or \"connect-four\" name \"6x7g4\""), "{e}");
+        assert_eq!(Game::parse_any("connect5"), None);
+    }
 
     #[test]
     fn parse_and_display_round_trip() {

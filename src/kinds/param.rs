@@ -180,7 +180,7 @@ impl Param {
                 Some(big) if searched => Ok(Val::Game(big)),
                 Some(big) => Err(format!(
                     "{big} is too big to enumerate, and this solver learns or solves over every position; mcts and \
-                     command solvers play it, scored by search ({SEARCHED_BOARDS})"
+                     command solvers play it, scored by search ({SEARCHED_BOARDS}); {BEYOND_ENUMERATION}"
                 )),
                 None => Err(format!("a game is {}", crate::game::rules::allowed(crate::game::rules::MAX_CELLS))),
             };
@@ -378,6 +378,10 @@ pub static GAME: Param = Param {
         "the board: rows x columns, k in a row wins; k: any empty cell is a move, g: gravity, a move is a column",
     )
 };
+
+/// What takes a board beyond enumeration, for every message that refuses one elsewhere.
+pub const BEYOND_ENUMERATION: &str = "a board too big to enumerate is taken by `sweep solve --moves` and \
+     `--positions`, `sweep score`, `sweep play` (against optimal or mcts) and, in a spec, the kinds mcts and command";
 
 /// The boards beyond enumeration that [`SEARCHED_GAME`] takes, for messages.
 pub const SEARCHED_BOARDS: &str = "boards beyond 24 cells up to 8 rows and columns: gravity with columns x (rows + 1) <= 63, such as 6x7g4 \

@@ -335,3 +335,33 @@ fn boards_beyond_enumeration_are_refused_where_they_cannot_be_played() {
     assert!(e.contains("solver[1].serve_checkpoints = true is only for boards too big to enumerate"), "{e}");
     assert!(e.contains("$SWEEP_CHECKPOINTS/<episode>.csv"), "{e}");
 }
+
+#[test]
+fn connect_four_by_name_is_6x7g4_everywhere_a_game_is_named() {
+    // A spec: the same jobs, ids and all, as with "6x7g4".
+    let ids = |game: &str| {
+        let text = format!("name = \"c\"\nseed = 3\n[[solver]]\nkind = \"mcts\"\ngame = \"{game}\"\niterations = 10\n");
+        let jobs = sweep::spec::parse(&text, "c.toml").unwrap().jobs();
+        jobs.into_iter().map(|j| j.id).collect::<Vec<_>>()
+    };
+    assert_eq!(ids("connect4"), ids("6x7g4"));
+    assert_eq!(ids("connect-four"), ids("6x7g4"));
+    // The command line: solve and score take the names, and print the board's own name.
+    let by = |game: &str| {
+        let mut v: serde_json::Value =
+            serde_json::from_str(&stdout(&run(&["solve", "--game", game, "--moves", FROM, "--json"]))).unwrap();
+        v.as_object_mut().unwrap().remove("time_ms");
+        v
+    };
+    assert_eq!(by("connect4"), by("6x7g4"));
+    for game in ["connect-four", "6x7g4"] {
+        let o = run(&["score", "--game", game, "--from", FROM, "--agent", "lowest", "--against", "minimax"]);
+        // The lowest column loses at once against minimax, whatever the board is called.
+        let lost = stdout(&o).lines().any(|l| l.split_whitespace().take(3).eq(["minimax", "exact", "-1.000000"]));
+        assert!(o.status.success() && lost, "{}{}", stdout(&o), stderr(&o));
+    }
+    // A command that enumerates refuses it, saying what takes such a board.
+    let o = run(&["solve", "--game", "connect4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("sweep score") && stderr(&o).contains("kinds mcts and command"), "{}", stderr(&o));
+}
