@@ -306,3 +306,25 @@ epsilon_min_at = 0.5
     assert!(!summary.lines().next().unwrap().contains("epsilon_decay"), "{summary}");
     assert!(summary.contains(&format!("On 3x3k3, o vs random: {best} is best")), "{summary}");
 }
+
+#[test]
+fn every_panel_with_curves_is_drawn() {
+    // Two seats against four opponents: eight panels of learning curves, more than the six
+    // charts a section draws of other kinds; "x against random" comes last in name order.
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "name = \"panels\"\nseed = 3\nreplicates = 1\n[evaluation]\nopponents = [\"random\", \"minimax\", \
+                \"minimax-uniform\", \"best-response\"]\ncheckpoints = 2\n[[solver]]\nkind = \"q-learning\"\n\
+                seat = [\"x\", \"o\"]\nepisodes = 200\n";
+    let spec = write_spec(tmp.path(), "panels.toml", text);
+    let out = tmp.path().join("out");
+    let o = run(&["run", spec.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = report(&out);
+    let curves = section(&html, "curves");
+    for seat in ["x", "o"] {
+        for opponent in ["random", "minimax", "minimax-uniform", "best-response"] {
+            let title = format!("Regret while learning: {seat} against {opponent} on 3x3k3");
+            assert!(curves.contains(&title), "{title}");
+        }
+    }
+}

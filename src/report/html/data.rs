@@ -20,10 +20,9 @@ use crate::report::summary::{Aggregator, Group, NEEDED_COLUMNS, Strata, config_c
 use crate::report::{CURVE_COLUMNS, Field, ParamColumn, column};
 use crate::stats::significance::Significance;
 
-/// Learning curves drawn per panel: this many configurations, best first.
+/// Learning curves drawn per panel: this many configurations, best first. Every panel
+/// (seat, evaluation opponent, game) that has curves is drawn.
 pub const CURVES_PER_PANEL: usize = 5;
-/// Panels (seat, evaluation opponent, game) with curves drawn.
-pub const CURVE_PANELS: usize = 6;
 
 /// One failed row.
 #[derive(Clone, Debug)]
@@ -504,7 +503,7 @@ pub fn panel(by: &[&str], key: &[String]) -> Vec<String> {
 pub const PANEL: [&str; 3] = [ParamColumn::Seat.name(), Field::EvalOpponent.name(), ParamColumn::Game.name()];
 
 /// The learners' configurations whose curves are drawn: the best [`CURVES_PER_PANEL`] of
-/// each of the first [`CURVE_PANELS`] panels.
+/// every panel.
 pub fn top_learners(groups: &[Group], learners: &HashSet<Vec<String>>, by: &[&str]) -> BTreeSet<Vec<String>> {
     let mut per_panel: BTreeMap<Vec<String>, Vec<&Group>> = BTreeMap::new();
     for g in groups.iter().filter(|g| learners.contains(&g.key) && g.n > 0) {
@@ -512,7 +511,6 @@ pub fn top_learners(groups: &[Group], learners: &HashSet<Vec<String>>, by: &[&st
     }
     per_panel
         .into_values()
-        .take(CURVE_PANELS)
         .flat_map(|mut gs| {
             gs.sort_by(|a, b| a.mean_regret.total_cmp(&b.mean_regret));
             gs.into_iter().take(CURVES_PER_PANEL).map(|g| g.key.clone())

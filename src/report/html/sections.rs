@@ -18,6 +18,16 @@ use crate::stats::robust::{RESAMPLES, Stat, bootstrap_interval};
 
 /// Charts of one kind on a page.
 const CHARTS: usize = 6;
+
+/// The note under a section that drew [`CHARTS`] of its panels and left `n` out, naming
+/// the command that prints them all (none when nothing was left out).
+fn left_out_note(n: usize, what: &str, command: &str) -> Option<Part> {
+    (n > 0).then(|| {
+        Part::Note(format!(
+            "{n} more panels of {what} are not drawn (at most {CHARTS} per section); `{command}` prints them all."
+        ))
+    })
+}
 /// Configurations drawn in a forest of paired differences.
 const FOREST: usize = 15;
 
@@ -370,9 +380,9 @@ fn term_name(columns: &[&str], factors: &[usize], term: &[usize]) -> String {
 fn importance(d: &Data) -> Option<Section> {
     let columns = default_config_columns();
     let mut parts = Vec::new();
-    for (block, varying) in
-        d.tune_blocks.iter().map(|b| (b, b.factors(&columns))).filter(|(_, v)| v.len() > 1).take(CHARTS)
-    {
+    let grids: Vec<_> = d.tune_blocks.iter().map(|b| (b, b.factors(&columns))).filter(|(_, v)| v.len() > 1).collect();
+    let left_out = grids.len().saturating_sub(CHARTS);
+    for (block, varying) in grids.into_iter().take(CHARTS) {
         let value = |r: Option<u32>| {
             move |c: &Config| r.map_or_else(|| c.mean(), |r| c.runs().get(&r).copied().unwrap_or(f64::NAN))
         };
@@ -418,6 +428,7 @@ fn importance(d: &Data) -> Option<Section> {
     if parts.is_empty() {
         return None;
     }
+    parts.extend(left_out_note(left_out, "parameter importance", "sweep importance"));
     Some(Section {
         id: "importance",
         title: "What matters".into(),
@@ -526,7 +537,9 @@ fn profiles(d: &Data) -> Option<Section> {
     let tau_max =
         panels.values().flatten().flat_map(|(_, r, _)| r.last().copied()).fold(0.0f64, f64::max).max(1e-3) * 1.05;
     let mut parts = Vec::new();
-    for (p, lines) in ordered(d, panels).into_iter().take(CHARTS) {
+    let panels = ordered(d, panels);
+    let left_out = panels.len().saturating_sub(CHARTS);
+    for (p, lines) in panels.into_iter().take(CHARTS) {
         let mut plot = Plot::new(
             &format!("Performance profile: {}", panel_title(&p)),
             PlotAxis::new("regret threshold tau (value units)", 0.0, tau_max),
@@ -544,6 +557,7 @@ fn profiles(d: &Data) -> Option<Section> {
         }
         parts.push(Part::Chart(plot.finish()));
     }
+    parts.extend(left_out_note(left_out, "performance profiles", "sweep summary"));
     (!parts.is_empty()).then(|| Section {
         id: "profiles",
         title: "Performance profiles".into(),
@@ -587,6 +601,8 @@ fn paired(d: &Data) -> Option<Section> {
         }
         parts.extend(forest_chart(format!("Paired differences: {}", panel_title(&panel.key)), rows, more));
     }
+    let left_out = d.solver_blocks.len().saturating_sub(CHARTS);
+    parts.extend(left_out_note(left_out, "paired differences", "sweep compare"));
     (!parts.is_empty()).then(|| Section {
         id: "paired",
         title: "Paired differences".into(),
