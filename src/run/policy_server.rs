@@ -216,16 +216,16 @@ impl PolicyServer {
             Ok(read) => read,
         };
         let last = match self.batches {
-            0 => "before any batch was asked".to_string(),
-            n => format!("after batch {n} was answered in full"),
+            0 => String::new(),
+            n => format!(" after batch {n} was answered in full,"),
         };
         Err(self.explain(match read {
             Ok(line) => format!(
-                "the policy program wrote {} {last}, before {next}: a line before a batch or past its count is a \
+                "the policy program wrote {}{last} before {next}: a line before a batch or past its count is a \
                  protocol error (an answer belongs to the batch that asks for it)",
                 quoted(&line)
             ),
-            Err(e) => format!("cannot read the policy program's output {last}: {e}"),
+            Err(e) => format!("cannot read the policy program's output{last} before {next}: {e}"),
         }))
     }
 
