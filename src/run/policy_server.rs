@@ -384,11 +384,11 @@ impl Agent for PolicyServer {
         match surplus {
             None => Ok(()),
             Some(Err(e)) => Err(self.explain(format!(
-                "cannot read the policy program's output after its last batch ({}): {e}",
+                "cannot read the policy program's output after batch {}, its last: {e}",
                 self.batches
             ))),
             Some(Ok(line)) => Err(self.explain(format!(
-                "the policy program wrote {} after its last batch ({}) was answered in full: a line past a batch's \
+                "the policy program wrote {} after batch {}, its last, was answered in full: a line past a batch's \
                  count is a protocol error (an answer belongs to the batch that asks for it)",
                 quoted(&line),
                 self.batches

@@ -111,6 +111,13 @@ fn a_surplus_answer_is_an_error_naming_the_batch_and_the_line_never_the_next_ans
     assert!(m.stderr.contains("batch 1") && m.stderr.contains("protocol error"), "{}", m.stderr);
     assert!(m.peak_mib < PEAK_MIB, "{} MiB", m.peak_mib);
     ended(dir.path());
+    let spec = spec(dir.path(), &["python3", &program("server.py"), "surplus", folder], "");
+    let (m, header, row) = run_spec(&spec, dir.path());
+    assert_eq!(m.code, 1, "{}", m.stderr);
+    let error = cell(&header, &row, "error");
+    assert!(error.contains("batch 1") && error.contains("protocol error"), "{error}");
+    assert!(m.peak_mib < PEAK_MIB, "spec run: {} MiB", m.peak_mib);
+    ended(dir.path());
     // The same program, well behaved, scores.
     let m = score(&["--batch", "8"], &["python3", &program("server.py"), "plain", folder]);
     assert_eq!(m.code, 0, "{}", m.stderr);
@@ -149,6 +156,21 @@ fn the_timeout_is_per_batch_not_per_line() {
     assert_eq!(m.code, 1, "{}", m.stderr);
     assert!(m.stderr.contains("of batch 1 within 2.0 s (the timeout is per batch)"), "{}", m.stderr);
     assert!(took < Duration::from_secs(10), "{took:?}: a line each 1.5 s kept a 2 s timeout going");
+    ended(dir.path());
+    // A spec's job (O against random, as above): its timeout bounds the whole job, so
+    // each batch too.
+    let spec = spec(dir.path(), &["sh", &program("slow.sh"), folder], "");
+    let spec_text = std::fs::read_to_string(&spec).unwrap();
+    let slow = spec_text
+        .replace("timeout = \"30s\"", "timeout = \"2s\"")
+        .replace("seat = \"x\"", "seat = \"o\"")
+        .replace("[\"minimax\"]", "[\"random\"]");
+    std::fs::write(&spec, slow).unwrap();
+    let at = Instant::now();
+    let (m, header, row) = run_spec(&spec, dir.path());
+    assert_eq!(m.code, 1, "{}", m.stderr);
+    assert!(cell(&header, &row, "error").contains("timed out after 2 s"), "{row:?}");
+    assert!(at.elapsed() < Duration::from_secs(10), "{:?}", at.elapsed());
     ended(dir.path());
 }
 
