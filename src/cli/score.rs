@@ -49,7 +49,7 @@ pub struct ScoreArgs {
     /// Positions per batch sent to a policy program.
     #[arg(long, default_value_t = 1024)]
     batch: usize,
-    /// Seconds a policy program may take to answer one batch.
+    /// Seconds a policy program may take to answer one batch (all its moves).
     #[arg(long, default_value_t = 60.0)]
     timeout: f64,
     /// The most positions kept for an exact evaluation (past it: sampled games against
@@ -121,6 +121,8 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
     }
     drop(spinner);
     let (asked_n, batches) = (asked.asked(), asked.batches());
+    // A program's end: its input closed, its grace to exit, nothing more said.
+    agent.finish().map_err(|e| anyhow::anyhow!("{shape} from {:?}: {e}", args.from))?;
     let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
     let scored = Scored {
         shape,

@@ -292,12 +292,12 @@ pub fn interpreted_script(command: &[String]) -> Option<&str> {
 /// path with a `/` relative to the spec's folder `dir`, or a name on `PATH`). A file that
 /// cannot be found is left out (the spec's check refuses it before any job).
 pub fn program_files(command: &[String], dir: &Path) -> Vec<PathBuf> {
-    let absolute = |p: PathBuf| p.canonicalize().unwrap_or(p);
+    let resolved = |p: PathBuf| p.canonicalize().unwrap_or(p);
     if is_interpreter(&command[0]) {
         let script = interpreted_script(command).map(|s| dir.join(s)).filter(|p| p.is_file());
-        return script.into_iter().map(absolute).collect();
+        return script.into_iter().map(resolved).collect();
     }
-    find_program(&command[0], dir).into_iter().map(absolute).collect()
+    find_program(&command[0], dir).into_iter().map(resolved).collect()
 }
 
 /// The names of the `{name}` placeholders in `arg`.
@@ -349,6 +349,29 @@ fn is_name(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// `path` made absolute as written: joined to the current folder when relative, `.` and
+/// `..` taken away by the names alone, no symbolic link followed (a virtual environment's
+/// `bin/python`, a link to the system's interpreter, stays the link, so the interpreter
+/// finds its environment).
+pub fn absolute(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let joined = match path.is_absolute() {
+        true => path.to_path_buf(),
+        false => std::env::current_dir().map(|cwd| cwd.join(path)).unwrap_or_else(|_| path.to_path_buf()),
+    };
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// Where the program `name` is: a path (with a `/`) relative to the spec's folder, or a
 /// name looked up on `PATH`; an error when it is missing or not executable.
 pub fn find_program(name: &str, dir: &Path) -> Result<PathBuf, String> {
@@ -387,6 +410,13 @@ mod tests {
         assert_eq!(substitute("{seed}-{tag}", value), "42-{seed}; $(rm -rf x) \"q\" a b");
         assert_eq!(substitute("{unknown} {} {not a name} {seed", value), "{unknown} {} {not a name} {seed");
         assert_eq!(substitute("}{seed}{", value), "}42{");
+    }
+
+    #[test]
+    fn a_path_is_made_absolute_by_its_names_alone() {
+        assert_eq!(absolute(Path::new("/a/spec/../venv/./bin/python")), Path::new("/a/venv/bin/python"));
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(absolute(Path::new("x/../y")), cwd.join("y"));
     }
 
     #[test]

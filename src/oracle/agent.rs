@@ -20,6 +20,12 @@ const KNOWN_MOST: usize = 1 << 22;
 pub trait Agent {
     /// The agent's moves in `positions`, one per position, in order.
     fn moves(&mut self, positions: &[Position]) -> Result<Vec<u8>, String>;
+
+    /// The end of the agent's use, once every position is asked: an agent that is a
+    /// program is told so and checks that it said nothing more (by default, nothing).
+    fn finish(&mut self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The lowest legal move: the lowest column not full, or the lowest free cell.

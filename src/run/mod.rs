@@ -28,6 +28,7 @@ mod hand_back;
 pub mod job;
 pub mod merge;
 mod notices;
+pub mod pipe;
 pub mod policy_server;
 mod pool;
 pub mod program;

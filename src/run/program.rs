@@ -451,7 +451,8 @@ fn scratch_folder() -> Result<PathBuf, String> {
 }
 
 /// The command line of a job: placeholders filled in, arguments that name files in the
-/// spec's folder made absolute.
+/// spec's folder made absolute as written (joined and normalised, never through their
+/// symbolic links: a virtual environment's `bin/python` stays itself).
 pub fn argv(point: &CommandPoint, job_id: &str, seed: u64) -> Vec<String> {
     let program = point.program;
     let values = placeholder_values(point, job_id, seed);
@@ -464,7 +465,7 @@ pub fn argv(point: &CommandPoint, job_id: &str, seed: u64) -> Vec<String> {
                 let path = program.dir.join(arg);
                 let relative = !Path::new(arg).is_absolute() && (arg.contains('/') || path.exists());
                 if relative && path.exists() {
-                    return path.canonicalize().unwrap_or(path).display().to_string();
+                    return crate::kinds::command::absolute(&path).display().to_string();
                 }
                 return arg.clone();
             }

@@ -151,6 +151,8 @@ fn run_program(
     let scored = served.and_then(|mut served| {
         let figures = score(job, evaluation, root, &mut serving.server)?;
         served.final_is_last(&marks, &figures);
+        // Its input closed, its grace to exit by itself, nothing more said.
+        serving.server.finish()?;
         Ok((served, figures))
     });
     match (scored, serving.killed()) {
