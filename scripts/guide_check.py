@@ -18,7 +18,13 @@ ARCHITECTURE.md, docs/performance.md, docs/performance-history.md and python/REA
   exists and only flags its `--help` lists, and every `experiments/*.toml` or `scripts/...`
   path it names exists;
 - a CSV header shown in a text block (a line that starts `job_id,solver,`) is the header
-  `sweep run` writes today.
+  `sweep run` writes today;
+- ARCHITECTURE.md has at most 200 lines, and every path it names in inline code (`src/...`,
+  `tests/...`, `scripts/...`, or a path below `src/` such as `run/fence.rs`) exists.
+
+An include may name an anchor (`{{#include ../../performance.md:summary}}`): the book then
+takes only the lines between `ANCHOR: summary` and `ANCHOR_END: summary`, and only the
+links there are followed from the including page.
 
 Prints one line per problem and exits 1 if there is any.
 """
@@ -44,7 +50,8 @@ EXTRA = [
 ]
 
 LINK = re.compile(r"(!?)\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)\)")
-INCLUDE = re.compile(r"\{\{#include\s+([^}\s]+)\s*\}\}")
+INCLUDE = re.compile(r"\{\{#include\s+([^}\s:]+)(?::([\w-]+))?\s*\}\}")
+ARCHITECTURE_LINES = 200
 FENCE = re.compile(r"^(\s*)```(\S*)")
 SKIP = re.compile(r"<!--\s*guide-check:\s*skip\s+(.+?)\s*-->")
 
@@ -103,11 +110,33 @@ def prose(text):
     return out
 
 
+def anchored(text, anchor):
+    """(first, last) line numbers, 1-based, of the lines between `ANCHOR: anchor` and
+    `ANCHOR_END: anchor` (as mdBook takes them), or the whole text without an anchor."""
+    lines = text.split("\n")
+    if not anchor:
+        return 1, len(lines)
+    start = next((i for i, l in enumerate(lines) if re.search(rf"ANCHOR:\s*{anchor}\b", l)), None)
+    if start is None:
+        raise SystemExit(f"guide_check: no ANCHOR: {anchor}")
+    end = next((i for i in range(start + 1, len(lines)) if re.search(rf"ANCHOR_END:\s*{anchor}\b", lines[i])), len(lines))
+    return start + 2, end
+
+
 @functools.cache
 def resolved(path):
     """A file's text with its includes expanded (what the book renders)."""
     text = path.read_text()
-    return INCLUDE.sub(lambda m: resolved((path.parent / m.group(1)).resolve()), text)
+
+    def include(m):
+        inner = (path.parent / m.group(1)).resolve()
+        if not m.group(2):
+            return resolved(inner)
+        first, last = anchored(inner.read_text(), m.group(2))
+        body = inner.read_text().split("\n")[first - 1 : last]
+        return "\n".join(l for l in body if "ANCHOR" not in l)
+
+    return INCLUDE.sub(include, text)
 
 
 @functools.cache
@@ -125,9 +154,11 @@ def anchors(path):
 
 
 def check_links(path, includers, problems):
-    """`includers`: the guide pages that include `path`; its links are followed from each
-    of them too, as the book renders them there."""
+    """`includers`: (page, anchor) of the guide pages that include `path`; its links are
+    followed from each of them too, as the book renders them there (only those between
+    the anchor's lines when the include names one)."""
     text = path.read_text()
+    spans = {page: anchored(text, anchor) for page, anchor in includers}
     for n, line in enumerate(prose(text), 1):
         for m in LINK.finditer(line):
             target = m.group(2)
@@ -135,7 +166,8 @@ def check_links(path, includers, problems):
                 continue
             where = f"{path.relative_to(ROOT)}:{n}"
             file, _, anchor = target.partition("#")
-            for page in [path] + includers:
+            pages = [p for p, (first, last) in spans.items() if first <= n <= last]
+            for page in [path] + pages:
                 seen = "" if page == path else f" (from {page.relative_to(ROOT)}, which includes it)"
                 dest = (page.parent / file).resolve() if file else page
                 if not dest.exists():
@@ -247,6 +279,25 @@ def results_header(sweep, tmp):
     return (out / "results.csv").read_text().split("\n", 1)[0]
 
 
+def check_architecture(problems):
+    """ARCHITECTURE.md stays short, and names only paths that exist."""
+    path = ROOT / "ARCHITECTURE.md"
+    text = path.read_text()
+    count = len(text.rstrip("\n").split("\n"))
+    if count > ARCHITECTURE_LINES:
+        problems.append(f"ARCHITECTURE.md: {count} lines, more than {ARCHITECTURE_LINES}")
+    for n, line in enumerate(text.split("\n"), 1):
+        for code in re.findall(r"`([^`\s]+)`", line):
+            if "/" not in code or not re.fullmatch(r"[\w.-]+(/[\w.-]+)*/?", code):
+                continue
+            if code.split("/")[0] in ("src", "tests", "scripts", "python", "benches", "docs", "examples"):
+                candidates = [ROOT / code]
+            else:
+                candidates = [ROOT / "src" / code, ROOT / "src" / (code.rstrip("/") + ".rs")]
+            if not any(c.exists() for c in candidates):
+                problems.append(f"ARCHITECTURE.md:{n}: `{code}`: no such file or folder")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sweep", default=os.environ.get("SWEEP", str(ROOT / "target/release/sweep")))
@@ -257,8 +308,9 @@ def main():
     includers = {}
     for p in sorted(GUIDE.glob("*.md")):
         for m in INCLUDE.finditer(p.read_text()):
-            includers.setdefault((p.parent / m.group(1)).resolve(), []).append(p)
+            includers.setdefault((p.parent / m.group(1)).resolve(), []).append((p, m.group(2)))
     problems, skipped, specs, commands = [], [], 0, 0
+    check_architecture(problems)
     with tempfile.TemporaryDirectory() as tmp:
         header = results_header(sweep, tmp)
         for path in files:
