@@ -18,7 +18,8 @@ impl Bar {
         if !shown(total, done, quiet, std::io::stderr().is_terminal()) {
             return Bar { bar: None };
         }
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(8));
+        // Drawn nowhere until it stands at the kept jobs, so that no frame shows their rate.
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
                 "{elapsed_precise} [{wide_bar}] {pos}/{len} jobs  {per_sec}  ETA {eta}  {msg}",
@@ -28,6 +29,7 @@ impl Bar {
         );
         start_at(&bar, done);
         bar.set_message("0 failed");
+        bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(8));
         Bar { bar: Some(bar) }
     }
 
