@@ -218,8 +218,12 @@ pub fn check_dir(dir: &Path, unverified: bool) -> Result<Vec<String>> {
             dir.display()
         )),
         Ok(Checked::Unreadable(why)) => refused(format!("{why}, so its result files cannot be checked")),
+        // A file that changed is bad input; a failed read of the disk stays what it is.
+        Err(error) if error.downcast_ref::<crate::error::BadInput>().is_none() => Err(error),
         Err(changed) if unverified => {
-            Ok(vec![format!("warning: the figures below are unverified (--unverified): {changed:#}")])
+            let changed = format!("{changed:#}");
+            let what = changed.strip_suffix(&format!("; {}", integrity::WHAT_TO_DO)).unwrap_or(&changed);
+            Ok(vec![format!("warning: the figures below are unverified (--unverified): {what}")])
         }
         Err(changed) => Err(bad_input(format!("{changed:#}; or add --unverified to read it anyway, unchecked"))),
     }

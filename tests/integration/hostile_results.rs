@@ -113,6 +113,7 @@ fn an_edited_file_is_refused_with_the_flag_that_reads_it_anyway() {
     let m = run_measured(&["summary", path(&out), "--unverified"], b"", LIMIT);
     assert_eq!(m.code, 0, "{}", m.stderr);
     assert!(m.stderr.contains("unverified") && m.stderr.contains("has changed"), "{}", m.stderr);
+    assert!(!m.stderr.contains("will not read it"), "{}", m.stderr);
 }
 
 #[test]
