@@ -26,6 +26,8 @@ use crate::stats::significance::Significance;
 pub struct CompareArgs {
     /// A results directory or its results.csv.
     results: PathBuf,
+    #[command(flatten)]
+    verification: super::reproduce::Verification,
     /// The metric: regret, regret_auc, solved_at or value.
     #[arg(long, default_value = "regret", value_parser = metric_arg)]
     metric: Metric,
@@ -158,7 +160,7 @@ impl CompareArgs {
 
 /// Runs `sweep compare`.
 pub fn compare(args: &CompareArgs) -> Result<i32> {
-    let dir = super::reproduce::results_dir(&args.results)?;
+    let dir = super::reproduce::results_dir(&args.results, args.verification)?;
     super::table::print(&table(&dir, &args.options())?, args.output.format());
     Ok(exit::OK)
 }

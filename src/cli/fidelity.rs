@@ -20,6 +20,8 @@ pub struct FidelityArgs {
     /// A results directory of a full grid (not a search) whose learners wrote curves.csv.
     results: PathBuf,
     #[command(flatten)]
+    verification: super::reproduce::Verification,
+    #[command(flatten)]
     format: FormatArgs,
 }
 
@@ -46,7 +48,7 @@ Examples:
 
 /// Runs `sweep fidelity`.
 pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
-    let dir = super::reproduce::results_dir(&args.results)?;
+    let dir = super::reproduce::results_dir(&args.results, args.verification)?;
     let rows = checkpoints(&dir).map_err(|e| match e.downcast_ref::<crate::error::BadInput>() {
         Some(_) => e,
         None => bad_input(format!("{e:#}")),

@@ -21,6 +21,8 @@ use crate::report::table::{Cell, Column, Table};
 pub struct ImportanceArgs {
     /// A results directory or its results.csv.
     results: PathBuf,
+    #[command(flatten)]
+    verification: super::reproduce::Verification,
     /// The metric: regret, regret_auc, solved_at or value.
     #[arg(long, default_value = "regret", value_parser = metric_arg)]
     metric: Metric,
@@ -33,7 +35,7 @@ pub struct ImportanceArgs {
 
 /// Runs `sweep importance`.
 pub fn importance(args: &ImportanceArgs) -> Result<i32> {
-    let dir = super::reproduce::results_dir(&args.results)?;
+    let dir = super::reproduce::results_dir(&args.results, args.verification)?;
     super::table::print(&table(&dir, args.metric, &args.by)?, args.output.format());
     Ok(exit::OK)
 }

@@ -17,6 +17,8 @@ use crate::report::html;
 pub struct ReportArgs {
     /// A results directory (or its results.csv).
     results: PathBuf,
+    #[command(flatten)]
+    verification: super::reproduce::Verification,
     /// A second results directory: the page compares the two.
     other: Option<PathBuf>,
     /// The HTML file to write (default: report.html in the results directory; with two
@@ -28,7 +30,7 @@ pub struct ReportArgs {
 /// Runs `sweep report`.
 pub fn report(args: &ReportArgs) -> Result<i32> {
     let start = Instant::now();
-    let dir = super::reproduce::results_dir(&args.results)?;
+    let dir = super::reproduce::results_dir(&args.results, args.verification)?;
     let bad = |e: anyhow::Error| bad_input(format!("{e:#}"));
     let (text, default) = match &args.other {
         None => {
@@ -44,7 +46,7 @@ pub fn report(args: &ReportArgs) -> Result<i32> {
             (text, dir.join("report.html"))
         }
         Some(other) => {
-            let other = super::reproduce::results_dir(other)?;
+            let other = super::reproduce::results_dir(other, args.verification)?;
             let pair = html::read_pair(&dir, &other).map_err(bad)?;
             let name = other.file_name().map_or("other".into(), |n| n.to_string_lossy().into_owned());
             (html::pair_page(&pair), dir.join(format!("report-vs-{name}.html")))

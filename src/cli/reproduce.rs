@@ -37,12 +37,27 @@ pub struct ReproduceArgs {
     /// Run a command solver's program: the manifest names it, so without this flag sweep only shows the command. With it, the program's files and the spec must still hash to what the run recorded.
     #[arg(long)]
     trust: bool,
+    #[command(flatten)]
+    verification: Verification,
+}
+
+/// The flag of every command that reads a results folder: whether to read result files
+/// that cannot be verified.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct Verification {
+    /// Read the result files even when they cannot be verified (no manifest.json, one that
+    /// cannot be read, or files changed since sweep wrote them); a warning on standard error
+    /// says the figures are unverified.
+    #[arg(long)]
+    pub unverified: bool,
 }
 
 /// The directory of a RESULTS argument (a directory or its results.csv), once its result
-/// files are found to hold what sweep wrote (see [`crate::report::integrity`]); what could
-/// not be checked is said on standard error.
-pub fn results_dir(results: &Path) -> Result<PathBuf> {
+/// files are found to hold what sweep wrote (see [`crate::report::integrity`] and
+/// [`crate::report::manifest::check_dir`]): refused when they cannot be, unless
+/// `verification` says to read them unverified; what could not be checked is said on
+/// standard error.
+pub fn results_dir(results: &Path, verification: Verification) -> Result<PathBuf> {
     let dir = if results.is_dir() {
         results.to_path_buf()
     } else if results.file_name().is_some_and(|n| n == "results.csv") && results.is_file() {
@@ -53,7 +68,7 @@ pub fn results_dir(results: &Path) -> Result<PathBuf> {
             results.display()
         )));
     };
-    for note in crate::report::manifest::check_dir(&dir)? {
+    for note in crate::report::manifest::check_dir(&dir, verification.unverified)? {
         eprintln!("{note}");
     }
     Ok(dir)
@@ -85,7 +100,7 @@ fn matching_rows(dir: &Path, prefix: &str) -> Result<(Vec<String>, Vec<Record>, 
 
 /// Runs `sweep reproduce`.
 pub fn reproduce(args: &ReproduceArgs) -> Result<i32> {
-    let dir = results_dir(&args.results)?;
+    let dir = results_dir(&args.results, args.verification)?;
     let manifest = Manifest::read(&dir).map_err(|e| bad_input(format!("{e:#}")))?;
     let (ids, rows, columns) = matching_rows(&dir, &args.job)?;
     let id = unique_id(&ids, &dir, &args.job)?;

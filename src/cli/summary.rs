@@ -44,6 +44,8 @@ use crate::stats::significance::{DEFAULT_LEVEL, Significance};
 pub struct SummaryArgs {
     /// A results directory or its results.csv.
     results: PathBuf,
+    #[command(flatten)]
+    verification: super::reproduce::Verification,
     /// Group by these columns (comma separated); default: every parameter, seat and eval_opponent.
     #[arg(long, value_delimiter = ',', value_name = "COLS")]
     by: Vec<String>,
@@ -107,7 +109,7 @@ impl SummaryArgs {
 
 /// Runs `sweep summary`.
 pub fn summary(args: &SummaryArgs) -> Result<i32> {
-    let dir = super::reproduce::results_dir(&args.results)?;
+    let dir = super::reproduce::results_dir(&args.results, args.verification)?;
     let format = args.output.format();
     super::table::print(&table(&dir, &args.options(format))?, format);
     Ok(exit::OK)

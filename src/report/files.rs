@@ -162,28 +162,40 @@ pub fn repair(path: &Path) -> Result<u64> {
         Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
     };
     let len = f.metadata().with_context(|| format!("cannot read {}", path.display()))?.len();
-    // Look for the last newline from the end, a block at a time: the file is not read whole.
-    let mut end = len;
-    let mut block = vec![0u8; 1 << 16];
-    let keep = loop {
-        if end == 0 {
-            break 0;
-        }
-        let start = end.saturating_sub(block.len() as u64);
-        let chunk = &mut block[..(end - start) as usize];
-        f.seek(SeekFrom::Start(start))?;
-        f.read_exact(chunk).with_context(|| format!("cannot read {}", path.display()))?;
-        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
-            break start + i as u64 + 1;
-        }
-        end = start;
-    };
+    let keep = last_line_end(&mut f, len).with_context(|| format!("cannot read {}", path.display()))?;
     if keep == len {
         return Ok(0);
     }
     f.set_len(keep).with_context(|| format!("cannot repair {}", path.display()))?;
     f.seek(SeekFrom::End(0))?;
     Ok(len - keep)
+}
+
+/// Where the last line end of a file of `len` bytes is (the byte after its last newline; 0
+/// without one): a partial last line starts there when it is less than `len`. Looks from
+/// the end, a block at a time: the file is not read whole.
+fn last_line_end(f: &mut File, len: u64) -> std::io::Result<u64> {
+    let mut end = len;
+    let mut block = vec![0u8; 1 << 16];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let chunk = &mut block[..(end - start) as usize];
+        f.seek(SeekFrom::Start(start))?;
+        f.read_exact(chunk)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
+/// Where the partial last line of the file at `path` starts (none when it ends with a
+/// newline, or cannot be read).
+fn partial_line_start(path: &Path) -> Option<u64> {
+    let mut f = File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    last_line_end(&mut f, len).ok().filter(|&start| start < len)
 }
 
 /// Opens a CSV file for reading and checks that its header is `header` or, for a file
@@ -196,8 +208,26 @@ pub fn open_checked(path: &Path, header: &[&str]) -> Result<(csv::Reader<BufRead
     Ok((r, columns))
 }
 
-/// What a damaged results file needs: said after the row that is wrong.
-const DAMAGED: &str = "the file is damaged; restore it from a copy, or move the directory aside and run again";
+/// What a damaged result file needs, said after the row that is wrong (which starts at
+/// byte `row_start`). When that row is the file's last line and is cut short (no line
+/// end), as a run killed while it wrote the row leaves it: in a run's folder (it has a
+/// manifest), that resuming the run mends it; else the command that cuts the line.
+/// Otherwise the file was changed by hand or on disk.
+fn damaged(path: &Path, row_start: Option<u64>) -> String {
+    let cut = partial_line_start(path).filter(|&start| row_start.is_none_or(|row| row >= start));
+    match cut {
+        Some(start) if path.parent().is_some_and(|dir| dir.join("manifest.json").exists()) => format!(
+            "its last line (from byte {start}) is cut short, as a run killed while writing it leaves it; resuming \
+             the run mends it: run the same `sweep run` command again (it cuts the line and runs that job again)"
+        ),
+        Some(start) => format!(
+            "its last line (from byte {start}) is cut short, as a run killed while writing it leaves it; \
+             `truncate -s {start} {}` removes it",
+            path.display()
+        ),
+        None => "the file is damaged; restore it from a copy, or move the directory aside and run again".to_string(),
+    }
+}
 
 /// A row that does not parse: bad input (exit 2) that names the file and the row, like
 /// every other unreadable input file; a failed read of the disk stays an I/O error.
@@ -205,7 +235,8 @@ fn malformed(path: &Path, row: u64, e: csv::Error) -> anyhow::Error {
     if e.is_io_error() {
         return anyhow::Error::new(e).context(format!("{}: reading row {row}", path.display()));
     }
-    bad_input(format!("{}: malformed row {row}: {e}; {DAMAGED}", path.display()))
+    let row_start = e.position().map(|p| p.byte());
+    bad_input(format!("{}: malformed row {row}: {e}; {}", path.display(), damaged(path, row_start)))
 }
 
 /// Reads a CSV file of `header`'s columns (or of an older version, see [`Columns`]) one row
@@ -231,6 +262,10 @@ pub fn each_numbered_row(
 ) -> Result<Columns> {
     let (mut r, columns) = open_checked(path, header)?;
     columns.require(path, needed)?;
+    // A last line cut short may still parse, with its last figure cut: never read as one.
+    if let Some(start) = partial_line_start(path) {
+        return Err(bad_input(format!("{}: {}", path.display(), damaged(path, Some(start)))));
+    }
     let mut rec = csv::StringRecord::new();
     let mut rows = 0;
     while r.read_record(&mut rec).map_err(|e| malformed(path, rows + 2, e))? {
@@ -322,7 +357,7 @@ pub fn scan_file(path: &Path, header: &[&str], flag: impl Fn(&csv::ByteRecord) -
         if rec.len() != columns.width() {
             let message =
                 format!("{}: row {row} has {} fields, expected {}", path.display(), rec.len(), columns.width());
-            return Err(bad_input(format!("{message}; {DAMAGED}")));
+            return Err(bad_input(format!("{message}; {}", damaged(path, Some(start)))));
         }
         let end = r.position().byte();
         columns.pad_bytes(&mut rec);
@@ -404,6 +439,27 @@ fn write_padded(w: &mut impl Write, rows: &[u8], missing: u16) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_last_line_cut_short_is_said_with_how_to_mend_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("results.csv");
+        std::fs::write(&path, "job_id,value\na,1\nb").unwrap();
+        let err = format!("{:#}", scan_runs(&path, &["job_id", "value"], |_| false).unwrap_err());
+        assert!(err.contains("row 3") && err.contains("`truncate -s 17 "), "{err}");
+        std::fs::write(tmp.path().join("manifest.json"), "{}").unwrap();
+        let err = format!("{:#}", scan_runs(&path, &["job_id", "value"], |_| false).unwrap_err());
+        assert!(err.contains("resuming the run mends it"), "{err}");
+        // Cut in its last figure, the line parses: a reader refuses it all the same.
+        std::fs::write(&path, "job_id,value\na,1\nb,0.12").unwrap();
+        let err = format!("{:#}", each_row(&path, &["job_id", "value"], &[], |_| {}).unwrap_err());
+        assert!(err.contains("(from byte 17) is cut short") && err.contains("resuming the run mends it"), "{err}");
+        std::fs::remove_file(tmp.path().join("manifest.json")).unwrap();
+        // A bad row that is not the last line: damaged.
+        std::fs::write(&path, "job_id,value\na\nb,2").unwrap();
+        let err = format!("{:#}", scan_runs(&path, &["job_id", "value"], |_| false).unwrap_err());
+        assert!(err.contains("row 2") && err.contains("restore it from a copy"), "{err}");
+    }
 
     #[test]
     fn repair_cuts_a_partial_line() {

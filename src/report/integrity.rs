@@ -146,8 +146,9 @@ pub fn hash_file(path: &Path) -> Result<Running> {
     }
 }
 
-/// What to do about a changed file: said after what changed.
-const WHAT_TO_DO: &str = "sweep will not read it. Restore the file from a copy, or run the spec again into a new \
+/// What to do about a changed file: said after what changed (a reader given `--unverified`
+/// says what changed without it).
+pub const WHAT_TO_DO: &str = "sweep will not read it. Restore the file from a copy, or run the spec again into a new \
                           folder (`sweep run SPEC --fresh` moves this one aside)";
 
 /// How a file differs from its record, in words; `None` when it holds the recorded bytes

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::files::write_text_atomic;
 use super::integrity::{self, Written};
+use crate::error::bad_input;
 
 /// The version of the `rand` crate this binary was built with (checked against Cargo.lock
 /// by a test).
@@ -190,28 +191,73 @@ impl Manifest {
     }
 }
 
-/// Checks the result files of `dir` against its manifest, for a reader: none (no notes)
-/// without a manifest, a note when it cannot be read. A sweep may be writing `dir` at the
-/// same time, so a difference is looked at again after the manifest changes (a run records
-/// the files it has just rewritten a moment after it renames them).
-pub fn check_dir(dir: &Path) -> Result<Vec<String>> {
+/// Checks the result files of `dir` against its manifest, for a reader that prints figures
+/// from them. Files that cannot be checked (no manifest, or one that cannot be read) or
+/// that fail their check are refused (bad input, naming what is wrong and `--unverified`);
+/// with `unverified` they are read anyway, and the returned notes say, first, that they
+/// are unverified. A sweep may be writing `dir` at the same time, so a difference is looked
+/// at again after the manifest changes (a run records the files it has just rewritten a
+/// moment after it renames them).
+pub fn check_dir(dir: &Path, unverified: bool) -> Result<Vec<String>> {
+    let refused = |why: String| -> Result<Vec<String>> {
+        if unverified {
+            Ok(vec![format!("warning: the figures below are unverified (--unverified): {why}")])
+        } else {
+            Err(bad_input(format!(
+                "{why}; sweep will not print figures from it. Run the spec again (`sweep run SPEC`; --fresh moves \
+                 this folder aside), or add --unverified to read it anyway, unchecked"
+            )))
+        }
+    };
+    match check_against_manifest(dir) {
+        Ok(Checked::Notes(notes)) => Ok(notes),
+        Ok(Checked::Missing) if !dir.join("results.csv").exists() => Ok(Vec::new()),
+        Ok(Checked::Missing) => refused(format!(
+            "{} has no manifest.json, so nothing shows that its results.csv holds what sweep wrote (a run records \
+             each file's length and hash there)",
+            dir.display()
+        )),
+        Ok(Checked::Unreadable(why)) => refused(format!("{why}, so its result files cannot be checked")),
+        // A file that changed is bad input; a failed read of the disk stays what it is.
+        Err(error) if error.downcast_ref::<crate::error::BadInput>().is_none() => Err(error),
+        Err(changed) if unverified => {
+            let changed = format!("{changed:#}");
+            let what = changed.strip_suffix(&format!("; {}", integrity::WHAT_TO_DO)).unwrap_or(&changed);
+            Ok(vec![format!("warning: the figures below are unverified (--unverified): {what}")])
+        }
+        Err(changed) => Err(bad_input(format!("{changed:#}; or add --unverified to read it anyway, unchecked"))),
+    }
+}
+
+/// What a reader's check of a folder's manifest found.
+enum Checked {
+    /// The files were checked (or could be read only unchecked, as said).
+    Notes(Vec<String>),
+    /// There is no manifest.
+    Missing,
+    /// The manifest cannot be read, or is not a sweep manifest: why.
+    Unreadable(String),
+}
+
+/// Checks the result files of `dir` against its manifest: an error when one changed.
+fn check_against_manifest(dir: &Path) -> Result<Checked> {
     let path = dir.join("manifest.json");
     let read = || match std::fs::read_to_string(&path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("note: cannot read {} ({e}); result files unchecked", path.display())),
+        Err(e) => Err(format!("cannot read {} ({e})", path.display())),
     };
     let mut text = match read() {
         Ok(Some(text)) => text,
-        Ok(None) => return Ok(Vec::new()),
-        Err(note) => return Ok(vec![note]),
+        Ok(None) => return Ok(Checked::Missing),
+        Err(why) => return Ok(Checked::Unreadable(why)),
     };
     for _ in 0..5 {
         let Ok(manifest) = serde_json::from_str::<Manifest>(&text) else {
-            return Ok(vec![format!("note: {} is not a sweep manifest; result files unchecked", path.display())]);
+            return Ok(Checked::Unreadable(format!("{} is not a sweep manifest", path.display())));
         };
         let error = match manifest.check_files(dir) {
-            Ok(notes) => return Ok(notes),
+            Ok(notes) => return Ok(Checked::Notes(notes)),
             Err(error) => error,
         };
         std::thread::sleep(std::time::Duration::from_millis(200));
@@ -220,7 +266,7 @@ pub fn check_dir(dir: &Path) -> Result<Vec<String>> {
             _ => return Err(error),
         }
     }
-    Manifest::read(dir)?.check_files(dir)
+    Manifest::read(dir)?.check_files(dir).map(Checked::Notes)
 }
 
 /// The time now as UTC RFC 3339 with seconds (`2026-11-29T19:15:00Z`).

@@ -128,7 +128,7 @@ pub fn prepare(
         return Ok(());
     }
     let Some(old) = state::existing_manifest(dir)? else {
-        if dir.join("results.csv").exists() {
+        if dir.join("results.csv").exists() && !state::clear_unstarted(dir)? {
             return Err(bad_input(format!(
                 "{} holds a results.csv but no manifest.json; use --fresh to move it aside or --out to write elsewhere",
                 dir.display()

@@ -7,7 +7,8 @@
 use anyhow::Result;
 
 /// Environment variable that makes chosen jobs fail on purpose, to test failure handling:
-/// `panic:PREFIX` or `error:PREFIX` fails every job whose id starts with `PREFIX`.
+/// `panic:PREFIX` or `error:PREFIX` fails every job whose id starts with `PREFIX`;
+/// `write:N` and `write:start` fail the writer as a full disk would.
 pub const FAULT_VAR: &str = "SWEEP_FAULT";
 
 /// A fault to inject.
@@ -19,14 +20,19 @@ pub enum Fault {
     Error(String),
     /// `write:N`: the writer fails after N jobs, as a full disk would.
     Write(usize),
+    /// `write:start`: the disk is full when the run starts: `results.csv` is created but
+    /// its header cannot be written, and there is no manifest.
+    WriteAtStart,
 }
 
 impl Fault {
-    /// Parses `panic:PREFIX`, `error:PREFIX` or `write:N`; anything else is no fault.
+    /// Parses `panic:PREFIX`, `error:PREFIX`, `write:N` or `write:start`; anything else is
+    /// no fault.
     pub fn parse(text: &str) -> Option<Fault> {
         match text.split_once(':')? {
             ("panic", prefix) => Some(Fault::Panic(prefix.to_string())),
             ("error", prefix) => Some(Fault::Error(prefix.to_string())),
+            ("write", "start") => Some(Fault::WriteAtStart),
             ("write", count) => count.parse().ok().map(Fault::Write),
             _ => None,
         }
@@ -47,6 +53,18 @@ impl Fault {
             _ => Ok(()),
         }
     }
+
+    /// Fails as a full disk at the start of a run would, if this fault asks for it: leaves
+    /// in `dir` what such a disk leaves, an empty `results.csv` (its creation needs no
+    /// space, its header does) and no manifest.
+    pub fn check_start(fault: Option<&Fault>, dir: &std::path::Path) -> Result<()> {
+        if fault != Some(&Fault::WriteAtStart) {
+            return Ok(());
+        }
+        let path = dir.join("results.csv");
+        std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+        Err(anyhow::anyhow!("cannot write {}: No space left on device (injected by {FAULT_VAR})", path.display()))
+    }
 }
 
 #[cfg(test)]
@@ -58,6 +76,7 @@ mod tests {
         assert_eq!(Fault::parse("panic:3fa"), Some(Fault::Panic("3fa".into())));
         assert_eq!(Fault::parse("error:"), Some(Fault::Error(String::new())));
         assert_eq!(Fault::parse("write:5"), Some(Fault::Write(5)));
+        assert_eq!(Fault::parse("write:start"), Some(Fault::WriteAtStart));
         for none in ["", "write:x", "crash:1", "panic"] {
             assert_eq!(Fault::parse(none), None, "{none}");
         }

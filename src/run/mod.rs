@@ -255,12 +255,12 @@ pub fn run(opts: &RunOptions, stop: &StopToken) -> Result<RunReport> {
         let of = crate::names::count(all_jobs.len(), "job");
         opts.notices.say(&format!("shard {} of {} (0-based, from {from}): {} of {of}", s.index, s.count, jobs.len()));
     }
-    if dir.join("manifest.json").exists() {
-        // Refuse at once if another sweep writes here, before moving anything aside.
-        drop(state::lock(&dir)?);
-    }
+    // The lock first, before anything in the folder is read: a run that starts at the same
+    // moment then finds it held, never a folder that the other has only begun to write.
+    let lock = state::lock(&dir)?;
     prepare(&dir, (&opts.spec, &sweep), opts.existing, all_jobs, (opts.trust, &opts.notices))?;
-    let _lock = state::lock(&dir)?;
+    // --fresh moved the locked folder aside: lock the new one.
+    let _lock = if lock.holds(&dir) { lock } else { state::lock(&dir)? };
     state::unseal(&dir)?;
     let plan = Plan {
         opts,
@@ -367,11 +367,26 @@ fn execute(plan: &Plan<'_>, stop: &StopToken) -> Result<RunReport> {
     };
     let opts = plan.opts;
     let started = Instant::now();
+    // A run that cannot write its first bytes (a full disk) leaves nothing that blocks the
+    // same command (see `state::clear_unstarted`).
+    let unstarted =
+        |e: anyhow::Error| anyhow::anyhow!("{e:#}; no job ran: run the same command again once it can write");
+    Fault::check_start(opts.fault.as_ref(), &plan.dir).map_err(unstarted)?;
+    // A resume with nothing to run keeps the run's start and end: the run is what ran.
+    let ran_before = if pending.is_empty() {
+        state::existing_manifest(&plan.dir)?.and_then(|m| Some((m.started, m.ended?)))
+    } else {
+        None
+    };
     // What resume kept, recorded at once: the files hold these bytes, and rows will follow.
-    let mut appender = Appender::open(&plan.dir, &plan.sweep.result_header())?;
+    let mut appender = Appender::open(&plan.dir, &plan.sweep.result_header()).map_err(unstarted)?;
     let mut manifest = manifest(plan)?;
+    if let Some((started, ended)) = ran_before {
+        manifest.started = started;
+        manifest.ended = Some(ended);
+    }
     manifest.written = Some(appender.written(false));
-    manifest.write(&plan.dir)?;
+    manifest.write(&plan.dir).map_err(unstarted)?;
     // Shared tables: built here, before any job, so that no job's train_ms holds them.
     let built = shared::build(&needs.shared, plan.threads);
     if let (false, Some(line)) = (opts.quiet, shared::line(&built)) {
@@ -488,7 +503,8 @@ fn finish(plan: &Plan<'_>, manifest: &mut Manifest, appender: &Appender) -> Resu
     let failed_ids: HashSet<&str> = runs.iter().filter(|r| r.flagged).map(|r| &*r.job).collect();
     manifest.jobs_failed = plan.jobs.iter().filter(|j| failed_ids.contains(j.id.as_str())).count() as u64;
     manifest.complete = manifest.jobs_done == manifest.jobs_total && plan.opts.only.is_empty() && plan.last;
-    manifest.ended = Some(now_utc());
+    // Set already by a resume that had nothing to run (the run's own end).
+    manifest.ended = Some(manifest.ended.take().unwrap_or_else(now_utc));
     manifest.write(&plan.dir)
 }
 

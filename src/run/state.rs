@@ -12,6 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -34,28 +35,73 @@ pub enum Existing {
     Extend,
 }
 
-/// An exclusive lock on a results directory, held for the whole run.
+/// An exclusive lock on a results directory, held for the whole run. Its file, `.lock`,
+/// says who holds it while it is held (`pid P on HOST since TIME`), for the message of
+/// a run refused by it; the holder empties it when it lets go.
 pub struct DirLock {
-    _file: File,
+    file: File,
 }
 
-/// Takes the lock of `dir` (creating `dir`), or says that another sweep holds it.
+impl DirLock {
+    /// Whether this lock is the one of `dir` now: false when `dir` was moved aside
+    /// (`--fresh`) after it was taken.
+    pub fn holds(&self, dir: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        match (self.file.metadata(), fs::metadata(dir.join(".lock"))) {
+            (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+            _ => false,
+        }
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = self.file.set_len(0);
+    }
+}
+
+/// Takes the lock of `dir` (creating `dir`), or says that another sweep holds it: which
+/// one (its pid and host) and since when, as it recorded them.
 pub fn lock(dir: &Path) -> Result<DirLock> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create the results directory {}", dir.display()))?;
     let path = dir.join(".lock");
-    let file = OpenOptions::new()
+    let mut file = OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(&path)
         .with_context(|| format!("cannot create {}", path.display()))?;
     if file.try_lock_exclusive().is_err() {
+        let holder = holder(&mut file).map(|h| format!(" ({h})")).unwrap_or_default();
         return Err(bad_input(format!(
-            "another sweep is already writing to {}; wait for it to finish or choose another directory with --out",
+            "another sweep is already writing to {}{holder}; wait for it to finish, or choose another directory \
+             with --out",
             dir.display()
         )));
     }
-    Ok(DirLock { _file: file })
+    let host = fs::read_to_string("/proc/sys/kernel/hostname").map(|h| format!(" on {}", h.trim())).unwrap_or_default();
+    let record = format!("pid {}{host} since {}\n", std::process::id(), now_utc());
+    // Who holds the lock is a courtesy to the run it refuses: the lock holds without it.
+    let _ = file.set_len(0).and_then(|_| file.write_all(record.as_bytes()));
+    Ok(DirLock { file })
+}
+
+/// What the holder of a lock recorded in its file (`pid P on HOST since TIME`), read a few
+/// times over 200 ms when the holder has only just taken the lock and not yet written it.
+fn holder(file: &mut File) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    for _ in 0..10 {
+        let mut text = String::new();
+        if file.seek(SeekFrom::Start(0)).is_ok() && file.read_to_string(&mut text).is_ok() {
+            let line = text.trim();
+            if line.starts_with("pid ") && line.contains(" since ") {
+                return Some(line.to_string());
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
 }
 
 /// Lists the differences between two resolved specs, as `path: old -> new`: the first
@@ -229,6 +275,38 @@ pub fn unseal(dir: &Path) -> Result<()> {
     }
 }
 
+/// Removes what a run that could not start leaves when its disk is full: `results.csv`
+/// and `curves.csv` without a manifest, each empty or a header at most (no row), which
+/// would otherwise look like results of unknown origin. Returns whether it removed them;
+/// it touches nothing when either holds a row, or a byte past a first line.
+pub fn clear_unstarted(dir: &Path) -> Result<bool> {
+    let files = [dir.join("results.csv"), dir.join("curves.csv")];
+    for path in &files {
+        if !holds_no_row(path).with_context(|| format!("cannot read {}", path.display()))? {
+            return Ok(false);
+        }
+    }
+    for path in files.iter().filter(|p| p.exists()) {
+        fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+    }
+    Ok(true)
+}
+
+/// Whether the file at `path` is absent, empty or one line at most (a header, perhaps cut
+/// short): a line end anywhere but at its last byte means a row began.
+fn holds_no_row(path: &Path) -> std::io::Result<bool> {
+    match fs::metadata(path) {
+        // A header is well under 64 KiB: a longer file is not read whole to find out.
+        Ok(meta) if meta.len() > 1 << 16 => return Ok(false),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+        Err(e) => return Err(e),
+    }
+    let text = fs::read(path)?;
+    let body = text.strip_suffix(b"\n").unwrap_or(&text);
+    Ok(!body.contains(&b'\n'))
+}
+
 /// The manifest of `dir`, if there is one.
 pub fn existing_manifest(dir: &Path) -> Result<Option<Manifest>> {
     if dir.join("manifest.json").exists() { Manifest::read(dir).map(Some) } else { Ok(None) }
@@ -246,7 +324,43 @@ pub fn existing_job_ids(dir: &Path) -> Result<HashSet<String>> {
 
 #[cfg(test)]
 mod tests {
-    use super::spec_diff;
+    use super::{clear_unstarted, lock, spec_diff};
+
+    #[test]
+    fn files_without_a_row_left_by_a_run_that_could_not_start_are_cleared() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let (results, curves) = (dir.join("results.csv"), dir.join("curves.csv"));
+        std::fs::write(&results, "").unwrap();
+        assert!(clear_unstarted(dir).unwrap());
+        assert!(!results.exists());
+        // A header, and one cut short: no row.
+        std::fs::write(&results, "job_id,solver\n").unwrap();
+        std::fs::write(&curves, "job_id,epi").unwrap();
+        assert!(clear_unstarted(dir).unwrap());
+        assert!(!results.exists() && !curves.exists());
+        // A row, even a partial one, is kept, and so is the other file.
+        std::fs::write(&results, "job_id,solver\n").unwrap();
+        std::fs::write(&curves, "job_id,episode\nab").unwrap();
+        assert!(!clear_unstarted(dir).unwrap());
+        assert!(results.exists() && curves.exists());
+    }
+
+    #[test]
+    fn a_held_lock_names_its_holder_and_is_emptied_when_let_go() {
+        let tmp = tempfile::tempdir().unwrap();
+        let held = lock(tmp.path()).unwrap();
+        assert!(held.holds(tmp.path()));
+        let err = format!("{:#}", lock(tmp.path()).err().unwrap());
+        let pid = format!("(pid {} ", std::process::id());
+        assert!(
+            err.contains("another sweep is already writing") && err.contains(&pid) && err.contains(" since "),
+            "{err}"
+        );
+        drop(held);
+        assert_eq!(std::fs::read_to_string(tmp.path().join(".lock")).unwrap(), "");
+        assert!(lock(tmp.path()).is_ok());
+    }
 
     #[test]
     fn spec_differences_count_solvers_from_1_and_name_every_one() {

@@ -240,7 +240,9 @@ fn write_errors_name_the_file_and_keep_what_was_written() {
     let mnt = tmp.path().join("tiny");
     std::fs::create_dir(&mnt).unwrap();
     let mounted = StdCommand::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=16k", "tmpfs", mnt.to_str().unwrap()])
+        // Five pages: the lock (which names its holder), the manifest and its rewrite, and
+        // the two files, whose rows fill them before the end.
+        .args(["-t", "tmpfs", "-o", "size=20k", "tmpfs", mnt.to_str().unwrap()])
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());

@@ -20,6 +20,7 @@ mod gravity;
 mod halving;
 mod halving_props;
 mod hostile_protocol;
+mod hostile_results;
 mod integrity;
 mod layers;
 mod play;

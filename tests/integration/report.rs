@@ -224,7 +224,12 @@ fn a_large_sweep_page_stays_small() {
         }
     }
     std::fs::write(dir.join("results.csv"), text).unwrap();
-    let html = report(&dir);
+    // Written here, with no manifest: read unverified, as the flag says.
+    let o = run(&["report", dir.to_str().unwrap(), "--unverified"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("unverified"), "{}", stderr(&o));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("no manifest.json: the results file alone, unverified"), "the page says so too");
     assert!(html.len() < 5_000_000, "{} bytes", html.len());
     let rows = table_rows(section(&html, "leaderboard"));
     assert!(rows.len() < 100, "the leaderboard shows the best, then one line for the others");

@@ -71,7 +71,7 @@ pub fn facts(d: &Data) -> Facts {
             ),
         ));
     } else {
-        f.push(("spec".into(), "no manifest.json: the results file alone".into()));
+        f.push(("spec".into(), "no manifest.json: the results file alone, unverified (read with --unverified)".into()));
     }
     f.push(("board".into(), d.boards.iter().cloned().collect::<Vec<_>>().join(", ")));
     let (exact, sampled, bound, unknown) = d.evaluation;
