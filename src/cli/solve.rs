@@ -48,9 +48,9 @@ pub struct SolveArgs {
     /// its value for the player to move and each legal move's, `1 3:1 2:0 4:0 ...`.
     #[arg(long, conflicts_with_all = ["moves", "positions"])]
     serve: bool,
-    /// The search's transposition table, in MiB (default: a quarter of the memory budget,
-    /// at most 1024).
-    #[arg(long, value_name = "MIB")]
+    /// The search's transposition table, in MiB: from 1 to this machine's memory (never
+    /// above 1048576, 1 TiB); default a quarter of the memory budget, from 64 to 1024.
+    #[arg(long, value_name = "MIB", value_parser = super::ranges::table_mib)]
     table_mib: Option<usize>,
     /// Also run policy iteration and value iteration on an MDP of more than 2,000,000
     /// action slots (they always run on smaller ones): both must reach the optimum that
