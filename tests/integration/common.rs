@@ -231,6 +231,8 @@ pub struct Measured {
 /// repository root, ends it (by its pid, with its group) if it has not finished within
 /// `limit`, and returns its exit code, output and peak memory, measured on this process
 /// alone (`wait4`), so tests running beside it do not count.
+// The child is reaped by `wait4` (for its rusage), which clippy does not see.
+#[allow(clippy::zombie_processes)]
 pub fn run_measured(args: &[&str], stdin: &[u8], limit: std::time::Duration) -> Measured {
     use std::io::{Read, Write};
     use std::os::unix::process::CommandExt;
