@@ -135,10 +135,11 @@ pub fn batch(s: &str) -> Result<usize, String> {
 }
 
 /// `--timeout`: a duration as a spec's `timeout` reads it (`90s`, `10m`, `2h`, `500ms` or
-/// seconds), above 0 and at most 1e9 s; or `none`, no limit ([`Duration::MAX`]).
+/// seconds), above 0 and at most 1e9 s; or `none`, no limit: the longest, 1e9 s (31
+/// years), which a deadline computed from now still holds without overflow.
 pub fn timeout(s: &str) -> Result<Duration, String> {
     if s.trim() == "none" {
-        return Ok(Duration::MAX);
+        return Ok(Duration::from_secs_f64(TIMEOUT_CAP));
     }
     match crate::spec::command_solver::parse_duration(s) {
         Some(x) if x.is_finite() && x > 0.0 && x <= TIMEOUT_CAP => Ok(Duration::from_secs_f64(x)),
@@ -182,7 +183,8 @@ mod tests {
             assert!(uct_c(bad).unwrap_err().contains("--uct-c must be a finite number >= 0"), "{bad}");
         }
         assert_eq!(timeout("90s"), Ok(Duration::from_secs(90)));
-        assert_eq!(timeout("none"), Ok(Duration::MAX));
+        assert_eq!(timeout("none"), Ok(Duration::from_secs(1_000_000_000)));
+        assert!(std::time::Instant::now().checked_add(timeout("none").unwrap()).is_some());
         for bad in ["inf", "nan", "0", "-3", "1e10", "soon"] {
             assert!(timeout(bad).unwrap_err().contains("or none for no limit"), "{bad}");
         }

@@ -224,3 +224,16 @@ fn a_sampled_score_from_few_or_alike_games_says_so_and_never_shows_plus_minus_ze
     assert_eq!(exact.1, sampled.1);
     assert_eq!(sampled.2, "5 games, all ended alike: no interval");
 }
+
+#[test]
+fn a_timeout_of_none_or_a_duration_is_read_as_a_spec_reads_one() {
+    let server = "import sys\nsys.path.insert(0, \"python\")\nfrom sweep_agents import Game, serve_policy\n\
+                  game = Game.search_board(\"4x4g4\")\n\
+                  serve_policy(lambda boards: [game.legal_moves(game.parse_board(b))[0] for b in boards], game=game)\n";
+    for timeout in ["none", "90s", "2.5"] {
+        let args = ["score", "--game", "4x4g4", "--against", "minimax", "--json", "--timeout", timeout, "--"];
+        let m = expect(&[&args[..], &["python3", "-c", server]].concat(), b"", 0, &[]);
+        let v: serde_json::Value = serde_json::from_str(&m.stdout).unwrap();
+        assert_eq!(v["figures"][0]["method"], "exact", "{timeout}: {v}");
+    }
+}
