@@ -33,8 +33,8 @@ pub struct BenchArgs {
     json: bool,
     #[command(flatten)]
     format: super::table::FormatFlag,
-    /// Rough time budget in seconds for all figures.
-    #[arg(long, default_value_t = 20.0)]
+    /// Rough time budget in seconds for all figures: above 0, at most 86400 (a day).
+    #[arg(long, default_value_t = 20.0, value_parser = super::ranges::bench_seconds)]
     seconds: f64,
     /// Save the figures `sweep plan` estimates with (see `Calibration::saved_path`:
     /// $SWEEP_CALIBRATION, else ~/.cache/sweep/calibration.json); `plan` then uses them
@@ -90,9 +90,6 @@ fn wall_seconds(jobs: &[Job], threads: usize) -> f64 {
 
 /// Runs `sweep bench`.
 pub fn bench(args: &BenchArgs) -> Result<i32> {
-    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
-        return Err(bad_input(format!("--seconds {}: give a positive number of seconds", args.seconds)));
-    }
     let figures = measure(args);
     if args.save {
         let path = Calibration::saved_path()

@@ -10,16 +10,19 @@ mod evaluate;
 mod fidelity;
 mod guard;
 mod importance;
+mod lines;
 mod merge;
 mod plan;
 mod play;
 mod play_search;
 mod positions;
+mod ranges;
 mod report;
 mod reproduce;
 mod run;
 mod schedule;
 mod score;
+mod serve;
 mod solve;
 mod summary;
 mod table;
@@ -56,8 +59,8 @@ enum Command {
     Plan {
         /// The spec (TOML).
         spec: PathBuf,
-        /// Threads the estimate assumes (default: all cores).
-        #[arg(long)]
+        /// Threads the estimate assumes, from 1 to 1024 (default: all cores).
+        #[arg(long, value_parser = ranges::threads)]
         threads: Option<usize>,
         /// The memory budget to compare with (default: as `sweep run`'s).
         #[arg(long, value_name = "SIZE", value_parser = crate::cost::memory::parse)]
@@ -157,8 +160,8 @@ enum Command {
 struct RunArgs {
     /// The spec (TOML).
     spec: PathBuf,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads, from 1 to 1024 (default: all cores).
+    #[arg(long, value_parser = ranges::threads)]
     threads: Option<usize>,
     /// Results directory (default: results/<name>).
     #[arg(long)]

@@ -455,11 +455,8 @@ pub fn plan(
     format: Format,
 ) -> Result<i32> {
     let sweep = spec::load(spec_path).map_err(|e| bad_input(e.to_string()))?;
-    let threads = match threads {
-        Some(0) => return Err(bad_input("--threads 0: give at least 1 thread")),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    // At least 1: `--threads` is checked where it is parsed (`ranges::threads`).
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if peak_only {
         println!("{}", needs(&sweep).peak(threads).div_ceil(1 << 20));
         return Ok(exit::OK);

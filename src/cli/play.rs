@@ -26,8 +26,8 @@ pub struct PlayArgs {
     /// The seat YOU play: x (moves first) or o.
     #[arg(long, default_value = "x", value_parser = super::seat_arg)]
     seat: Seat,
-    /// MCTS iterations per move (with --agent mcts).
-    #[arg(long, default_value_t = 10_000)]
+    /// MCTS iterations per move (with --agent mcts), from 1 to 4294967295 (as a spec's `iterations`).
+    #[arg(long, default_value_t = 10_000, value_parser = super::ranges::iterations)]
     iterations: u32,
     /// Seed of the MCTS searches (with --agent mcts).
     #[arg(long, default_value_t = 0)]
@@ -65,7 +65,7 @@ fn agent_of(args: &PlayArgs, game: Game) -> Result<Agent> {
         "optimal" => Agent::Optimal,
         "mcts" => Agent::Mcts(
             Searcher::new(),
-            MctsParams { seat: args.seat.other(), iterations: args.iterations.max(1), game, ..MctsParams::default() },
+            MctsParams { seat: args.seat.other(), iterations: args.iterations, game, ..MctsParams::default() },
             args.seed,
         ),
         file => {

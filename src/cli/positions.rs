@@ -2,59 +2,44 @@
 //! ([`crate::oracle`]), on any board it takes, Connect Four (`6x7g4`) included: for the
 //! player to move the value (1 win, 0 draw, -1 loss), the plies to the end under optimal
 //! play (the winner as fast as it can, the loser as slowly) and every legal move's value.
+//! `--moves` prints one position as a table (or one JSON object); `--positions` streams a
+//! file of any length, an answer per line as it is read ([`stream`]).
 
+use std::io::{BufRead, Write};
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
 use serde_json::json;
 
+use super::lines::Lines;
 use crate::error::{bad_input, exit};
 use crate::game::Family;
 use crate::oracle::{Outcome, Position, Score, Shape, Solver, plies_left};
 use crate::report::table::{Cell, Column, Doc, Format, Table};
-
-/// One position to value, as it was written, with its moves.
-struct Query {
-    text: String,
-    moves: Vec<u8>,
-}
 
 /// Reads a move list (see [`crate::oracle::parse_moves`]).
 pub(super) fn parse_moves(shape: Shape, text: &str) -> Result<Vec<u8>, String> {
     crate::oracle::parse_moves(shape, text)
 }
 
-/// The queries of `--moves` or of a `--positions` file (blank lines and `#` comments
-/// skipped; a line's first field is its moves, anything after it is ignored, so a test
-/// set's `<moves> <score>` lines are read as they are).
-fn queries(shape: Shape, moves: Option<&str>, file: Option<&Path>) -> Result<Vec<Query>> {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
-    if let Some(m) = moves {
-        match parse_moves(shape, m) {
-            Ok(moves) => out.push(Query { text: m.trim().to_string(), moves }),
-            Err(e) => errors.push(format!("--moves {e}")),
+/// The position after a move list as `--moves` and a `--positions` line take it, or why
+/// there is none.
+fn position_of(shape: Shape, text: &str) -> Result<Position, String> {
+    let moves = parse_moves(shape, text)?;
+    Position::after(shape, &moves).map_err(|e| format!("{shape} {:?}: {e}", text))
+}
+
+/// The note on what a value and a move mean on `shape`.
+fn meaning(shape: Shape) -> String {
+    format!(
+        "for the player to move under optimal play: value 1 win, 0 draw, -1 loss; plies to the end (the winner as fast as it can, the loser as slowly); moves {}",
+        if shape.family() == Family::Gravity {
+            "are columns from 0"
+        } else {
+            "are cells from 0, row by row from the top left"
         }
-    }
-    if let Some(path) = file {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| bad_input(format!("cannot read {}: {e}", path.display())))?;
-        for (i, line) in text.lines().enumerate() {
-            let Some(first) = line.split('#').next().and_then(|l| l.split_whitespace().next()) else { continue };
-            match parse_moves(shape, first) {
-                Ok(moves) => out.push(Query { text: first.to_string(), moves }),
-                Err(e) => errors.push(format!("{}:{}: {e}", path.display(), i + 1)),
-            }
-        }
-        if out.is_empty() && errors.is_empty() {
-            errors.push(format!("{}: no positions (one move list per line)", path.display()));
-        }
-    }
-    if !errors.is_empty() {
-        return Err(bad_input(errors.join("\n")));
-    }
-    Ok(out)
+    )
 }
 
 /// A valued position: its outcome, plies to the end and each move's (outcome, plies).
@@ -73,23 +58,17 @@ fn word(o: Outcome) -> &'static str {
     }
 }
 
-/// Values the positions of `--moves` / `--positions` and prints them.
-pub fn value(
-    shape: Shape,
-    moves: Option<&str>,
-    file: Option<&Path>,
-    table_mib: usize,
-    json_out: bool,
-    format: Format,
-) -> Result<i32> {
+/// A position valued by `solver`, with its text.
+fn valued(solver: &mut Solver, text: &str, p: Position) -> Valued {
+    Valued { text: text.to_string(), plies: p.plies(), score: solver.score(p), moves: solver.move_scores(p) }
+}
+
+/// Values the position of `--moves` and prints it.
+pub fn value(shape: Shape, moves: &str, table_mib: usize, json_out: bool, format: Format) -> Result<i32> {
     let started = Instant::now();
-    let queries = queries(shape, moves, file)?;
-    let positions = positions_of(shape, &queries)?;
+    let p = position_of(shape, moves.trim()).map_err(|e| bad_input(format!("--moves {e}")))?;
     let mut solver = Solver::new(table_mib << 20);
-    let valued: Vec<Valued> = positions
-        .into_iter()
-        .map(|(text, p)| Valued { text, plies: p.plies(), score: solver.score(p), moves: solver.move_scores(p) })
-        .collect();
+    let valued = [valued(&mut solver, moves.trim(), p)];
     let elapsed_ms = started.elapsed().as_secs_f64() * 1e3;
     if json_out {
         println!("{}", serde_json::to_string_pretty(&valued_json(shape, &valued, &solver, elapsed_ms)).expect("JSON"));
@@ -99,50 +78,34 @@ pub fn value(
     Ok(exit::OK)
 }
 
-/// The positions of the queries on `shape`, each with its text; an error naming every
-/// query that is not a position in play.
-fn positions_of(shape: Shape, queries: &[Query]) -> Result<Vec<(String, Position)>> {
-    let mut positions = Vec::new();
-    let mut errors = Vec::new();
-    for q in queries {
-        match Position::after(shape, &q.moves) {
-            Ok(p) => positions.push((q.text.clone(), p)),
-            Err(e) => errors.push(format!("{shape} {:?}: {e}", q.text)),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(bad_input(errors.join("\n")));
-    }
-    Ok(positions)
-}
-
 /// The optimal moves of a valued position: those whose value is the position's.
 fn best_moves(v: &Valued) -> Vec<u8> {
     v.moves.iter().filter(|&&(_, s)| s == v.score).map(|&(m, _)| m).collect()
 }
 
-/// The JSON object of `sweep solve --moves` or `--positions` with `--json`: the valued
+/// One valued position as JSON: its moves, stones, value, plies, score, best moves and
+/// each move's value and plies.
+fn row_json(shape: Shape, v: &Valued) -> serde_json::Value {
+    let cells = shape.cells();
+    json!({
+        "moves": v.text,
+        "stones": v.plies,
+        "value": Outcome::of(v.score).value(),
+        "plies": plies_left(v.score, cells, v.plies),
+        "score": v.score,
+        "best_moves": best_moves(v),
+        "move_values": v.moves.iter().map(|&(m, s)| json!({
+            "move": m,
+            "value": Outcome::of(s).value(),
+            "plies": plies_left(s, cells, v.plies),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The JSON object of `sweep solve --moves` with `--json`: the valued
 /// positions and the search's work (`solver`) and time.
 fn valued_json(shape: Shape, valued: &[Valued], solver: &Solver, elapsed_ms: f64) -> serde_json::Value {
-    let cells = shape.cells();
-    let rows: Vec<_> = valued
-        .iter()
-        .map(|v| {
-            json!({
-                "moves": v.text,
-                "stones": v.plies,
-                "value": Outcome::of(v.score).value(),
-                "plies": plies_left(v.score, cells, v.plies),
-                "score": v.score,
-                "best_moves": best_moves(v),
-                "move_values": v.moves.iter().map(|&(m, s)| json!({
-                    "move": m,
-                    "value": Outcome::of(s).value(),
-                    "plies": plies_left(s, cells, v.plies),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+    let rows: Vec<_> = valued.iter().map(|v| row_json(shape, v)).collect();
     json!({
         "game": shape.to_string(),
         "positions": rows,
@@ -152,15 +115,26 @@ fn valued_json(shape: Shape, valued: &[Valued], solver: &Solver, elapsed_ms: f64
     })
 }
 
-/// What `sweep solve --moves` or `--positions` prints without `--json`: a table of the
+/// A valued position's moves (`-` for none), value in words, best moves and each move's
+/// `move:value/plies`, as text.
+fn row_texts(v: &Valued, cells: usize) -> [String; 4] {
+    let o = Outcome::of(v.score);
+    let per_move: Vec<String> = v
+        .moves
+        .iter()
+        .map(|&(m, s)| format!("{m}:{}/{}", Outcome::of(s).value(), plies_left(s, cells, v.plies)))
+        .collect();
+    let best: Vec<String> = best_moves(v).iter().map(u8::to_string).collect();
+    let moves = if v.text.is_empty() { "-".to_string() } else { v.text.clone() };
+    [moves, format!("{} {}", o.value(), word(o)), best.join(","), per_move.join(" ")]
+}
+
+/// What `sweep solve --moves` prints without `--json`: a table of the
 /// valued positions, with the search's work (`solver`) and time under it.
 fn valued_doc(shape: Shape, valued: &[Valued], solver: &Solver, elapsed_ms: f64) -> Doc {
     let cells = shape.cells();
     let mut doc = Doc::new(format!("sweep solve: {} positions of {shape}", valued.len()));
-    doc.line(format!(
-        "for the player to move under optimal play: value 1 win, 0 draw, -1 loss; plies to the end (the winner as fast as it can, the loser as slowly); moves {}",
-        if shape.family() == Family::Gravity { "are columns from 0" } else { "are cells from 0, row by row from the top left" }
-    ));
+    doc.line(meaning(shape));
     let columns = vec![
         Column::text("moves"),
         Column::integers("stones"),
@@ -171,20 +145,14 @@ fn valued_doc(shape: Shape, valued: &[Valued], solver: &Solver, elapsed_ms: f64)
     ];
     let mut table = Table::new("positions", columns);
     for v in valued {
-        let o = Outcome::of(v.score);
-        let per_move: Vec<String> = v
-            .moves
-            .iter()
-            .map(|&(m, s)| format!("{m}:{}/{}", Outcome::of(s).value(), plies_left(s, cells, v.plies)))
-            .collect();
-        let best: Vec<String> = best_moves(v).iter().map(u8::to_string).collect();
+        let [moves, value, best, per_move] = row_texts(v, cells);
         table.push(vec![
-            Cell::text(if v.text.is_empty() { "-".to_string() } else { v.text.clone() }),
+            Cell::text(moves),
             Cell::int(v.plies as usize),
-            Cell::text(format!("{} {}", o.value(), word(o))),
+            Cell::text(value),
             Cell::int(plies_left(v.score, cells, v.plies) as usize),
-            Cell::text(best.join(",")),
-            Cell::text(per_move.join(" ")),
+            Cell::text(best),
+            Cell::text(per_move),
         ]);
     }
     doc.table(table);
@@ -197,47 +165,123 @@ fn valued_doc(shape: Shape, valued: &[Valued], solver: &Solver, elapsed_ms: f64)
     doc
 }
 
-/// `sweep solve --serve`: the policy-server protocol the other way round, so that a
-/// program (the Python package's `minimax` opponents on boards beyond enumeration) asks
-/// for values. Reads `positions N` and N boards (one line each, as `sweep score` writes
-/// them) from standard input, and writes one line per board: its value for the player to
-/// move, then each legal move as `move:value` (1 win, 0 draw, -1 loss, under optimal
-/// play), or `error: ...` for a board that is not a position in play. Ends at the end of
-/// its input.
-pub fn serve(shape: Shape, table_mib: usize) -> Result<i32> {
-    use std::io::{BufRead, Write};
+/// The form `--positions` prints each answer in.
+#[derive(Clone, Copy)]
+enum Form {
+    /// A header, then one line of tab-separated fields per position, then the work done.
+    Text,
+    /// A header, then one CSV record per position.
+    Csv,
+    /// One JSON object per position (JSON lines).
+    Json,
+}
+
+/// The bad lines of a `--positions` file named on standard error; past them, only counted.
+const NAMED: usize = 20;
+
+/// `sweep solve --positions FILE` (`-`: standard input): values each line's position as it
+/// is read and prints its answer at once, so that memory stays bounded whatever the file's
+/// length and a reader sees the answers as they come. Each bad line is named on standard
+/// error by file and line (the first [`NAMED`]) and the rest of the file still answered;
+/// any makes the exit code 2 at the end.
+pub fn stream(shape: Shape, file: &Path, table_mib: usize, json_out: bool, format: Format) -> Result<i32> {
+    let started = Instant::now();
+    let form = match (json_out, format) {
+        (true, _) => Form::Json,
+        (false, Format::Text) => Form::Text,
+        (false, Format::Csv) => Form::Csv,
+        _ => return Err(bad_input("--positions prints each answer as it is found: --format text or csv, or --json")),
+    };
+    let (reader, name) = open(file)?;
+    let mut lines = Lines::new(reader, name.clone());
     let mut solver = Solver::new(table_mib << 20);
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    while let Some(header) = lines.next() {
-        let header = header?;
-        let n = match header.trim().strip_prefix("positions ").map(|n| n.trim().parse::<usize>()) {
-            Some(Ok(n)) => n,
-            _ if header.trim().is_empty() => continue,
-            _ => return Err(bad_input(format!("--serve: expected `positions N`, read {header:?}"))),
-        };
-        for _ in 0..n {
-            let Some(line) = lines.next() else {
-                return Err(bad_input(format!("--serve: the input ended inside a batch of {n}")));
-            };
-            let line = line?;
-            match Position::of_board_text(shape, line.trim()) {
-                Ok(p) => {
-                    let moves = solver.move_outcomes(p);
-                    let best = moves.iter().map(|&(_, o)| o).max().expect("a position in play has a move");
-                    write!(out, "{}", best.value())?;
-                    for (m, o) in moves {
-                        write!(out, " {m}:{}", o.value())?;
-                    }
-                    writeln!(out)?;
+    // Standard output is flushed at each line's end: each answer leaves as it is found.
+    let mut out = std::io::stdout().lock();
+    header(&mut out, form, shape)?;
+    let (mut answered, mut bad) = (0usize, 0usize);
+    while let Some(line) = lines.next_line()? {
+        let found = line.text.and_then(|t| match t.split('#').next().and_then(|l| l.split_whitespace().next()) {
+            None => Ok(None),
+            Some(first) => position_of(shape, first).map(|p| Some((first.to_string(), p))),
+        });
+        match found {
+            Ok(None) => {}
+            Ok(Some((text, p))) => {
+                row(&mut out, form, shape, line.number, &valued(&mut solver, &text, p))?;
+                answered += 1;
+            }
+            Err(why) => {
+                bad += 1;
+                if bad <= NAMED {
+                    eprintln!("error: {}: {why}", lines.at(line.number));
                 }
-                Err(e) => writeln!(out, "error: {e}")?,
             }
         }
-        out.flush()?;
+    }
+    if let Form::Text = form {
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        let mib = solver.table_bytes() >> 20;
+        writeln!(out, "# {answered} positions; searched {} positions in {ms:.1} ms, table {mib} MiB", solver.nodes())?;
+    }
+    if bad > 0 {
+        let named = if bad > NAMED { format!("the first {NAMED} named above") } else { "named above".to_string() };
+        return Err(bad_input(format!(
+            "--positions {name}: {bad} of its {} lines are not positions ({named}); the {answered} others were answered",
+            lines.number()
+        )));
+    }
+    if answered == 0 {
+        return Err(bad_input(format!("--positions {name}: no positions (one move list per line)")));
     }
     Ok(exit::OK)
+}
+
+/// The reader of `--positions FILE` (`-`: standard input) and its name for messages.
+fn open(file: &Path) -> Result<(Box<dyn BufRead>, String)> {
+    if file == Path::new("-") {
+        return Ok((Box::new(std::io::stdin().lock()), "standard input".to_string()));
+    }
+    let f = std::fs::File::open(file)
+        .map_err(|e| bad_input(format!("--positions {}: cannot read: {e}", file.display())))?;
+    Ok((Box::new(std::io::BufReader::new(f)), file.display().to_string()))
+}
+
+/// What `--positions` prints before its first answer: in text, the meaning of the figures
+/// and the fields' names; in CSV, the header.
+fn header(out: &mut impl Write, form: Form, shape: Shape) -> std::io::Result<()> {
+    const FIELDS: [&str; 7] = ["line", "moves", "stones", "value", "plies", "best_moves", "move_values"];
+    match form {
+        Form::Text => {
+            writeln!(out, "# {}; move_values: move:value/plies", meaning(shape))?;
+            writeln!(out, "{}", FIELDS.join("\t"))
+        }
+        Form::Csv => writeln!(out, "{}", FIELDS.join(",")),
+        Form::Json => Ok(()),
+    }
+}
+
+/// One answer of `--positions`, for the position of line `number`.
+fn row(out: &mut impl Write, form: Form, shape: Shape, number: usize, v: &Valued) -> std::io::Result<()> {
+    let cells = shape.cells();
+    let plies = plies_left(v.score, cells, v.plies);
+    match form {
+        Form::Json => {
+            let mut object = row_json(shape, v);
+            object["line"] = json!(number);
+            writeln!(out, "{object}")
+        }
+        Form::Text => {
+            let [moves, value, best, per_move] = row_texts(v, cells);
+            writeln!(out, "{number}\t{moves}\t{}\t{value}\t{plies}\t{best}\t{per_move}", v.plies)
+        }
+        Form::Csv => {
+            let [moves, _, best, per_move] = row_texts(v, cells);
+            let value = Outcome::of(v.score).value();
+            let quoted = |s: &str| if s.contains(',') { format!("\"{s}\"") } else { s.to_string() };
+            let (moves, best) = (quoted(&moves), quoted(&best));
+            writeln!(out, "{number},{moves},{},{value},{plies},{best},{per_move}", v.plies)
+        }
+    }
 }
 
 #[cfg(test)]

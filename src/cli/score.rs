@@ -37,40 +37,44 @@ pub struct ScoreArgs {
     /// seeded per position by --seed). Ignored when a policy command follows `--`.
     #[arg(long, default_value = "lowest")]
     agent: String,
-    /// MCTS: iterations per move.
-    #[arg(long, default_value_t = 1000)]
+    /// MCTS: iterations per move, from 1 to 4294967295 (as a spec's `iterations`).
+    #[arg(long, default_value_t = 1000, value_parser = super::ranges::iterations)]
     iterations: u32,
-    /// MCTS: the exploration constant.
-    #[arg(long, default_value_t = 1.414)]
+    /// MCTS: the exploration constant, a finite number >= 0 (as a spec's `uct_c`).
+    #[arg(long, default_value_t = 1.414, value_parser = super::ranges::uct_c)]
     uct_c: f64,
     /// The evaluation opponents, comma separated.
     #[arg(long, default_value = "random,minimax,minimax-uniform,best-response", value_delimiter = ',')]
     against: Vec<String>,
-    /// Positions per batch sent to a policy program.
-    #[arg(long, default_value_t = 1024)]
+    /// Positions per batch sent to a policy program, from 1 to 1048576.
+    #[arg(long, default_value_t = 1024, value_parser = super::ranges::batch)]
     batch: usize,
-    /// Seconds a policy program may take to answer one batch (all its moves).
-    #[arg(long, default_value_t = 60.0)]
-    timeout: f64,
+    /// How long a policy program may take to answer one batch: a duration such as 90s,
+    /// 10m or 2h (or seconds), above 0 and at most 1e9 s, or `none` for no limit.
+    #[arg(long, default_value = "60s", value_name = "DURATION", value_parser = super::ranges::timeout)]
+    timeout: Duration,
     /// The most positions kept for an exact evaluation (past it: sampled games against
-    /// random and minimax-uniform, a search for the best response).
-    #[arg(long, default_value_t = Limits::default().positions)]
+    /// random and minimax-uniform, a search for the best response); from 0 (never exact)
+    /// to as many as this machine's memory holds, at about 100 bytes a position.
+    #[arg(long, default_value_t = Limits::default().positions, value_parser = super::ranges::max_positions)]
     max_positions: usize,
-    /// The most positions the best-response search visits before it reports a bound.
-    #[arg(long, default_value_t = Limits::default().nodes)]
+    /// The most positions the best-response search visits before it reports a bound (>= 1).
+    #[arg(long, default_value_t = Limits::default().nodes, value_parser = super::ranges::node_budget)]
     node_budget: u64,
-    /// Games sampled where an exact evaluation does not fit.
-    #[arg(long, default_value_t = Limits::default().games)]
+    /// Games sampled where an exact evaluation does not fit, from 1 to 1000000 (a figure
+    /// from one game, or from games that all ended alike, has no interval and says so).
+    #[arg(long, default_value_t = Limits::default().games, value_parser = super::ranges::games)]
     games: u32,
     /// The seed of sampled games and of the MCTS agent.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Threads the search uses (the game value, the optimal moves of many positions at
-    /// once; default: every core). The figures do not depend on it.
-    #[arg(long)]
+    /// once; default: every core), from 1 to 1024. The figures do not depend on it.
+    #[arg(long, value_parser = super::ranges::threads)]
     threads: Option<usize>,
-    /// The search's transposition table, in MiB.
-    #[arg(long, default_value_t = 512)]
+    /// The search's transposition table, in MiB: from 1 to this machine's memory (never
+    /// above 1048576, 1 TiB).
+    #[arg(long, default_value_t = 512, value_parser = super::ranges::table_mib)]
     table_mib: usize,
     /// Print one JSON object instead of a table.
     #[arg(long, conflicts_with = "format")]
@@ -135,6 +139,7 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
         elapsed_ms,
         game_value_ms,
         game_value_from_book,
+        games: args.games,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&scored_json(args, &scored)).expect("JSON"));
@@ -209,8 +214,7 @@ fn agent(
     threads: usize,
 ) -> Result<(Box<dyn Agent>, String)> {
     if !args.command.is_empty() {
-        let timeout = Duration::from_secs_f64(args.timeout.max(0.001));
-        let server = PolicyServer::start(&args.command, &shape.to_string(), seat, args.batch, timeout)
+        let server = PolicyServer::start(&args.command, &shape.to_string(), seat, args.batch, args.timeout)
             .map_err(|e| bad_input(format!("policy command: {e}")))?;
         return Ok((Box::new(server), args.command.join(" ")));
     }
@@ -242,6 +246,8 @@ struct Scored {
     game_value_ms: f64,
     /// Whether the game value comes from the [`crate::oracle::book`] (else the search).
     game_value_from_book: bool,
+    /// The games `--games` asked for per sampled figure.
+    games: u32,
 }
 
 impl Scored {
@@ -267,6 +273,7 @@ fn scored_json(args: &ScoreArgs, scored: &Scored) -> serde_json::Value {
                 "p_loss": f.p_loss,
                 "half_width": f.half_width,
                 "games": f.games,
+                "interval": (f.method == Method::Sampled).then(|| games_note(f, args.games)),
                 "exploitability": scored.exploit(f),
                 "accuracy": f.accuracy,
                 "positions": f.positions,
@@ -312,12 +319,30 @@ fn scored_doc(args: &ScoreArgs, scored: &Scored, from_start: bool) -> Doc {
         if *game_value_from_book { " (from the book of positions this search has solved)" } else { "" }
     ));
     doc.table(scores_table(scored));
-    doc.line("value: the agent's expected return (win 1, draw 0, loss -1); sampled: ± half a 95% interval; bound: the node budget ran out, the agent's worst case is at most the value");
+    doc.line(
+        "value: the agent's expected return (win 1, draw 0, loss -1); sampled: ± half a 95% interval and the games \
+         it comes from (no ± where they are too few or all ended alike); bound: the node budget ran out, the agent's \
+         worst case is at most the value",
+    );
     doc.line(format!(
         "asked the agent {asked_n} positions in {batches} batches; searched {nodes} positions; {elapsed_ms:.0} ms, \
          of which {game_value_ms:.0} ms for the game value"
     ));
     doc
+}
+
+/// How many games a sampled figure comes from, said where they are fewer than `asked`,
+/// and why it has no interval where it has none: one game, or games that all ended alike.
+fn games_note(f: &Figure, asked: u32) -> String {
+    let played = f.games.unwrap_or(0);
+    let plural = if played == 1 { "" } else { "s" };
+    let games =
+        if played < asked { format!("{played} of the {asked} games asked") } else { format!("{played} game{plural}") };
+    match (f.half_width, played) {
+        (Some(_), _) => games,
+        (None, 0 | 1) => format!("{games}: too few for an interval"),
+        (None, _) => format!("{games}, all ended alike: no interval"),
+    }
 }
 
 /// The scores, one row per evaluation opponent: a sampled value with half its 95%
@@ -339,7 +364,8 @@ fn scores_table(scored: &Scored) -> Table {
     let num = |v: f64| format!("{v:.6}");
     for (f, ms) in &scored.figures {
         let value = match (f.method, f.half_width) {
-            (Method::Sampled, Some(h)) => format!("{} ± {}", num(f.value), num(h)),
+            (Method::Sampled, Some(h)) => format!("{} ± {} ({})", num(f.value), num(h), games_note(f, scored.games)),
+            (Method::Sampled, None) => format!("{} ({})", num(f.value), games_note(f, scored.games)),
             (Method::Bound, _) => format!("<= {}", num(f.value)),
             _ => num(f.value),
         };

@@ -40,17 +40,24 @@ pub struct SolveArgs {
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     moves: Option<String>,
     /// Value many positions by search, one move list per line as --moves takes it (blank
-    /// lines, `#` comments and anything after a line's first field are ignored).
-    #[arg(long, value_name = "FILE")]
+    /// lines, `#` comments and anything after a line's first field are ignored; a line
+    /// holds at most 4096 bytes), `-` for standard input. Each answer is printed as its
+    /// line is read (a line of text, a CSV record with --format csv, a JSON object per
+    /// line with --json), so a file of any length takes bounded memory; every bad line is
+    /// named by file and line on standard error, and any makes the exit code 2.
+    #[arg(long, value_name = "FILE", conflicts_with = "moves")]
     positions: Option<PathBuf>,
     /// Answer positions on standard input by search until it ends: `positions N`, then N
     /// boards (X, O or . per cell, row by row from the top left); one line back per board,
-    /// its value for the player to move and each legal move's, `1 3:1 2:0 4:0 ...`.
+    /// its value for the player to move and each legal move's, `1 3:1 2:0 4:0 ...`. A line
+    /// holds at most 4096 bytes; the first bad line (not UTF-8, too long, a board of the
+    /// wrong length or characters, or not a position in play) ends it with exit code 2 and
+    /// `error: standard input:LINE: why` on standard output and error.
     #[arg(long, conflicts_with_all = ["moves", "positions"])]
     serve: bool,
-    /// The search's transposition table, in MiB (default: a quarter of the memory budget,
-    /// at most 1024).
-    #[arg(long, value_name = "MIB")]
+    /// The search's transposition table, in MiB: from 1 to this machine's memory (never
+    /// above 1048576, 1 TiB); default a quarter of the memory budget, from 64 to 1024.
+    #[arg(long, value_name = "MIB", value_parser = super::ranges::table_mib)]
     table_mib: Option<usize>,
     /// Also run policy iteration and value iteration on an MDP of more than 2,000,000
     /// action slots (they always run on smaller ones): both must reach the optimum that
@@ -176,10 +183,14 @@ fn by_search(args: &SolveArgs) -> Result<i32> {
         crate::cost::memory::default_budget().map_or(1024, |(bytes, _)| (bytes >> 22) as usize).clamp(64, 1024)
     });
     if args.serve {
-        return super::positions::serve(shape, table_mib);
+        return super::serve::serve(shape, table_mib);
     }
     let format = args.format.format();
-    super::positions::value(shape, args.moves.as_deref(), args.positions.as_deref(), table_mib, args.json, format)
+    if let Some(file) = &args.positions {
+        return super::positions::stream(shape, file, table_mib, args.json, format);
+    }
+    let moves = args.moves.as_deref().expect("by_search runs with --moves, --positions or --serve");
+    super::positions::value(shape, moves, table_mib, args.json, format)
 }
 
 /// The game of `--game` as an enumerable one; a board that only the search takes is

@@ -123,7 +123,8 @@ pub struct Figure {
     pub p_win: f64,
     pub p_draw: f64,
     pub p_loss: f64,
-    /// Half the width of the value's 95% interval (sampled figures).
+    /// Half the width of the value's 95% interval (sampled figures of at least two games
+    /// that did not all end alike; none otherwise).
     pub half_width: Option<f64>,
     /// Games sampled (sampled figures).
     pub games: Option<u32>,
@@ -512,8 +513,7 @@ impl<'a, 'b> Scorer<'a, 'b> {
                     optimal += u64::from(self.optimal(p).contains(&m));
                     m
                 } else {
-                    let options = if against == Against::Random { p.moves() } else { self.optimal(p).to_vec() };
-                    options[rng.random_range(0..options.len())]
+                    self.sampled_reply(p, against, &mut rng)
                 };
                 let child = p.play(m);
                 match ended(child, agent) {
@@ -542,11 +542,23 @@ impl<'a, 'b> Scorer<'a, 'b> {
             p_win: f64::from(win) / n,
             p_draw: f64::from(draw) / n,
             p_loss: f64::from(loss) / n,
-            half_width: Some(1.96 * (var / n).sqrt()),
+            // No interval from one game, or from games that all ended alike: a sample
+            // variance of 0 says nothing of the spread, and `± 0` would claim exactness.
+            half_width: (games > 1 && var > 0.0).then(|| 1.96 * (var / n).sqrt()),
             games: Some(games),
             accuracy: (moves > 0).then(|| optimal as f64 / moves as f64),
             positions: 0,
         })
+    }
+
+    /// The opponent's move in a sampled game: uniform over the legal moves (`random`) or
+    /// the optimal ones (`minimax-uniform`), or `minimax`'s own (every game alike).
+    fn sampled_reply(&mut self, p: Position, against: Against, rng: &mut Rng) -> u8 {
+        if against == Against::Minimax {
+            return self.minimax_reply(p);
+        }
+        let options = if against == Against::Random { p.moves() } else { self.optimal(p).to_vec() };
+        options[rng.random_range(0..options.len())]
     }
 
     /// The agent's worst case by search: a forced loss within a growing horizon first,

@@ -369,19 +369,15 @@ impl Solver {
             .collect()
     }
 
-    /// The outcome of every legal move for the player to move, in increasing order.
+    /// The outcome of every legal move for the player to move, in increasing order; a
+    /// child the [`book`](super::book) holds is not searched (the empty Connect Four
+    /// board's seven are answered at once).
     pub fn move_outcomes(&mut self, p: Position) -> Vec<(u8, Outcome)> {
         p.moves()
             .into_iter()
             .map(|m| {
                 let child = p.play(m);
-                let o = if child.last_won() {
-                    Outcome::Win
-                } else if child.is_over() {
-                    Outcome::Draw
-                } else {
-                    self.outcome(child).flip()
-                };
+                let o = move_outcome(child, super::book::known).unwrap_or_else(|| self.outcome(child).flip());
                 (m, o)
             })
             .collect()

@@ -87,6 +87,8 @@ mod tree;
 mod validate;
 mod values;
 
+pub(crate) use values::range_rule;
+
 use std::path::Path;
 
 /// The closest of some names to a word, when it is close enough to be a likely typo.

@@ -136,7 +136,7 @@ fn spec_paths_that_are_missing_or_directories() {
 #[test]
 fn bad_flags() {
     let spec = mcts("iterations = 10");
-    check(&spec, &["--threads", "0"], &["--threads 0"]);
+    check(&spec, &["--threads", "0"], &["--threads", "'0'", "from 1 to 1024"]);
     check(&spec, &["--shard", "4/4"], &["--shard", "K/N"]);
     check(&spec, &["--shard", "two"], &["--shard", "K/N"]);
     check(&spec, &["--only", "ffffffffffff"], &["--only ffffffffffff", "no job"]);

@@ -19,6 +19,7 @@ mod fence;
 mod gravity;
 mod halving;
 mod halving_props;
+mod hostile_input;
 mod hostile_protocol;
 mod hostile_results;
 mod integrity;

@@ -209,9 +209,10 @@ fn connect_four_positions_are_valued_by_search_as_the_reference_says() {
     std::fs::write(&file, format!("# positions\n\n{}\n", lines.join("\n"))).unwrap();
     let o = run(&["solve", "--game", "6x7g4", "--positions", file.to_str().unwrap(), "--table-mib", "64", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let got = v["positions"].as_array().unwrap();
+    // One JSON object per line, as each line is answered, numbered by its line in the file.
+    let got: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(got.len(), wanted.len());
+    assert_eq!(got.iter().map(|g| g["line"].as_u64().unwrap()).collect::<Vec<_>>(), (3..15).collect::<Vec<_>>());
     for (g, (moves, value, plies)) in got.iter().zip(&wanted) {
         assert_eq!((g["value"].as_i64().unwrap(), g["plies"].as_u64().unwrap()), (*value, *plies), "{moves}");
         // The best moves are those whose value and plies are the position's.
