@@ -223,20 +223,25 @@ pub struct Measured {
     /// Its standard output and error, as text.
     pub stdout: String,
     pub stderr: String,
-    /// Its peak resident memory (the kernel's `ru_maxrss` of this one process), in MiB.
+    /// Its peak resident memory (the kernel's `ru_maxrss` of this one process), in MiB;
+    /// NaN when it was ended at the time limit.
     pub peak_mib: f64,
 }
 
 /// Runs the built `sweep` with `args` (and `stdin` fed to it, then closed) from the
 /// repository root, ends it (by its pid, with its group) if it has not finished within
-/// `limit`, and returns its exit code, output and peak memory, measured on this process
-/// alone (`wait4`), so tests running beside it do not count.
-#[allow(clippy::zombie_processes)] // reaped by `wait4`, which gives its peak memory
+/// `limit`, and returns its exit code, output and peak memory. The peak is measured on
+/// that process alone: it is started by a small one (`tests/programs/measure.py`), since a
+/// process the test binary starts itself inherits the binary's own peak at exec.
 pub fn run_measured(args: &[&str], stdin: &[u8], limit: std::time::Duration) -> Measured {
     use std::io::{Read, Write};
     use std::os::unix::process::CommandExt;
+    let peak_file = tempfile::NamedTempFile::new().unwrap();
     let bin = assert_cmd::cargo::cargo_bin("sweep");
-    let mut child = std::process::Command::new(bin)
+    let mut child = std::process::Command::new("python3")
+        .arg(root().join("tests/programs/measure.py"))
+        .arg(peak_file.path())
+        .arg(bin)
         .args(args)
         .current_dir(root())
         .env_remove("SLURM_ARRAY_TASK_ID")
@@ -247,7 +252,7 @@ pub fn run_measured(args: &[&str], stdin: &[u8], limit: std::time::Duration) -> 
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
-        .expect("sweep starts");
+        .expect("python3 starts");
     let pid = child.id() as i32;
     let mut input = child.stdin.take().unwrap();
     let fed = stdin.to_vec();
@@ -281,20 +286,18 @@ pub fn run_measured(args: &[&str], stdin: &[u8], limit: std::time::Duration) -> 
             }
         })
     };
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to fill.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting for our own child, by its pid, with valid pointers.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4 on sweep");
+    let status = child.wait().expect("wait for sweep");
     done.store(true, std::sync::atomic::Ordering::SeqCst);
     watch.join().unwrap();
     let _ = feeder.join();
-    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 128 + libc::WTERMSIG(status) };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    // No figure when the run was ended before it could be measured.
+    let peak_kib: f64 = std::fs::read_to_string(peak_file.path()).ok().and_then(|t| t.parse().ok()).unwrap_or(f64::NAN);
     Measured {
         code,
         stdout: String::from_utf8_lossy(&outs.join().unwrap()).into_owned(),
         stderr: String::from_utf8_lossy(&errs.join().unwrap()).into_owned(),
-        peak_mib: usage.ru_maxrss as f64 / 1024.0,
+        peak_mib: peak_kib / 1024.0,
     }
 }
