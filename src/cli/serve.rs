@@ -92,7 +92,7 @@ fn board_at(shape: Shape, line: &str) -> Result<Position, String> {
 
 /// Writes the answer for `p`: its value for the player to move and each move's.
 fn answer(solver: &mut Solver, p: Position, out: &mut impl Write) -> Result<()> {
-    let moves = solver.move_outcomes(p);
+    let moves = solver.move_outcomes(p, crate::oracle::book::known);
     let best = moves.iter().map(|&(_, o)| o).max().expect("a position in play has a move");
     write!(out, "{}", best.value())?;
     for (m, o) in moves {

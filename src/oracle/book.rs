@@ -14,7 +14,7 @@
 //! in the centre and the edge columns. Only the outcome is kept (win, draw or loss), not
 //! the plies: what a game value and a set of optimal moves need.
 
-use super::search::CONNECT_FOUR;
+use super::shape::CONNECT_FOUR;
 use super::{Outcome, Position, Shape};
 
 /// The book: a board, the moves from its empty position (0-based columns or cells), and

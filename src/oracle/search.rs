@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use super::bitboard::{Position, bits};
-use super::shape::Shape;
+use super::shape::{CONNECT_FOUR, Shape};
 use super::table::Transpositions;
 
 /// A value for the player to move: `cells + 1 - p` for a win with the game's `p`-th
@@ -42,9 +42,6 @@ pub fn shared_table(shape: Shape, bytes: usize) -> Arc<Transpositions> {
 pub fn lowest_cell(p: Position, moves: &[u8]) -> u8 {
     *moves.iter().min_by_key(|&&m| p.cell_of_move(m)).expect("at least one move")
 }
-
-/// Connect Four, the board the search's fast path is compiled for.
-pub(super) const CONNECT_FOUR: Shape = Shape::gravity(6, 7, 4);
 
 /// Win, draw or loss for the player to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -370,14 +367,15 @@ impl Solver {
     }
 
     /// The outcome of every legal move for the player to move, in increasing order; a
-    /// child the [`book`](super::book) holds is not searched (the empty Connect Four
-    /// board's seven are answered at once).
-    pub fn move_outcomes(&mut self, p: Position) -> Vec<(u8, Outcome)> {
+    /// child whose outcome `known` gives is not searched (with the
+    /// [`book`](super::book)'s `known`, the empty Connect Four board's seven are answered
+    /// at once).
+    pub fn move_outcomes(&mut self, p: Position, known: impl Fn(Position) -> Option<Outcome>) -> Vec<(u8, Outcome)> {
         p.moves()
             .into_iter()
             .map(|m| {
                 let child = p.play(m);
-                let o = move_outcome(child, super::book::known).unwrap_or_else(|| self.outcome(child).flip());
+                let o = move_outcome(child, &known).unwrap_or_else(|| self.outcome(child).flip());
                 (m, o)
             })
             .collect()

@@ -11,6 +11,9 @@ use std::str::FromStr;
 use crate::game::rules::parse_name;
 use crate::game::{Family, Game};
 
+/// Connect Four, the board the search's fast path is compiled for and the book holds.
+pub(super) const CONNECT_FOUR: Shape = Shape::gravity(6, 7, 4);
+
 /// The most bits a board may take, sentinel row included (one bit stays free for the
 /// table's tag).
 pub const MAX_BITS: usize = 63;

@@ -335,7 +335,7 @@ fn threads_sharing_one_table_agree_with_one_thread() {
         assert_eq!(Outcome::of(again.score(p)).value(), *value, "{shape} {moves:?} after the race");
         // The children's searches spread over two threads find the moves of the best
         // outcome of each child's own two null windows.
-        let outcomes = solver.move_outcomes(p);
+        let outcomes = solver.move_outcomes(p, book::known);
         let best = outcomes.iter().map(|o| o.1).max().unwrap();
         let want: Vec<u8> = outcomes.iter().filter(|o| o.1 == best).map(|o| o.0).collect();
         let settled = again.optimal_moves_knowing(p, &|_| None, 2);
