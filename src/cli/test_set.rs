@@ -8,16 +8,19 @@
 //! `<moves> <score>`, the moves one digit each, columns (cells on an m,n,k board) from 1;
 //! the score is the field's, for the player to move (`22 - stones of the winner at the
 //! end` on 7x6 when it wins, 0 for a draw, negative when it loses). Blank lines and lines
-//! starting with `#` are skipped. Every line is read, and every position searched (the
-//! score of each legal move), before the agent is asked anything: a bad line, or a score
-//! that is not the one the search finds, is an error naming the file and the line.
+//! starting with `#` are skipped. Every line is read (with a cap, [`super::lines`]), and
+//! every position searched (the score of each legal move), before the agent is asked
+//! anything: a bad line, or a score that is not the one the search finds, is an error
+//! naming the file and the line.
 //! Positions are then asked in batches of at most `--batch`, set after set.
 
+use std::io::BufRead;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use serde_json::json;
 
+use super::lines::Lines;
 use crate::error::{bad_input, exit};
 use crate::oracle::{Agent, Asked, Position, Score, Shape, Solver};
 use crate::report::table::{Cell, Column, Doc, Format, Table};
@@ -30,35 +33,44 @@ pub struct Line {
     pub score: Option<i32>,
 }
 
-/// The positions of a set's text (`name` is its file, for errors): an error names the
-/// file and the line and says what is wrong.
-pub fn read_set(shape: Shape, name: &str, text: &str) -> Result<Vec<Line>, String> {
-    let mut lines = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let at = |what: String| format!("{name}:{}: {what}", i + 1);
-        let trimmed = raw.trim();
+/// The positions of a set read from `reader` (`name` is its file, for errors), its lines
+/// read with a cap ([`super::lines`]): an error names the file and the line and says
+/// what is wrong.
+pub fn read_set(shape: Shape, name: &str, reader: impl BufRead) -> Result<Vec<Line>, String> {
+    let mut lines = Lines::new(reader, name).stopping_at_a_long_line();
+    let mut set = Vec::new();
+    while let Some(line) = lines.next_line().map_err(|e| format!("{name}: {e}"))? {
+        let at = |what: String| format!("{}: {what}", lines.at(line.number));
+        let text = line.text.map_err(at)?;
+        let trimmed = text.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let fields: Vec<&str> = trimmed.split_whitespace().collect();
-        if fields.len() > 2 {
-            return Err(at(format!("{}: a line is `<moves>` or `<moves> <score>`", excerpt(trimmed))));
-        }
-        let moves = fields[0]
-            .bytes()
-            .map(|b| match b {
-                b'1'..=b'9' => Ok(b - b'1'),
-                _ => Err(at(format!("{}: the moves are digits from 1", excerpt(fields[0])))),
-            })
-            .collect::<Result<Vec<u8>, String>>()?;
-        let position = replay(shape, &moves).map_err(|e| at(format!("{:?} on {shape}: {e}", fields[0])))?;
-        let score = match fields.get(1) {
-            None => None,
-            Some(s) => Some(s.parse::<i32>().map_err(|_| at(format!("{}: the score is an integer", excerpt(s))))?),
-        };
-        lines.push(Line { line: i + 1, position, score });
+        let (position, score) = parse_line(shape, trimmed).map_err(at)?;
+        set.push(Line { line: line.number, position, score });
     }
-    Ok(lines)
+    Ok(set)
+}
+
+/// A line's position and the score it gives, if any.
+fn parse_line(shape: Shape, text: &str) -> Result<(Position, Option<i32>), String> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    if fields.len() > 2 {
+        return Err(format!("{}: a line is `<moves>` or `<moves> <score>`", excerpt(text)));
+    }
+    let moves = fields[0]
+        .bytes()
+        .map(|b| match b {
+            b'1'..=b'9' => Ok(b - b'1'),
+            _ => Err(format!("{}: the moves are digits from 1", excerpt(fields[0]))),
+        })
+        .collect::<Result<Vec<u8>, String>>()?;
+    let position = replay(shape, &moves).map_err(|e| format!("{:?} on {shape}: {e}", fields[0]))?;
+    let score = match fields.get(1) {
+        None => None,
+        Some(s) => Some(s.parse::<i32>().map_err(|_| format!("{}: the score is an integer", excerpt(s)))?),
+    };
+    Ok((position, score))
 }
 
 /// The position after `moves` (from 0), or what is wrong, the moves named as the file
@@ -125,8 +137,9 @@ type LabelledSet = (String, Vec<Position>, Vec<Vec<(u8, Score)>>);
 pub fn label(sets: &Sets) -> Result<Labelled> {
     let mut read = Vec::new();
     for file in sets.files {
-        let text = std::fs::read_to_string(file).map_err(|e| bad_input(format!("{}: {e}", file.display())))?;
-        let set = read_set(sets.shape, &file.display().to_string(), &text).map_err(bad_input)?;
+        let opened = std::fs::File::open(file).map_err(|e| bad_input(format!("{}: {e}", file.display())))?;
+        let reader = std::io::BufReader::new(opened);
+        let set = read_set(sets.shape, &file.display().to_string(), reader).map_err(bad_input)?;
         let label = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
         read.push((file, label, set));
     }
@@ -266,7 +279,7 @@ mod tests {
     #[test]
     fn a_bad_line_is_named_by_file_and_line() {
         let shape: Shape = "6x7g4".parse().unwrap();
-        let ok = read_set(shape, "s.txt", "# c\n\n4453 -2\n44\n").unwrap();
+        let ok = read_set(shape, "s.txt", "# c\n\n4453 -2\n44\n".as_bytes()).unwrap();
         assert_eq!((ok.len(), ok[0].line, ok[0].score, ok[1].score), (2, 3, Some(-2), None));
         for (text, says) in [
             ("44\n408 1\n", "s.txt:2: \"408\": the moves are digits from 1"),
@@ -276,8 +289,12 @@ mod tests {
             ("44 x\n", "s.txt:1: \"x\": the score is an integer"),
             ("44 1 2\n", "s.txt:1: \"44 1 2\": a line is"),
         ] {
-            let e = read_set(shape, "s.txt", text).unwrap_err();
+            let e = read_set(shape, "s.txt", text.as_bytes()).unwrap_err();
             assert!(e.starts_with(says), "{text:?}: {e}");
         }
+        // A line past the cap stops the reading there, without being kept.
+        let long = format!("44\n{}\n", "4".repeat(super::super::lines::MAX_LINE + 1));
+        let e = read_set(shape, "s.txt", long.as_bytes()).unwrap_err();
+        assert!(e.starts_with("s.txt:2: a line longer than the 4096 bytes"), "{e}");
     }
 }
