@@ -26,6 +26,7 @@ mod serve;
 mod solve;
 mod summary;
 mod table;
+mod test_set;
 
 use std::path::PathBuf;
 

@@ -2,7 +2,8 @@
 //! Connect Four (`6x7g4`) included, without enumerating the board: against `random`,
 //! `minimax`, `minimax-uniform` and a best response (exploitability), with per-move
 //! accuracy ([`crate::oracle::Scorer`]). The agent is built in (`lowest`, `perfect`) or a
-//! program that answers positions on demand ([`crate::run::policy_server`]).
+//! program that answers positions on demand ([`crate::run::policy_server`]). With
+//! `--test-set`, the agent's moves on fixed sets of positions instead ([`super::test_set`]).
 
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -81,6 +82,15 @@ pub struct ScoreArgs {
     json: bool,
     #[command(flatten)]
     format: super::table::FormatFlag,
+    /// Score the agent's moves on these sets of positions instead (the field's metric): a
+    /// text file per set, one position a line as the field writes it, `<moves>` or
+    /// `<moves> <score>` (columns from 1, as `4453`; the score, when given, is checked
+    /// against the search's). Per set: the share of positions where the agent's move keeps
+    /// the win/draw/loss value (`wdl_accuracy`), and where it is a move of the best score
+    /// (`score_accuracy`), each with Wilson's 95% interval. The repository's
+    /// tests/data/test-sets holds a small set.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["from", "against"])]
+    test_set: Vec<std::path::PathBuf>,
     /// A policy program and its arguments, after `--`: it answers positions on its
     /// standard input (see the guide's "Agents that answer positions").
     #[arg(last = true)]
@@ -95,11 +105,18 @@ pub fn score(args: &ScoreArgs) -> Result<i32> {
         "o" => false,
         s => return Err(bad_input(format!("--seat {s:?}: the seat is x or o"))),
     };
+    let table_bytes = args.table_mib << 20;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if !args.test_set.is_empty() {
+        let sets = super::test_set::Sets { shape, files: &args.test_set, table_bytes, threads };
+        let labelled = super::test_set::label(&sets)?;
+        let seat = if agent_is_x { "x" } else { "o" };
+        let (mut agent, name) = agent(args, shape, seat, table_bytes, threads)?;
+        return super::test_set::run(&labelled, args.batch, agent.as_mut(), &name, args.json, args.format.format());
+    }
     let moves = parse_moves(shape, &args.from).map_err(|e| bad_input(format!("--from {e}")))?;
     let root = Position::after(shape, &moves).map_err(|e| bad_input(format!("--from {:?}: {e}", args.from)))?;
     let against = opponents(&args.against)?;
-    let table_bytes = args.table_mib << 20;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let seat = if agent_is_x { "x" } else { "o" };
     let (mut agent, name) = agent(args, shape, seat, table_bytes, threads)?;
     let limits =

@@ -41,5 +41,6 @@ mod spec_fuzz;
 mod spec_props;
 mod statistics;
 mod table_formats;
+mod test_sets;
 mod test_split;
 mod tpe;
