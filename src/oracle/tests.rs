@@ -403,3 +403,18 @@ fn a_budgeted_search_settles_or_says_it_did_not() {
         assert_eq!(solver.outcome_within(p, 50_000_000), Some(fresh.outcome(p)));
     }
 }
+
+#[test]
+fn field_scores_count_the_winner_s_stones() {
+    let c4 = Shape::gravity(6, 7, 4);
+    // The empty board: the first player wins with the game's 41st stone, its 21st.
+    assert_eq!(field_score(43 - 41, c4.cells()), 1);
+    // After one stone in column 1 (from 1) the second player wins with the 40th, its 20th.
+    assert_eq!(field_score(43 - 40, c4.cells()), 2);
+    assert_eq!(field_score(-(43 - 41), c4.cells()), -1);
+    assert_eq!(field_score(0, c4.cells()), 0);
+    // A win at once from the start of a 7x6 board is impossible; the fastest, 7 plies.
+    assert_eq!(field_score(43 - 7, c4.cells()), 18);
+    // An odd board: a win with the first player's last stone is still positive.
+    assert_eq!(field_score(1, 25), 1);
+}
