@@ -139,10 +139,10 @@ fn word(o: Outcome) -> &'static str {
 
 /// The position `p` (after `moves`, written `text`) valued by `solver` as `ask` asks: the
 /// position's value is one search, or, with every move's, the best of theirs (no extra
-/// search). An outcome the [`book`] holds is not searched.
+/// search). An outcome or a score the [`book`] holds is not searched.
 fn valued(solver: &mut Solver, text: &str, moves: Vec<u8>, p: Position, ask: Ask, given: Option<i32>) -> Valued {
     let (found, per_move) = match (ask.outcome, ask.every_move) {
-        (false, false) => (Found::Score(solver.score(p)), None),
+        (false, false) => (Found::Score(book::score(p).unwrap_or_else(|| solver.score(p))), None),
         (true, false) => (Found::Outcome(book::known(p).unwrap_or_else(|| solver.outcome(p))), None),
         (false, true) => {
             let each: Vec<(u8, Found)> = solver.move_scores(p).into_iter().map(|(m, s)| (m, Found::Score(s))).collect();

@@ -364,3 +364,31 @@ fn the_field_s_form_is_refused_where_it_cannot_be_written() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o), "4453 -2\n");
 }
+
+#[test]
+fn the_empty_connect_four_board_is_a_first_player_win_at_the_41st_stone_from_the_book() {
+    let o = run(&["solve", "--game", "6x7g4", "--moves", "-", "--table-mib", "16", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let p = &v["positions"][0];
+    assert_eq!((p["value"].as_i64(), p["plies"].as_u64(), p["score"].as_i64()), (Some(1), Some(41), Some(1)), "{v}");
+    assert_eq!(v["nodes"].as_u64(), Some(0), "answered from the book: {v}");
+    // The first stone in columns 1, 3, 4, 5 and 7 (from 1), for the second player, in
+    // the field's form; columns 2 and 6 the book holds as outcomes only (wins).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("first.txt");
+    std::fs::write(&file, "1 2\n3 0\n4 -1\n5 0\n7 2\n").unwrap();
+    let o = run(&[
+        "solve",
+        "--game",
+        "6x7g4",
+        "--positions",
+        file.to_str().unwrap(),
+        "--format",
+        "field",
+        "--table-mib",
+        "16",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1 2\n3 0\n4 -1\n5 0\n7 2\n");
+}
