@@ -165,7 +165,7 @@ def test_minimax_opponents_play_connect_four_by_search():
     opp = make_opponent("6x7g4", "minimax")
     best = opp.optimal_moves(b)
     out = subprocess.run(
-        [_sweep(), "solve", "--game", "6x7g4", "--moves", "4,6,4,0,3,1,1,3,1,4,0,6,2,2", "--json"],
+        [_sweep(), "solve", "--game", "6x7g4", "--moves", "4,6,4,0,3,1,1,3,1,4,0,6,2,2", "--json", "--every-move"],
         capture_output=True,
         text=True,
         check=True,

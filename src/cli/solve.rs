@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::Result;
 use serde_json::json;
 
+use super::positions::{Ask, Printed, has_field_notation};
 use crate::error::{bad_input, exit};
 use crate::game::{Game, Positions};
 use crate::mdp::{AgentMdp, Evaluation, Evaluator, Opponent, Seat};
@@ -35,16 +36,23 @@ pub struct SolveArgs {
     /// Value the position after these moves by search instead of solving an MDP: moves
     /// from 0 separated by commas (gravity: columns, as `play` takes them; m,n,k: cells),
     /// `-` for the empty board, or on a gravity board a digit string of columns from 1
-    /// (the field's notation, `4453`). Prints the value for the player to move (1, 0,
-    /// -1), the plies to the end and every legal move's value.
+    /// (the field's notation, `4453`). Prints, from one search, the value for the player
+    /// to move (1 win, 0 draw, -1 loss), the plies to the end and the score as the field
+    /// writes it (positive: the player to move wins, (cells/2 + 1) - the winner's stones
+    /// at the end, 22 - ... on 7x6; 0 draw; negative: loses); --outcome and --every-move
+    /// ask less and more.
     #[arg(long, value_name = "MOVES", allow_hyphen_values = true)]
     moves: Option<String>,
-    /// Value many positions by search, one move list per line as --moves takes it (blank
-    /// lines, `#` comments and anything after a line's first field are ignored; a line
-    /// holds at most 4096 bytes), `-` for standard input. Each answer is printed as its
-    /// line is read (a line of text, a CSV record with --format csv, a JSON object per
-    /// line with --json), so a file of any length takes bounded memory; every bad line is
-    /// named by file and line on standard error, and any makes the exit code 2.
+    /// Value many positions by search, one per line: a move list as --moves takes it,
+    /// or the field's test-set line `<moves> <score>` (`4453 -2`; there a single digit is
+    /// a column from 1), whose score is not used by the search but checked: a
+    /// `given_score` and whether it `agrees`, and a note on standard error where it does
+    /// not. Blank lines, `#` comments and anything after a line's second field are
+    /// ignored; a line holds at most 4096 bytes; `-` is standard input. Each answer is
+    /// printed as its line is read (a line of text, a CSV record with --format csv,
+    /// `<moves> <score>` with --format field, a JSON object per line with --json), so a
+    /// file of any length takes bounded memory; every bad line is named by file and line
+    /// on standard error, and any makes the exit code 2.
     #[arg(long, value_name = "FILE", conflicts_with = "moves")]
     positions: Option<PathBuf>,
     /// Answer positions on standard input by search until it ends: `positions N`, then N
@@ -55,6 +63,14 @@ pub struct SolveArgs {
     /// `error: standard input:LINE: why` on standard output and error.
     #[arg(long, conflicts_with_all = ["moves", "positions"])]
     serve: bool,
+    /// With --moves or --positions: win, draw or loss only, the cheapest search (two null
+    /// windows at most); no plies, no score.
+    #[arg(long)]
+    outcome: bool,
+    /// With --moves or --positions: also each legal move's value (value and plies, or
+    /// the outcome with --outcome) and the best moves, a search per move.
+    #[arg(long)]
+    every_move: bool,
     /// The search's transposition table, in MiB: from 1 to this machine's memory (never
     /// above 1048576, 1 TiB); default a quarter of the memory budget, from 64 to 1024.
     #[arg(long, value_name = "MIB", value_parser = super::ranges::table_mib)]
@@ -73,8 +89,21 @@ pub struct SolveArgs {
     /// Print one JSON object instead of a table.
     #[arg(long, conflicts_with = "format")]
     json: bool,
-    #[command(flatten)]
-    format: super::table::FormatFlag,
+    /// How to print the tables: text, csv, json, markdown, latex or html (see `sweep
+    /// summary --help`); with --moves or --positions also field, the field's test-set
+    /// line `<moves> <score>` (moves as columns from 1), e.g. to label a test set.
+    #[arg(long, default_value = "text", value_name = "FORMAT", value_parser = printed_arg)]
+    format: Printed,
+}
+
+/// `--format`: a table form, or the field's notation.
+fn printed_arg(text: &str) -> Result<Printed, String> {
+    if text == "field" {
+        return Ok(Printed::Field);
+    }
+    <super::table::FormatArg as clap::ValueEnum>::from_str(text, false)
+        .map(|f| Printed::Table(f.format()))
+        .map_err(|_| format!("{text:?}: one of text, csv, json, markdown, latex, html, field"))
 }
 
 /// A bound on the absolute floating-point error of a value or probability of `game`
@@ -147,6 +176,12 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
     if args.moves.is_some() || args.positions.is_some() || args.serve {
         return by_search(args);
     }
+    if args.outcome || args.every_move {
+        return Err(bad_input("--outcome and --every-move ask of a position: with --moves or --positions"));
+    }
+    let Printed::Table(format) = args.format else {
+        return Err(bad_input("--format field writes positions and their scores: with --moves or --positions"));
+    };
     let game = enumerable(args)?;
     let args = &Resolved { game, args };
     let started = Instant::now();
@@ -170,7 +205,7 @@ pub fn solve(args: &SolveArgs) -> Result<i32> {
         println!("{}", serde_json::to_string_pretty(&solved_json(args, &solved)).expect("JSON"));
         return Ok(exit::OK);
     }
-    super::table::print_doc(&solved_doc(args, &solved), args.format.format());
+    super::table::print_doc(&solved_doc(args, &solved), format);
     Ok(exit::OK)
 }
 
@@ -185,12 +220,24 @@ fn by_search(args: &SolveArgs) -> Result<i32> {
     if args.serve {
         return super::serve::serve(shape, table_mib);
     }
-    let format = args.format.format();
+    let ask = Ask { outcome: args.outcome, every_move: args.every_move };
+    if args.format == Printed::Field {
+        if !has_field_notation(shape) {
+            return Err(bad_input(format!(
+                "--format field writes moves as one digit per column from 1: a gravity board of at most 9 columns, not {shape}"
+            )));
+        }
+        if args.outcome || args.every_move {
+            return Err(bad_input(
+                "--format field writes each position's score only: not with --outcome or --every-move",
+            ));
+        }
+    }
     if let Some(file) = &args.positions {
-        return super::positions::stream(shape, file, table_mib, args.json, format);
+        return super::positions::stream(shape, file, table_mib, args.json, args.format, ask);
     }
     let moves = args.moves.as_deref().expect("by_search runs with --moves, --positions or --serve");
-    super::positions::value(shape, moves, table_mib, args.json, format)
+    super::positions::value(shape, moves, table_mib, args.json, args.format, ask)
 }
 
 /// The game of `--game` as an enumerable one; a board that only the search takes is

@@ -15,7 +15,7 @@
 //! the plies: what a game value and a set of optimal moves need.
 
 use super::shape::CONNECT_FOUR;
-use super::{Outcome, Position, Shape};
+use super::{Outcome, Position, Score, Shape};
 
 /// The book: a board, the moves from its empty position (0-based columns or cells), and
 /// the outcome for the player to move there.
@@ -31,6 +31,27 @@ pub const BOOK: &[(Shape, &[u8], Outcome)] = &[
     (CONNECT_FOUR, &[5], Outcome::Win),
     (CONNECT_FOUR, &[6], Outcome::Win),
 ];
+
+/// Exact scores (see [`Score`]) the book holds: those the outcomes above and the
+/// independent solver's plies (tests/data/solved_positions.txt) settle. The first stone
+/// in the centre loses at the game's 41st stone (score -2), in an edge column wins at the
+/// 40th (3), beside the centre draws (0); the empty board is then won at the 41st (2): its
+/// other moves draw or lose (`the_book_s_scores_follow_from_its_outcomes_and_the_reference`).
+/// The first stone in columns 1 and 5 (from 0) wins for the second player by a score no
+/// search here has settled: not held.
+pub const SCORES: &[(Shape, &[u8], Score)] = &[
+    (CONNECT_FOUR, &[], 2),
+    (CONNECT_FOUR, &[0], 3),
+    (CONNECT_FOUR, &[2], 0),
+    (CONNECT_FOUR, &[3], -2),
+    (CONNECT_FOUR, &[4], 0),
+    (CONNECT_FOUR, &[6], 3),
+];
+
+/// The exact score of `p` for the player to move, if the book holds it.
+pub fn score(p: Position) -> Option<Score> {
+    SCORES.iter().find(|(shape, moves, _)| Position::after(*shape, moves).is_ok_and(|q| q == p)).map(|e| e.2)
+}
 
 /// The outcome of `p` for the player to move, if the book holds it.
 pub fn known(p: Position) -> Option<Outcome> {

@@ -34,7 +34,7 @@ mod uct;
 pub use agent::{Agent, Asked, Lowest, Perfect};
 pub use bitboard::{BadMoves, Position, parse_moves};
 pub use score::{Against, Figure, Limits, Method, Scorer};
-pub use search::{Outcome, Score, Settled, Solver, plies_left, shared_table};
+pub use search::{Outcome, Score, Settled, Solver, field_score, plies_left, shared_table};
 pub use shape::{ParseShapeError, Shape};
 pub use table::Transpositions;
 pub use uct::Uct;

@@ -86,6 +86,19 @@ pub fn plies_left(score: Score, cells: usize, plies: u32) -> u32 {
     (end - plies as i32) as u32
 }
 
+/// A score in the field's convention (published Connect Four test sets): for the player
+/// to move, `(cells + 1) / 2 + 1 - w` for a win with the winner's `w`-th stone (on 7x6,
+/// `22 - w`), its negation for a loss, 0 for a draw. `score` is this search's (by the
+/// game's ply, see [`Score`]); both order outcomes and game lengths alike.
+pub fn field_score(score: Score, cells: usize) -> i32 {
+    if score == 0 {
+        return 0;
+    }
+    let end = cells as i32 + 1 - score.abs();
+    let stones = (end + 1) / 2;
+    score.signum() * ((cells as i32 + 1) / 2 + 1 - stones)
+}
+
 /// What [`Solver::optimal_moves_knowing`] found: the moves of the best outcome, and the
 /// outcomes (for the player to move) it settled on the way, the position's own first.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -403,3 +403,51 @@ fn a_budgeted_search_settles_or_says_it_did_not() {
         assert_eq!(solver.outcome_within(p, 50_000_000), Some(fresh.outcome(p)));
     }
 }
+
+#[test]
+fn field_scores_count_the_winner_s_stones() {
+    let c4 = Shape::gravity(6, 7, 4);
+    // The empty board: the first player wins with the game's 41st stone, its 21st.
+    assert_eq!(field_score(43 - 41, c4.cells()), 1);
+    // After one stone in column 1 (from 1) the second player wins with the 40th, its 20th.
+    assert_eq!(field_score(43 - 40, c4.cells()), 2);
+    assert_eq!(field_score(-(43 - 41), c4.cells()), -1);
+    assert_eq!(field_score(0, c4.cells()), 0);
+    // A win at once from the start of a 7x6 board is impossible; the fastest, 7 plies.
+    assert_eq!(field_score(43 - 7, c4.cells()), 18);
+    // An odd board: a win with the first player's last stone is still positive.
+    assert_eq!(field_score(1, 25), 1);
+}
+
+#[test]
+fn the_book_s_scores_follow_from_its_outcomes_and_the_reference() {
+    let c4 = Shape::gravity(6, 7, 4);
+    let refs = reference_positions();
+    let cells = c4.cells() as i32;
+    let mut by_reference = 0;
+    for (shape, moves, score) in book::SCORES {
+        let p = Position::after(*shape, moves).unwrap();
+        // Every score agrees with the book's outcome.
+        assert_eq!(book::known(p), Some(Outcome::of(*score)), "{shape} after {moves:?}");
+        if let Some(r) = refs.iter().find(|r| r.0 == *shape && r.1 == *moves) {
+            // The independent solver's plies: a win or loss at the game's stone `end`.
+            let end = p.plies() as i32 + r.3 as i32;
+            let want = if r.2 == 0 { 0 } else { i32::from(r.2) * (cells + 1 - end) };
+            assert_eq!(*score, want, "{shape} after {moves:?}");
+            by_reference += 1;
+        }
+    }
+    // The first stone in the centre and the edges.
+    assert_eq!(by_reference, 3);
+    // The empty board: the best of its moves, those without a score in the book being
+    // draws or losses for the first player (outcome known), so below the centre's 2.
+    let empty = Position::empty(c4);
+    let by_move: Vec<Option<Score>> =
+        empty.moves().into_iter().map(|m| book::score(empty.play(m)).map(|s| -s)).collect();
+    assert_eq!(by_move, [Some(-3), None, Some(0), Some(2), Some(0), None, Some(-3)]);
+    for m in [1, 5] {
+        assert_eq!(book::known(empty.play(m)), Some(Outcome::Win), "a loss for the first player");
+    }
+    assert_eq!(book::score(empty), Some(2));
+    assert_eq!(field_score(2, c4.cells()), 1);
+}

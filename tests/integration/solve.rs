@@ -207,7 +207,8 @@ fn connect_four_positions_are_valued_by_search_as_the_reference_says() {
         })
         .collect();
     std::fs::write(&file, format!("# positions\n\n{}\n", lines.join("\n"))).unwrap();
-    let o = run(&["solve", "--game", "6x7g4", "--positions", file.to_str().unwrap(), "--table-mib", "64", "--json"]);
+    let path = file.to_str().unwrap();
+    let o = run(&["solve", "--game", "6x7g4", "--positions", path, "--table-mib", "64", "--json", "--every-move"]);
     assert!(o.status.success(), "{}", stderr(&o));
     // One JSON object per line, as each line is answered, numbered by its line in the file.
     let got: Vec<serde_json::Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -240,4 +241,154 @@ fn a_board_too_big_to_enumerate_asks_for_positions_and_bad_moves_are_named() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("0 draw  9"), "{text}");
+}
+
+/// The independent solver's Connect Four positions of at least `stones` stones (0-based
+/// moves, value, plies to the end), the first `n`.
+fn reference_connect_four(stones: usize, n: usize) -> Vec<(Vec<u8>, i64, u64)> {
+    let data =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/solved_positions.txt")).unwrap();
+    data.lines()
+        .filter(|l| l.starts_with("6x7g4 "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f[1] != "-" && f[1].split(',').count() >= stones)
+        .take(n)
+        .map(|f| (f[1].split(',').map(|c| c.parse().unwrap()).collect(), f[2].parse().unwrap(), f[3].parse().unwrap()))
+        .collect()
+}
+
+/// The field's score from a value and the plies to the end: `22 - w` on 7x6 for a win
+/// with the winner's `w`-th stone, its negation for a loss, 0 for a draw.
+fn field_score(stones: usize, value: i64, plies: u64) -> i64 {
+    let end = stones as i64 + plies as i64;
+    value * (22 - (end + 1) / 2)
+}
+
+fn field_moves(moves: &[u8]) -> String {
+    moves.iter().map(|m| char::from(b'1' + m)).collect()
+}
+
+#[test]
+fn the_reference_s_first_stones_are_the_field_s_published_scores() {
+    // After X's first stone, for O: the centre (column 4 from 1) scores -1, the edges 2,
+    // as the field's solvers publish (2, 1, 0, -1, 0, 1, 2 by column); the independent
+    // solver settled these three, with their plies.
+    let first = reference_connect_four(1, 3);
+    let scores: Vec<(String, i64)> =
+        first.iter().map(|(m, v, p)| (field_moves(m), field_score(m.len(), *v, *p))).collect();
+    assert_eq!(scores, [("4".to_string(), -1), ("1".to_string(), 2), ("7".to_string(), 2)]);
+}
+
+#[test]
+fn a_position_is_valued_by_one_search_its_moves_on_request_and_its_outcome_alone() {
+    let wanted = reference_connect_four(12, 10);
+    assert_eq!(wanted.len(), 10);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("set.txt");
+    // The field's test-set lines, the last with a wrong score.
+    let mut lines: Vec<String> =
+        wanted.iter().map(|(m, v, p)| format!("{} {}", field_moves(m), field_score(m.len(), *v, *p))).collect();
+    let (m, v, p) = &wanted[9];
+    lines[9] = format!("{} {}", field_moves(m), field_score(m.len(), *v, *p) + 1);
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let path = file.to_str().unwrap();
+    let answers = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec!["solve", "--game", "6x7g4", "--positions", path, "--table-mib", "64", "--json"];
+        args.extend(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    };
+    // By default: value, plies and the field's score, no move's value.
+    let plain = answers(&[]);
+    for (i, (g, (moves, value, plies))) in plain.iter().zip(&wanted).enumerate() {
+        let score = field_score(moves.len(), *value, *plies);
+        assert_eq!(g["value"].as_i64(), Some(*value), "{moves:?}");
+        assert_eq!(g["plies"].as_u64(), Some(*plies), "{moves:?}");
+        assert_eq!(g["score"].as_i64(), Some(score), "{moves:?}");
+        assert!(g.get("move_values").is_none() && g.get("best_moves").is_none(), "{g}");
+        let given = if i == 9 { score + 1 } else { score };
+        assert_eq!((g["given_score"].as_i64(), g["agrees"].as_bool()), (Some(given), Some(i != 9)), "{g}");
+    }
+    // --every-move: each move's value, and the position's the same as alone.
+    for (e, g) in answers(&["--every-move"]).iter().zip(&plain) {
+        for key in ["value", "plies", "score"] {
+            assert_eq!(e[key], g[key], "{e}");
+        }
+        let best: Vec<_> = e["move_values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["value"] == e["value"] && m["plies"] == e["plies"])
+            .map(|m| m["move"].clone())
+            .collect();
+        assert_eq!(&best, e["best_moves"].as_array().unwrap(), "{e}");
+    }
+    // --outcome: the sign of the score, no plies, no score; with --every-move, outcomes.
+    for (o, g) in answers(&["--outcome"]).iter().zip(&plain) {
+        assert_eq!(o["value"].as_i64(), g["score"].as_i64().map(i64::signum), "{o}");
+        assert!(o.get("plies").is_none() && o.get("score").is_none(), "{o}");
+    }
+    for (o, e) in answers(&["--outcome", "--every-move"]).iter().zip(answers(&["--every-move"])) {
+        let values = |x: &serde_json::Value| -> Vec<_> {
+            x["move_values"].as_array().unwrap().iter().map(|m| (m["move"].clone(), m["value"].clone())).collect()
+        };
+        assert_eq!((o["value"].clone(), values(o)), (e["value"].clone(), values(&e)), "{o}");
+    }
+    // The mismatch is noted on standard error; the exit code stays 0.
+    let o = run(&["solve", "--game", "6x7g4", "--positions", path, "--table-mib", "64"]);
+    assert!(o.status.success() && stderr(&o).contains(":10: given score"), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(1 differ from their given score)"), "{}", stdout(&o));
+    // --format field labels the set; read back, every score agrees.
+    let o = run(&["solve", "--game", "6x7g4", "--positions", path, "--table-mib", "64", "--format", "field"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let labelled = stdout(&o);
+    let expected: Vec<String> =
+        wanted.iter().map(|(m, v, p)| format!("{} {}", field_moves(m), field_score(m.len(), *v, *p))).collect();
+    assert_eq!(labelled.lines().collect::<Vec<_>>(), expected);
+    std::fs::write(&file, labelled.as_bytes()).unwrap();
+    assert!(answers(&[]).iter().all(|g| g["agrees"] == true));
+}
+
+#[test]
+fn the_field_s_form_is_refused_where_it_cannot_be_written() {
+    let o = run(&["solve", "--game", "5x5k4", "--moves", "12", "--format", "field"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("a gravity board of at most 9 columns"), "{}", stderr(&o));
+    let o = run(&["solve", "--game", "6x7g4", "--moves", "4453", "--format", "field", "--outcome"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["solve", "--every-move"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("with --moves or --positions"), "{}", stderr(&o));
+    let o = run(&["solve", "--game", "6x7g4", "--moves", "4453", "--format", "field", "--table-mib", "16"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "4453 -2\n");
+}
+
+#[test]
+fn the_empty_connect_four_board_is_a_first_player_win_at_the_41st_stone_from_the_book() {
+    let o = run(&["solve", "--game", "6x7g4", "--moves", "-", "--table-mib", "16", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let p = &v["positions"][0];
+    assert_eq!((p["value"].as_i64(), p["plies"].as_u64(), p["score"].as_i64()), (Some(1), Some(41), Some(1)), "{v}");
+    assert_eq!(v["nodes"].as_u64(), Some(0), "answered from the book: {v}");
+    // The first stone in columns 1, 3, 4, 5 and 7 (from 1), for the second player, in
+    // the field's form; columns 2 and 6 the book holds as outcomes only (wins).
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("first.txt");
+    std::fs::write(&file, "1 2\n3 0\n4 -1\n5 0\n7 2\n").unwrap();
+    let o = run(&[
+        "solve",
+        "--game",
+        "6x7g4",
+        "--positions",
+        file.to_str().unwrap(),
+        "--format",
+        "field",
+        "--table-mib",
+        "16",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1 2\n3 0\n4 -1\n5 0\n7 2\n");
 }
