@@ -12,7 +12,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -73,18 +72,31 @@ pub fn lock(dir: &Path) -> Result<DirLock> {
         .open(&path)
         .with_context(|| format!("cannot create {}", path.display()))?;
     if file.try_lock_exclusive().is_err() {
-        let holder = holder(&mut file).map(|h| format!(" ({h})")).unwrap_or_default();
+        // No record within its wait: the holder has let the lock go since (a run that
+        // ended between our try and our read) or not yet written it. The lock is tried
+        // once more, and a run that has ended leaves the folder to this one.
+        let holder = holder(&mut file);
+        if holder.is_none() && file.try_lock_exclusive().is_ok() {
+            return Ok(held(file));
+        }
+        let holder = holder.map(|h| format!(" ({h})")).unwrap_or_default();
         return Err(bad_input(format!(
             "another sweep is already writing to {}{holder}; wait for it to finish, or choose another directory \
              with --out",
             dir.display()
         )));
     }
+    Ok(held(file))
+}
+
+/// The lock of a file this process has just locked, its holder recorded in it (a courtesy
+/// to the run it refuses: the lock holds without it).
+fn held(file: File) -> DirLock {
+    use std::os::unix::fs::FileExt as _;
     let host = fs::read_to_string("/proc/sys/kernel/hostname").map(|h| format!(" on {}", h.trim())).unwrap_or_default();
     let record = format!("pid {}{host} since {}\n", std::process::id(), now_utc());
-    // Who holds the lock is a courtesy to the run it refuses: the lock holds without it.
-    let _ = file.set_len(0).and_then(|_| file.write_all(record.as_bytes()));
-    Ok(DirLock { file })
+    let _ = file.set_len(0).and_then(|_| file.write_all_at(record.as_bytes(), 0));
+    DirLock { file }
 }
 
 /// What the holder of a lock recorded in its file (`pid P on HOST since TIME`), read a few
